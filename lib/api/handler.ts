@@ -1,0 +1,61 @@
+import { randomUUID } from "node:crypto";
+import { describeError, log } from "@/lib/log";
+import { ApiError, errorBody } from "./errors";
+
+/**
+ * Every route handler of the HTTP API is wrapped by `apiRoute`: it gives the request a trace id,
+ * turns an ApiError into SPEC.md's error body, turns anything else into a logged `server_error`
+ * that says nothing of the cause, and puts `x-trace-id` on every response.
+ */
+export interface RequestContext {
+  traceId: string;
+}
+
+type Handler<P> = (request: Request, context: RequestContext & { params: P }) => Promise<Response>;
+
+export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
+  return async (request: Request, routeContext?: { params?: Promise<P> }): Promise<Response> => {
+    const traceId = randomUUID();
+    let response: Response;
+    try {
+      const params = ((await routeContext?.params) ?? {}) as P;
+      response = await handler(request, { traceId, params });
+    } catch (error) {
+      response = errorResponse(error, traceId, request);
+    }
+    response.headers.set("x-trace-id", traceId);
+    return response;
+  };
+}
+
+export function errorResponse(error: unknown, traceId: string, request?: Request): Response {
+  const apiError =
+    error instanceof ApiError
+      ? error
+      : new ApiError(
+          "server_error",
+          "Something went wrong on our side. Try again; if it keeps happening, contact support with the traceId.",
+        );
+  const fields = {
+    traceId,
+    method: request?.method,
+    path: request ? new URL(request.url).pathname : undefined,
+    errorCode: apiError.code,
+  };
+  if (error instanceof ApiError) {
+    if (apiError.detail) log.info("request refused", { ...fields, detail: apiError.detail });
+  } else {
+    log.error("unhandled error", { ...fields, cause: describeError(error) });
+  }
+  return json(errorBody(apiError, traceId), { status: apiError.status, headers: apiError.headers });
+}
+
+export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status: init.status ?? 200,
+    headers: { "content-type": "application/json; charset=utf-8", ...init.headers },
+  });
+}
+
+/** Token responses must not be cached (RFC 6749 §5.1). */
+export const noStore = { "cache-control": "no-store", pragma: "no-cache" } as const;

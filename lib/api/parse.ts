@@ -1,0 +1,120 @@
+import type { z } from "zod";
+import { ApiError } from "./errors";
+
+/**
+ * Reading request input. Anything that is not what the endpoint takes (wrong content type,
+ * broken encoding, huge bodies, wrong types, unknown enum values) becomes a 400 ApiError with a
+ * sentence naming the field, never a 500.
+ */
+
+export const MAX_FORM_BYTES = 64 * 1024;
+export const MAX_JSON_BYTES = 1024 * 1024;
+
+function mediaType(request: Request): string {
+  return (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+async function readBody(request: Request, maxBytes: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid UTF-8.");
+  }
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError("invalid_request", `The request body is larger than ${Math.round(maxBytes / 1024)} KB.`, {
+    status: 413,
+  });
+}
+
+/** The first zod issue as a sentence that names the field. */
+export function describeIssue(error: z.ZodError, source: string): string {
+  const issue = error.issues[0];
+  if (!issue) return `The ${source} is invalid.`;
+  const field = issue.path.length ? issue.path.join(".") : undefined;
+  if (issue.code === "unrecognized_keys") {
+    return `The ${source} has fields this endpoint does not take: ${issue.keys.join(", ")}.`;
+  }
+  if (field && issue.code === "invalid_type" && issue.input === undefined) return `${field} is required.`;
+  return field ? `${field}: ${issue.message}` : `The ${source} is invalid: ${issue.message}`;
+}
+
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  source: string,
+  code: "invalid_request" | "invalid_scope" = "invalid_request",
+): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ApiError(code, describeIssue(result.error, source));
+  return result.data;
+}
+
+/**
+ * An application/x-www-form-urlencoded body as a plain object. A parameter given twice is refused
+ * (RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once").
+ */
+export async function readForm(request: Request): Promise<Record<string, string>> {
+  if (mediaType(request) !== "application/x-www-form-urlencoded") {
+    throw new ApiError(
+      "invalid_request",
+      "Send the body as application/x-www-form-urlencoded (Content-Type: application/x-www-form-urlencoded).",
+    );
+  }
+  const text = await readBody(request, MAX_FORM_BYTES);
+  if (/%(?![0-9a-fA-F]{2})/.test(text)) {
+    throw new ApiError("invalid_request", "The form body has a broken percent-encoding.");
+  }
+  const params = new URLSearchParams(text);
+  const out: Record<string, string> = {};
+  for (const [key, value] of params) {
+    if (key in out) throw new ApiError("invalid_request", `The parameter ${key} was sent more than once.`);
+    out[key] = value;
+  }
+  return out;
+}
+
+export async function parseForm<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  return parseWith(schema, await readForm(request), "form body");
+}
+
+export async function parseJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  if (mediaType(request) !== "application/json") {
+    throw new ApiError("invalid_request", "Send the body as JSON (Content-Type: application/json).");
+  }
+  const text = await readBody(request, MAX_JSON_BYTES);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+  }
+  return parseWith(schema, value, "JSON body");
+}
+
+export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
+  const url = new URL(request.url);
+  const out: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) {
+    if (key in out) throw new ApiError("invalid_request", `The query parameter ${key} was sent more than once.`);
+    out[key] = value;
+  }
+  return parseWith(schema, out, "query string");
+}

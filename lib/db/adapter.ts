@@ -1,0 +1,50 @@
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+
+export type DatabaseKind = "pglite" | "postgresql";
+
+export interface DatabaseHandle {
+  kind: DatabaseKind;
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /** The embedded database, when that is what we run on (for raw SQL in tests and scripts). */
+  pglite?: PGlite;
+  /** Releases the embedded database (PrismaClient.$disconnect closes a pg pool). */
+  close(): Promise<void>;
+}
+
+/** Where a `file:` or `memory://` DATABASE_URL keeps its data; undefined for PostgreSQL. */
+export function pgliteDataDir(url: string): string | undefined {
+  if (url.startsWith("memory://")) return "memory://";
+  if (url.startsWith("file:")) return resolve(url.slice("file:".length));
+  return undefined;
+}
+
+/**
+ * Opens the driver adapter for a DATABASE_URL: embedded PGlite, or a pg pool on PostgreSQL.
+ * Synchronous: PGlite queues queries until it is ready.
+ */
+export function openDatabase(url: string): DatabaseHandle {
+  const dataDir = pgliteDataDir(url);
+  if (dataDir) {
+    if (dataDir !== "memory://") mkdirSync(dataDir, { recursive: true });
+    const pglite = new PGlite(dataDir);
+    return {
+      kind: "pglite",
+      // The adapter bundles its own copy of driver-adapter-utils' types; the shapes are the same.
+      adapterFactory: new PrismaPGlite(pglite) as unknown as SqlMigrationAwareDriverAdapterFactory,
+      pglite,
+      close: async () => {
+        if (!pglite.closed) await pglite.close();
+      },
+    };
+  }
+  return {
+    kind: "postgresql",
+    adapterFactory: new PrismaPg({ connectionString: url, max: 20 }),
+    close: async () => {},
+  };
+}

@@ -1,0 +1,94 @@
+import { z } from "zod";
+
+/**
+ * The typed environment. Parsed once, lazily (Next.js evaluates modules while building, when
+ * none of this is set). A bad value fails with a sentence that names the variable.
+ */
+const flag = z
+  .enum(["0", "1", "true", "false"])
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+const limit = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .transform((v) => v ?? fallback);
+
+export const envSchema = z.object({
+  /** unset or `file:<dir>`: embedded PGlite; `memory://`: PGlite in memory (tests); `postgres(ql)://…`: PostgreSQL. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^(file:.+|memory:\/\/.*|postgres(ql)?:\/\/.+)$/, {
+      message: "must be file:<directory>, memory:// or postgresql://user@host:port/db",
+    })
+    .optional()
+    .transform((v) => v ?? "file:./data/pglite"),
+  PORT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .optional()
+    .transform((v) => v ?? 3000),
+  APP_URL: z.url({ message: "must be an absolute URL such as http://localhost:3000" }).optional(),
+  /** Keys every hash, encryption and session of this deployment. Generated on first start. */
+  SERVER_SECRET: z
+    .string()
+    .min(32, { message: "must be at least 32 characters (npm start generates one into .env.local)" })
+    .optional(),
+  SEED_ADMIN_EMAIL: z.email({ message: "must be an e-mail address" }).optional(),
+  SEED_ADMIN_PASSWORD: z.string().min(8, { message: "must be at least 8 characters" }).optional(),
+  RATE_LIMIT_BURST: limit(100),
+  RATE_LIMIT_DAILY: limit(200_000),
+  WEBHOOK_ALLOW_PRIVATE: flag,
+  LOG_LEVEL: z
+    .enum(["debug", "info", "warn", "error", "silent"])
+    .optional()
+    .transform((v) => v ?? "info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (!cached) cached = parseEnv(process.env);
+  return cached;
+}
+
+/** For tests that change the environment. */
+export function resetEnvCache(): void {
+  cached = undefined;
+}
+
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  // Empty strings mean "not set", as in most .env files.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = envSchema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const name = String(issue?.path[0] ?? "environment");
+  throw new EnvError(`The environment variable ${name} ${issue?.message ?? "is invalid"}.`);
+}
+
+export function appUrl(): string {
+  const e = env();
+  return (e.APP_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+}
+
+export function serverSecret(): string {
+  const secret = env().SERVER_SECRET;
+  if (!secret) {
+    throw new EnvError(
+      "The environment variable SERVER_SECRET is not set. `npm start` generates one into .env.local; set it yourself when you start the server another way.",
+    );
+  }
+  return secret;
+}

@@ -1,0 +1,45 @@
+import { env } from "@/lib/env";
+
+/**
+ * Structured logs, one JSON object a line. Callers pass ids and codes, never secrets; keys that
+ * look like secrets are redacted anyway as a second line of defence.
+ */
+type Level = "debug" | "info" | "warn" | "error";
+const order: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
+const secretKey = /pass(word)?|secret|token|code|authorization|cookie|hash/i;
+
+function redact(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    out[k] = secretKey.test(k) && k !== "statusCode" && k !== "errorCode" ? "[redacted]" : v;
+  }
+  return out;
+}
+
+function threshold(): number {
+  try {
+    return order[env().LOG_LEVEL];
+  } catch {
+    return order.info;
+  }
+}
+
+function write(level: Level, message: string, fields: Record<string, unknown> = {}): void {
+  if (order[level] < threshold()) return;
+  const line = JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...redact(fields) });
+  if (level === "error" || level === "warn") process.stderr.write(`${line}\n`);
+  else process.stdout.write(`${line}\n`);
+}
+
+export const log = {
+  debug: (message: string, fields?: Record<string, unknown>) => write("debug", message, fields),
+  info: (message: string, fields?: Record<string, unknown>) => write("info", message, fields),
+  warn: (message: string, fields?: Record<string, unknown>) => write("warn", message, fields),
+  error: (message: string, fields?: Record<string, unknown>) => write("error", message, fields),
+};
+
+/** A loggable description of an unknown error: its name and message, no stack, no SQL parameters. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message.split("\n")[0]?.slice(0, 300)}`;
+  return String(error).slice(0, 300);
+}

@@ -1,0 +1,26 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, inject } from "vitest";
+import { databaseHandle, disconnectDb } from "@/lib/db/client";
+import { migrationsDir } from "@/lib/db/migrations";
+import { resetEnvCache } from "@/lib/env";
+
+process.env.DATABASE_URL = inject("databaseUrl");
+process.env.SERVER_SECRET ??= "test-server-secret-test-server-secret-0123456789";
+process.env.LOG_LEVEL ??= "silent";
+resetEnvCache();
+
+beforeAll(async () => {
+  const { pglite } = databaseHandle();
+  if (!pglite) return; // PostgreSQL: migrated once by the global setup.
+  // PGlite in memory: run the migration SQL directly, much faster than the schema engine.
+  for (const dir of readdirSync(migrationsDir)
+    .filter((d) => /^\d/.test(d))
+    .sort()) {
+    await pglite.exec(readFileSync(join(migrationsDir, dir, "migration.sql"), "utf8"));
+  }
+});
+
+afterAll(async () => {
+  await disconnectDb();
+});
