@@ -1,0 +1,34 @@
+import type { Scope } from "@/lib/scopes";
+
+/**
+ * Who is calling the API: what one Bearer token proves once verified. Both token kinds (ES256
+ * access tokens and `pit-` private-integration tokens) verify into this one shape, and every API
+ * rule decides on it alone.
+ */
+export interface Principal {
+  kind: "access_token" | "private_integration";
+  /** Company = agency level, Location = sub-account level. */
+  authClass: "Company" | "Location";
+  companyId: string;
+  /** Set for Location principals. */
+  locationId?: string;
+  scopes: Scope[];
+  /** Access tokens: the app. */
+  appId?: string;
+  /** Access tokens: the installing user (JWT `sub`). */
+  userId?: string;
+  /** Private integrations: the integration. */
+  integrationId?: string;
+  /** The jti of the access token, or the id of the private-integration token row. */
+  tokenId: string;
+  /** When the token stops working (access token exp; the old token's end during a rotation). */
+  expiresAt?: Date;
+}
+
+/** The rate-limit bucket of a principal: per app or integration, per sub-account or agency. */
+export function rateLimitSubject(principal: Principal): string {
+  const owner = principal.kind === "access_token" ? `app:${principal.appId}` : `pit:${principal.integrationId}`;
+  const account =
+    principal.authClass === "Location" ? `location:${principal.locationId}` : `company:${principal.companyId}`;
+  return `${owner}|${account}`;
+}
