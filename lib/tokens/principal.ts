@@ -32,3 +32,8 @@ export function rateLimitSubject(principal: Principal): string {
     principal.authClass === "Location" ? `location:${principal.locationId}` : `company:${principal.companyId}`;
   return `${owner}|${account}`;
 }
+
+/** What verifying one Bearer token says; `reason` picks the error description, never more. */
+export type VerifyResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: "malformed" | "unknown" | "expired" | "revoked" };
