@@ -283,6 +283,10 @@ export interface DispatcherOptions {
   intervalMs?: number;
   /** Attempts in flight at once on this instance. */
   concurrency?: number;
+  /** Only these apps' events (tests sharing a database); production delivers every app's. */
+  appIds?: string[];
+  /** Defaults to WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivate?: boolean;
 }
 
 interface LoopState {
@@ -294,7 +298,7 @@ interface LoopState {
   inFlight: Set<Promise<unknown>>;
   consecutiveErrors: number;
   unsubscribe: () => void;
-  options: Required<DispatcherOptions>;
+  options: DispatcherOptions & { intervalMs: number; concurrency: number };
 }
 
 const holder = globalThis as typeof globalThis & { __webhookDispatcher?: LoopState };
@@ -312,7 +316,7 @@ export function startDispatcher(options: DispatcherOptions = {}): void {
     inFlight: new Set(),
     consecutiveErrors: 0,
     unsubscribe: () => {},
-    options: { intervalMs: options.intervalMs ?? 1000, concurrency: options.concurrency ?? 10 },
+    options: { ...options, intervalMs: options.intervalMs ?? 1000, concurrency: options.concurrency ?? 10 },
   };
   holder.__webhookDispatcher = state;
   state.unsubscribe = onNudge(() => wake(state));
@@ -352,10 +356,10 @@ async function tick(state: LoopState): Promise<void> {
   state.ticking = (async () => {
     const free = state.options.concurrency - state.inFlight.size;
     if (free <= 0) return;
-    const events = await claimDueEvents({ limit: free });
+    const events = await claimDueEvents({ limit: free, appIds: state.options.appIds });
     claimedFull = events.length === free;
     for (const event of events) {
-      const attempt = deliverSafely(event, {}).finally(() => {
+      const attempt = deliverSafely(event, { allowPrivate: state.options.allowPrivate }).finally(() => {
         state.inFlight.delete(attempt);
         wake(state); // a slot is free and more may be waiting (wake-ups coalesce)
       });

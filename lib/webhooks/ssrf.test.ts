@@ -1,6 +1,14 @@
 import type { LookupAddress } from "node:dns";
-import { describe, expect, it } from "vitest";
-import { assertWebhookTargetAllowed, isForbiddenAddress, parseWebhookTarget, WebhookTargetRefused } from "./ssrf";
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import {
+  assertWebhookTargetAllowed,
+  guardedLookup,
+  isForbiddenAddress,
+  parseWebhookTarget,
+  WebhookTargetRefused,
+} from "./ssrf";
 
 describe("isForbiddenAddress", () => {
   it.each([
@@ -106,5 +114,45 @@ describe("assertWebhookTargetAllowed resolves the host and checks every address"
     await expect(
       assertWebhookTargetAllowed("https://mixed.example/hook", { allowPrivate: true, resolver: dns }),
     ).resolves.toBeInstanceOf(URL);
+  });
+});
+
+describe("guardedLookup pins the connection to the addresses it checked", () => {
+  const get = (url: string, lookup: ReturnType<typeof guardedLookup>) =>
+    new Promise<number>((resolve, reject) => {
+      const request = http.request(url, { method: "POST", agent: false, lookup }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on("error", reject);
+      request.end();
+    });
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await receiver.stop();
+  });
+
+  it("refuses a name that resolves to loopback, before connecting", async () => {
+    const resolver = async () => [{ address: "127.0.0.1", family: 4 }];
+    await expect(
+      get(`http://hooks.example.test:${receiver.port}/hooks`, guardedLookup({ allowPrivate: false, resolver })),
+    ).rejects.toThrow(WebhookTargetRefused);
+    expect(receiver.received).toHaveLength(0);
+  });
+
+  it("connects to exactly the address it resolved (no second DNS query to rebind)", async () => {
+    let queries = 0;
+    const resolver = async () => {
+      queries += 1;
+      return [{ address: "127.0.0.1", family: 4 }];
+    };
+    expect(
+      await get(`http://hooks.example.test:${receiver.port}/hooks`, guardedLookup({ allowPrivate: true, resolver })),
+    ).toBe(200);
+    expect(queries).toBe(1);
+    expect(receiver.received).toHaveLength(1);
   });
 });
