@@ -14,8 +14,8 @@ export interface WebhookReceiver {
   url: string;
   port: number;
   received: ReceivedWebhook[];
-  /** The status code to answer with (default 200); may depend on the request. */
-  respond: (webhook: ReceivedWebhook) => number;
+  /** The status code to answer with (default 200), or "hang" to never answer; may depend on the request. */
+  respond: (webhook: ReceivedWebhook) => number | "hang";
   /** Stops listening (connections are then refused); `start` listens on the same port again. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -47,7 +47,9 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
             receivedAt: new Date(),
           };
           receiver.received.push(webhook);
-          response.statusCode = receiver.respond(webhook);
+          const status = receiver.respond(webhook);
+          if (status === "hang") return;
+          response.statusCode = status;
           response.setHeader("connection", "close");
           response.end("ok");
         });
