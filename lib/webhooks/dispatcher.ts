@@ -331,7 +331,7 @@ export async function stopDispatcher(): Promise<void> {
   state.stopped = true;
   state.unsubscribe();
   clearTimeout(state.timer);
-  await state.ticking;
+  await state.ticking?.catch(() => {}); // its failure is logged by tick()
   await Promise.allSettled([...state.inFlight]);
   if (holder.__webhookDispatcher === state) holder.__webhookDispatcher = undefined;
   log.info("webhook dispatcher stopped");
