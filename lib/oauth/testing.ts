@@ -56,11 +56,6 @@ export function basicAuth(clientId: string, clientSecret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString("base64")}`;
 }
 
-export interface TokenSet {
-  status: number;
-  body: Record<string, unknown>;
-}
-
 /** Installs `app` and exchanges the code at the token endpoint (lib level, no HTTP server). */
 export async function installAndExchange(
   actor: Actor,
@@ -79,4 +74,23 @@ export async function installAndExchange(
     }),
   );
   return body as Record<string, unknown> & { access_token: string; refresh_token: string };
+}
+
+export interface RouteResult {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+  text: string;
+}
+
+/** Calls a route handler export directly, as Next.js would, and reads the answer. */
+export async function callRoute(
+  handler: (request: Request, context?: { params?: Promise<Record<string, never>> }) => Promise<Response>,
+  request: Request,
+): Promise<RouteResult> {
+  const response = await handler(request);
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  if (text) body = JSON.parse(text);
+  return { status: response.status, headers: response.headers, body, text };
 }
