@@ -44,6 +44,11 @@ export const envSchema = z.object({
   RATE_LIMIT_BURST: limit(100),
   RATE_LIMIT_DAILY: limit(200_000),
   WEBHOOK_ALLOW_PRIVATE: flag,
+  /** `off`: this instance does not deliver webhooks (another instance sharing the database does). */
+  WEBHOOK_DISPATCHER: z
+    .enum(["on", "off"], { message: "must be on or off" })
+    .optional()
+    .transform((v) => v ?? "on"),
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error", "silent"])
     .optional()

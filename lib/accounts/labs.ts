@@ -1,6 +1,8 @@
 import { db } from "@/lib/db/client";
+import { forbidden } from "@/lib/errors";
 import type { LabsFeatureKey } from "@/lib/generated/prisma/client";
 import { recordAudit } from "./audit";
+import { type Actor, canManageLabs } from "./permissions";
 
 export const labsFeatures = {
   private_integrations: {
@@ -37,4 +39,10 @@ export async function setLabsFeature(options: {
     });
     return enabled;
   });
+}
+
+/** The Labs screen's switch: owners and admins of the agency only. */
+export async function setLabsFeatureAs(actor: Actor, feature: LabsFeatureKey, enabled: boolean): Promise<boolean> {
+  if (!canManageLabs(actor)) throw forbidden("Only the agency's owners and admins can change Labs features.");
+  return setLabsFeature({ companyId: actor.companyId, feature, enabled, actorUserId: actor.id });
 }

@@ -59,3 +59,24 @@ export function json(body: unknown, init: { status?: number; headers?: Record<st
 
 /** Token responses must not be cached (RFC 6749 §5.1). */
 export const noStore = { "cache-control": "no-store", pragma: "no-cache" } as const;
+
+const allMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+type Method = (typeof allMethods)[number];
+
+/**
+ * Handlers for the methods a route does not serve, so they get SPEC.md's JSON error body (405,
+ * with Allow) instead of an empty answer: `export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET")`.
+ */
+export function otherMethods(...allowed: Method[]): Record<Method, (request: Request) => Promise<Response>> {
+  const allow = [...allowed, ...(allowed.includes("GET") && !allowed.includes("HEAD") ? ["HEAD"] : [])].join(", ");
+  const refuse = apiRoute(async (request) => {
+    throw new ApiError("invalid_request", `${request.method} is not served here. Use ${allowed.join(" or ")}.`, {
+      status: 405,
+      headers: { allow },
+    });
+  });
+  return Object.fromEntries(allMethods.map((m) => [m, refuse])) as Record<
+    Method,
+    (request: Request) => Promise<Response>
+  >;
+}

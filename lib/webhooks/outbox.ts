@@ -1,5 +1,6 @@
 import type { Tx } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import { nudgeDispatcher } from "./nudge";
 
 export interface OutboxEvent {
   appId: string;
@@ -26,10 +27,14 @@ export async function enqueueWebhookEvents(tx: Tx, events: OutboxEvent[], now = 
         targetUrl: event.targetUrl,
         payload: { ...event.payload, webhookId: id },
         nextAttemptAt: now,
+        retryStartedAt: now,
         createdAt: now,
       },
     });
     ids.push(id);
   }
+  // Wake this instance's dispatcher shortly after the caller's transaction has (likely) committed;
+  // if it has not yet, the next poll (every second) finds the rows.
+  if (ids.length > 0) nudgeDispatcher(100);
   return ids;
 }

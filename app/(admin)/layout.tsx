@@ -1,0 +1,59 @@
+import { headers } from "next/headers";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { LocationSwitcher } from "@/components/location-switcher";
+import { SettingsNav } from "@/components/settings-nav";
+import { SignOutButton } from "@/components/sign-out-button";
+import { listLocations } from "@/lib/accounts/companies";
+import { agencyNavigation, locationNavigation, reachableLocations } from "@/lib/accounts/navigation";
+import { roleLabels } from "@/lib/accounts/roles";
+import { requireActor } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+
+/** The signed-in shell: who you are, where you are, and only the links you may use. */
+export default async function AdminLayout({ children }: { children: ReactNode }) {
+  const actor = await requireActor();
+  const path = ((await headers()).get("x-pathname") ?? "/").split("?")[0] ?? "/";
+  const [company, allLocations] = await Promise.all([
+    db().company.findUniqueOrThrow({ where: { id: actor.companyId }, select: { name: true } }),
+    listLocations(actor.companyId),
+  ]);
+  const locations = reachableLocations(actor, allLocations);
+  const currentLocationId = /^\/location\/([^/]+)/.exec(path)?.[1];
+  const currentLocation = locations.find((l) => l.id === currentLocationId);
+
+  return (
+    <div className="min-h-screen">
+      <header className="border-b border-slate-200 bg-white">
+        <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-6 py-3">
+          <Link href="/settings" className="font-semibold text-slate-900">
+            {company.name}
+          </Link>
+          <div className="flex flex-wrap items-center gap-4">
+            <LocationSwitcher
+              locations={locations.map(({ id, name }) => ({ id, name }))}
+              current={currentLocation?.id}
+            />
+            <span className="text-sm text-slate-600">
+              {actor.name} · {roleLabels[actor.role]}
+            </span>
+            <SignOutButton />
+          </div>
+        </div>
+      </header>
+      <div className="mx-auto flex max-w-6xl gap-8 px-6 py-8">
+        <aside className="w-56 shrink-0 space-y-6">
+          <SettingsNav title="Settings" links={agencyNavigation(actor)} current={path} />
+          {currentLocation ? (
+            <SettingsNav
+              title={currentLocation.name}
+              links={locationNavigation(actor, currentLocation)}
+              current={path}
+            />
+          ) : null}
+        </aside>
+        <main className="min-w-0 flex-1">{children}</main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { PageHeader } from "@/components/page-header";
+import { Notice } from "@/components/ui/notice";
+import { locationNavigation } from "@/lib/accounts/navigation";
+import { canAccessLocation } from "@/lib/accounts/permissions";
+import { requireActor } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+
+export const metadata: Metadata = { title: "Sub-account settings" };
+
+export default async function LocationSettingsPage({ params }: { params: Promise<{ locationId: string }> }) {
+  const { locationId } = await params;
+  const actor = await requireActor();
+  const location = await db().location.findUnique({ where: { id: locationId } });
+  // Same answer for "does not exist" and "not yours": ids of other agencies are not disclosed.
+  if (!location || !canAccessLocation(actor, location)) {
+    return (
+      <Notice title="Sub-account not found" tone="warning">
+        <p>There is no sub-account here that you can open. Pick one from the sub-account switcher.</p>
+      </Notice>
+    );
+  }
+  const links = locationNavigation(actor, location).filter((l) => !l.href.endsWith("/settings"));
+  return (
+    <>
+      <PageHeader title={location.name} description="Settings of this sub-account." />
+      {links.length ? (
+        <ul className="grid gap-4 sm:grid-cols-2">
+          {links.map((link) => (
+            <li key={link.href}>
+              <Link
+                href={link.href}
+                className="block rounded-lg bg-white p-5 font-medium shadow-sm ring-1 ring-slate-200 hover:ring-brand-500"
+              >
+                {link.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="text-sm text-slate-600">There is nothing here you can manage yet.</p>
+      )}
+    </>
+  );
+}

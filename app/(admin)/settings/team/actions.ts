@@ -1,0 +1,42 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { roleSchema } from "@/lib/accounts/roles";
+import { createUser, emailSchema, passwordSchema, personNameSchema, updateTeamMember } from "@/lib/accounts/users";
+import { actorAction } from "@/lib/actions";
+
+const addSchema = z.object({
+  name: personNameSchema,
+  email: emailSchema,
+  password: passwordSchema,
+  role: roleSchema,
+  locationIds: z.array(z.string()).default([]),
+});
+
+export const addTeamMember = actorAction(addSchema, async (input, actor) => {
+  const user = await createUser({ ...input, companyId: actor.companyId }, actor);
+  revalidatePath("/settings/team");
+  return { ok: true, message: `${user.name} can now sign in as ${user.email}.` };
+});
+
+export const changeRole = actorAction(
+  z.object({ userId: z.string().min(1), role: roleSchema, locationIds: z.array(z.string()).optional() }),
+  async (input, actor) => {
+    await updateTeamMember(actor, input);
+    revalidatePath("/settings/team");
+    return { ok: true, message: "Role saved." };
+  },
+);
+
+const permissionSchema = z.object({
+  userId: z.string().min(1),
+  permission: z.enum(["agencyPrivateIntegrations", "locationPrivateIntegrations"]),
+  enabled: z.enum(["true", "false"]).transform((v) => v === "true"),
+});
+
+export const togglePermission = actorAction(permissionSchema, async ({ userId, permission, enabled }, actor) => {
+  await updateTeamMember(actor, { userId, [permission]: enabled });
+  revalidatePath("/", "layout");
+  return { ok: true };
+});

@@ -1,0 +1,102 @@
+import type { Metadata } from "next";
+import { PageHeader } from "@/components/page-header";
+import { AddMemberForm } from "@/components/team/add-member-form";
+import { RoleForm } from "@/components/team/role-form";
+import { Notice } from "@/components/ui/notice";
+import { ToggleSwitch } from "@/components/ui/toggle-switch";
+import { listLocations } from "@/lib/accounts/companies";
+import { canManageTeam } from "@/lib/accounts/permissions";
+import { isAgencyRole, roleLabels, roles } from "@/lib/accounts/roles";
+import { listTeam } from "@/lib/accounts/users";
+import { requireActor } from "@/lib/auth/session";
+import { addTeamMember, changeRole, togglePermission } from "./actions";
+
+export const metadata: Metadata = { title: "Team" };
+
+export default async function TeamPage() {
+  const actor = await requireActor();
+  if (!canManageTeam(actor)) {
+    return (
+      <Notice title="You don't have permission to manage the team" tone="warning">
+        <p>Only the agency's owners and admins can add team members or change roles and permissions.</p>
+      </Notice>
+    );
+  }
+  const [team, locations] = await Promise.all([listTeam(actor.companyId), listLocations(actor.companyId)]);
+  const locationNames = new Map(locations.map((l) => [l.id, l.name]));
+  const roleOptions = roles
+    .filter((r) => r !== "agency_owner" || actor.role === "agency_owner")
+    .map((value) => ({ value, label: roleLabels[value] }));
+
+  return (
+    <>
+      <PageHeader title="Team" description="Who can sign in to your agency, their roles, and what they may manage." />
+      <ul className="space-y-4">
+        {team.map((member) => (
+          <li key={member.id}>
+            <section
+              aria-label={`${member.name} (${member.email})`}
+              className="rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200"
+            >
+              <div className="flex flex-wrap items-start justify-between gap-4">
+                <div>
+                  <h2 className="font-medium">{member.name}</h2>
+                  <p className="text-sm text-slate-600">{member.email}</p>
+                  <p className="mt-1 text-xs text-slate-500">
+                    {roleLabels[member.role]}
+                    {member.locationIds.length
+                      ? ` · ${member.locationIds.map((id) => locationNames.get(id) ?? id).join(", ")}`
+                      : ""}
+                  </p>
+                </div>
+                {member.id !== actor.id ? (
+                  <RoleForm
+                    action={changeRole}
+                    userId={member.id}
+                    role={member.role}
+                    roles={roleOptions}
+                    label={`Role of ${member.name}`}
+                  />
+                ) : null}
+              </div>
+              <div className="mt-4 border-t border-slate-100 pt-4">
+                <h3 className="mb-3 text-sm font-semibold text-slate-700">Roles and Permissions</h3>
+                <div className="grid gap-4 sm:grid-cols-2">
+                  <ToggleSwitch
+                    label="Agency private integrations"
+                    description={
+                      isAgencyRole(member.role)
+                        ? "View and manage the agency's private integrations."
+                        : "Only agency team members can have this."
+                    }
+                    checked={member.agencyPrivateIntegrations}
+                    disabled={!isAgencyRole(member.role)}
+                    action={togglePermission}
+                    fields={{ userId: member.id, permission: "agencyPrivateIntegrations" }}
+                  />
+                  <ToggleSwitch
+                    label="Sub-account private integrations"
+                    description="View and manage private integrations of the sub-accounts they can reach."
+                    checked={member.locationPrivateIntegrations}
+                    action={togglePermission}
+                    fields={{ userId: member.id, permission: "locationPrivateIntegrations" }}
+                  />
+                </div>
+              </div>
+            </section>
+          </li>
+        ))}
+      </ul>
+      <section aria-labelledby="add-member" className="mt-8 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
+        <h2 id="add-member" className="mb-4 font-semibold">
+          Add a team member
+        </h2>
+        <AddMemberForm
+          action={addTeamMember}
+          roles={roleOptions}
+          locations={locations.map(({ id, name }) => ({ id, name }))}
+        />
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { apiRoute, json } from "@/lib/api/handler";
+import { parseJson } from "@/lib/api/parse";
+import { isOperatorKey } from "@/lib/cli/operator";
+import { CliError, runCommand } from "@/lib/cli/run";
+
+const bodySchema = z.strictObject({
+  command: z.string().max(100),
+  flags: z.record(z.string(), z.union([z.string(), z.literal(true), z.array(z.union([z.string(), z.literal(true)]))])),
+});
+
+/** The operator CLI's commands, for a CLI whose embedded database is held by this server. */
+export const POST = apiRoute(async (request) => {
+  const presented = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+  if (!presented || !isOperatorKey(presented)) {
+    throw new ApiError("invalid_token", "This endpoint is for the operator CLI on the server's own machine.");
+  }
+  const { command, flags } = await parseJson(request, bodySchema);
+  try {
+    return json(await runCommand(command, flags));
+  } catch (error) {
+    if (error instanceof CliError) throw new ApiError("invalid_request", error.message);
+    throw error;
+  }
+});

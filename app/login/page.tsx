@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { LoginForm } from "@/components/login-form";
+import { getActor } from "@/lib/auth/session";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+export default async function LoginPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const params = await searchParams;
+  const callbackUrl = typeof params.callbackUrl === "string" ? params.callbackUrl : undefined;
+  if (await getActor())
+    redirect(callbackUrl?.startsWith("/") && !callbackUrl.startsWith("//") ? callbackUrl : "/settings");
+  return (
+    <main className="flex min-h-screen items-center justify-center px-4">
+      <div className="w-full max-w-sm rounded-xl bg-white p-8 shadow-sm ring-1 ring-slate-200">
+        <h1 className="text-xl font-semibold">Sign in</h1>
+        <p className="mt-1 mb-6 text-sm text-slate-600">Manage your agency, sub-accounts, apps and integrations.</p>
+        <LoginForm callbackUrl={callbackUrl} />
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,75 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { signIn } from "next-auth/react";
+import { useState } from "react";
+import { describedBy, Field, FormMessage, inputClass } from "./ui/field";
+import { buttonClass } from "./ui/submit-button";
+
+const messages: Record<string, string> = {
+  invalid: "The e-mail address or password is not right. Check both and try again.",
+  throttled: "Too many failed sign-ins. For your safety, wait 15 minutes before trying again.",
+};
+
+/** Only same-site paths: a sign-in must never send the browser to another origin. */
+function safeCallback(url: string | undefined): string {
+  return url?.startsWith("/") && !url.startsWith("//") && !url.startsWith("/\\") ? url : "/settings";
+}
+
+export function LoginForm({ callbackUrl }: { callbackUrl?: string }) {
+  const router = useRouter();
+  const [error, setError] = useState<string>();
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setPending(true);
+    setError(undefined);
+    try {
+      const result = await signIn("credentials", {
+        redirect: false,
+        email: String(form.get("email") ?? ""),
+        password: String(form.get("password") ?? ""),
+      });
+      if (result?.ok && !result.error) {
+        router.replace(safeCallback(callbackUrl));
+        router.refresh();
+        return;
+      }
+      setError(messages[result?.error ?? ""] ?? messages.invalid);
+    } catch {
+      setError("We could not reach the server. Check your connection and try again.");
+    }
+    setPending(false);
+  }
+
+  return (
+    <form onSubmit={onSubmit} className="space-y-5" noValidate>
+      <FormMessage error={error} />
+      <Field id="email" label="Email">
+        <input
+          {...describedBy("email")}
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          className={inputClass}
+        />
+      </Field>
+      <Field id="password" label="Password">
+        <input
+          {...describedBy("password")}
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          className={inputClass}
+        />
+      </Field>
+      <button type="submit" disabled={pending} className={`${buttonClass("primary")} w-full`}>
+        {pending ? "Signing in…" : "Sign in"}
+      </button>
+    </form>
+  );
+}

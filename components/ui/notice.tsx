@@ -1,0 +1,23 @@
+import type { ReactNode } from "react";
+
+/** A full-width explanation in place of a screen: feature off, no permission, not found. */
+export function Notice({
+  title,
+  children,
+  tone = "info",
+}: {
+  title: string;
+  children: ReactNode;
+  tone?: "info" | "warning";
+}) {
+  const colors =
+    tone === "warning" ? "bg-amber-50 ring-amber-200 text-amber-900" : "bg-white ring-slate-200 text-slate-800";
+  return (
+    <section aria-labelledby="notice-title" className={`rounded-lg p-6 shadow-sm ring-1 ${colors}`}>
+      <h2 id="notice-title" className="text-base font-semibold">
+        {title}
+      </h2>
+      <div className="mt-2 space-y-2 text-sm">{children}</div>
+    </section>
+  );
+}

@@ -1,0 +1,58 @@
+import { randomBytes } from "node:crypto";
+import { expect, type Page } from "@playwright/test";
+import { runCli } from "./cli";
+
+export const e2ePassword = "e2e-password-123";
+const suffix = () => randomBytes(4).toString("hex");
+
+export interface E2eAgency {
+  companyId: string;
+  locationIds: string[];
+  owner: { id: string; email: string };
+}
+
+/** A fresh agency (through the operator CLI) so each spec owns its data. */
+export async function createAgency(
+  options: { locations?: number; labs?: boolean; name?: string } = {},
+): Promise<E2eAgency> {
+  const { id: companyId } = await runCli<{ id: string }>("company:create", {
+    name: options.name ?? `Agency ${suffix()}`,
+  });
+  const locationIds: string[] = [];
+  for (let i = 0; i < (options.locations ?? 0); i++) {
+    locationIds.push(
+      (await runCli<{ id: string }>("location:create", { company: companyId, name: `Sub-account ${i + 1}` })).id,
+    );
+  }
+  const owner = await createUser(companyId, "agency_owner");
+  if (options.labs) await runCli("labs:set", { company: companyId, feature: "private-integrations", enabled: "true" });
+  return { companyId, locationIds, owner };
+}
+
+export async function createUser(
+  companyId: string,
+  role: string,
+  options: { locations?: string[]; agencyPi?: "on" | "off"; locationPi?: "on" | "off"; name?: string } = {},
+): Promise<{ id: string; email: string; name: string }> {
+  const email = `${role}-${suffix()}@e2e.test`;
+  const name = options.name ?? `${role.replace("_", " ")} ${suffix()}`;
+  const { id } = await runCli<{ id: string }>("user:create", {
+    email,
+    password: e2ePassword,
+    name,
+    role,
+    company: companyId,
+    location: options.locations,
+    "agency-pi": options.agencyPi,
+    "location-pi": options.locationPi,
+  });
+  return { id, email, name };
+}
+
+export async function signIn(page: Page, email: string, password = e2ePassword): Promise<void> {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).not.toHaveURL(/\/login/);
+}

@@ -1,0 +1,17 @@
+/**
+ * Next.js instrumentation: runs once when a server instance starts. It starts the webhook
+ * dispatcher (lib/webhooks/dispatcher.ts), which delivers the outbox of every instance sharing
+ * the database; several instances may run it at once (claims use FOR UPDATE SKIP LOCKED).
+ *
+ * WEBHOOK_DISPATCHER=off keeps this instance from delivering webhooks (events are still written
+ * to the outbox and delivered by any instance that has it on).
+ */
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return; // not in the edge runtime
+  if (process.env.NEXT_PHASE === "phase-production-build") return; // not while `next build` runs
+  // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
+  const { env } = await import("@/lib/env");
+  if (env().WEBHOOK_DISPATCHER === "off") return;
+  const { startDispatcher } = await import("@/lib/webhooks/dispatcher");
+  startDispatcher();
+}

@@ -1,0 +1,86 @@
+import type { z } from "zod";
+import type { Actor } from "@/lib/accounts/permissions";
+import { getActor } from "@/lib/auth/session";
+import { DomainError } from "@/lib/errors";
+import { describeError, log } from "@/lib/log";
+
+/** What a server action hands back to its form (`useActionState`). */
+export type ActionState = {
+  ok?: boolean;
+  message?: string;
+  error?: string;
+  fieldErrors?: Record<string, string>;
+  data?: Record<string, unknown>;
+  /** What was typed, handed back after a refusal so the form keeps it (never passwords or tokens). */
+  values?: Record<string, string>;
+};
+
+const secretField = /pass|secret|token/i;
+
+/** The typed text fields of a form, minus anything secret, for re-filling it after a refusal. */
+export function echoValues(input: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(input)) if (typeof v === "string" && !secretField.test(k)) out[k] = v;
+  return out;
+}
+
+/**
+ * FormData → plain object: a key given once is a string, given several times an array, and a
+ * key ending in [] is always an array (checkbox groups).
+ */
+export function formDataToObject(formData: FormData): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [rawKey, value] of formData.entries()) {
+    if (rawKey.startsWith("$ACTION")) continue;
+    if (typeof value !== "string") continue;
+    const isList = rawKey.endsWith("[]");
+    const key = isList ? rawKey.slice(0, -2) : rawKey;
+    const existing = out[key];
+    if (isList || existing !== undefined) {
+      out[key] = Array.isArray(existing) ? [...existing, value] : existing === undefined ? [value] : [existing, value];
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+export function fieldErrorsOf(error: z.ZodError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.map(String).join(".") : "form";
+    out[key] ??= issue.message;
+  }
+  return out;
+}
+
+/** Maps what a domain rule threw onto the form; anything unexpected is logged, never shown. */
+export function actionError(error: unknown): ActionState {
+  if (error instanceof DomainError) {
+    return error.field ? { fieldErrors: { [error.field]: error.message } } : { error: error.message };
+  }
+  log.error("server action failed", { cause: describeError(error) });
+  return { error: "Something went wrong on our side. Nothing was changed; try again." };
+}
+
+/**
+ * A server action for a signed-in person: checks the session on the server, parses the form with
+ * `schema`, calls `run`, and turns refusals into messages beside the fields.
+ */
+export function actorAction<S extends z.ZodType>(
+  schema: S,
+  run: (input: z.infer<S>, actor: Actor) => Promise<ActionState | undefined>,
+) {
+  return async (_prev: ActionState, formData: FormData): Promise<ActionState> => {
+    const actor = await getActor();
+    if (!actor) return { error: "Your session has ended. Sign in again." };
+    const raw = formDataToObject(formData);
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) return { fieldErrors: fieldErrorsOf(parsed.error), values: echoValues(raw) };
+    try {
+      return (await run(parsed.data, actor)) ?? { ok: true };
+    } catch (error) {
+      return { ...actionError(error), values: echoValues(raw) };
+    }
+  };
+}

@@ -1,0 +1,21 @@
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { getServerSession } from "next-auth";
+import type { Actor } from "@/lib/accounts/permissions";
+import { loadActor } from "@/lib/accounts/users";
+import { authOptions } from "./options";
+
+/** The signed-in person, read fresh from the database, or null. */
+export async function getActor(): Promise<Actor | null> {
+  const session = (await getServerSession(authOptions())) as { userId?: string } | null;
+  if (!session?.userId) return null;
+  return loadActor(session.userId);
+}
+
+/** In a page or layout: the signed-in person, or a redirect to sign in and back. */
+export async function requireActor(): Promise<Actor> {
+  const actor = await getActor();
+  if (actor) return actor;
+  const path = (await headers()).get("x-pathname") ?? "/";
+  redirect(`/login?callbackUrl=${encodeURIComponent(path)}`);
+}

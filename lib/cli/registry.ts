@@ -1,0 +1,13 @@
+import type { CliCommand } from "./command";
+import { companyCreate } from "./commands/company-create";
+import { labsSet } from "./commands/labs-set";
+import { locationCreate } from "./commands/location-create";
+import { userCreate } from "./commands/user-create";
+
+/** The operator CLI's commands (SPEC.md, Operator CLI). */
+export const commands: Record<string, CliCommand> = {
+  "company:create": companyCreate,
+  "location:create": locationCreate,
+  "user:create": userCreate,
+  "labs:set": labsSet,
+};

@@ -1,0 +1,83 @@
+import type { Actor } from "@/lib/accounts/permissions";
+import { db } from "@/lib/db/client";
+import type { AuditAction } from "@/lib/generated/prisma/client";
+import { type IntegrationOwner, requireIntegrationAccess } from "./access";
+
+export const integrationAuditActions = [
+  "private_integration_created",
+  "private_integration_updated",
+  "private_integration_rotated_later",
+  "private_integration_rotated_now",
+  "private_integration_old_token_expired",
+  "private_integration_rotation_cancelled",
+  "private_integration_deleted",
+] as const satisfies readonly AuditAction[];
+export type IntegrationAuditAction = (typeof integrationAuditActions)[number];
+
+/** How the audit view names each action. */
+export const integrationAuditLabels: Record<IntegrationAuditAction, string> = {
+  private_integration_created: "Created",
+  private_integration_updated: "Edited",
+  private_integration_rotated_later: "Rotated, old token expires later",
+  private_integration_rotated_now: "Rotated, old token expired at once",
+  private_integration_old_token_expired: "Old token expired now",
+  private_integration_rotation_cancelled: "Rotation cancelled",
+  private_integration_deleted: "Deleted",
+};
+
+export interface IntegrationAuditEntry {
+  id: string;
+  action: IntegrationAuditAction;
+  label: string;
+  at: Date;
+  integrationId: string | null;
+  /** The integration's name when the entry was written. */
+  integrationName: string;
+  actor: { id: string; name: string; email: string } | null;
+  /** Non-secret details: names, scopes, token hints (`pit-…abcd`), the old token's expiry. */
+  details: Record<string, unknown>;
+}
+
+/** The private-integration audit trail of an agency (agency level) or of one sub-account, newest first. */
+export async function listAuditLog(
+  actor: Actor,
+  owner: IntegrationOwner,
+  options: { integrationId?: string; limit?: number } = {},
+): Promise<IntegrationAuditEntry[]> {
+  const resolved = await requireIntegrationAccess(actor, owner);
+  const rows = await db().auditLog.findMany({
+    where: {
+      companyId: resolved.companyId,
+      locationId: resolved.locationId,
+      action: { in: [...integrationAuditActions] },
+      ...(options.integrationId ? { targetId: options.integrationId } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: Math.min(Math.max(options.limit ?? 100, 1), 500),
+  });
+  const userIds = [...new Set(rows.map((r) => r.actorUserId).filter((id): id is string => Boolean(id)))];
+  const users = userIds.length
+    ? await db().user.findMany({
+        where: { id: { in: userIds }, companyId: resolved.companyId },
+        select: { id: true, name: true, email: true },
+      })
+    : [];
+  const byId = new Map(users.map((u) => [u.id, u]));
+  return rows.map((row) => {
+    const details =
+      row.details && typeof row.details === "object" && !Array.isArray(row.details)
+        ? (row.details as Record<string, unknown>)
+        : {};
+    const action = row.action as IntegrationAuditAction;
+    return {
+      id: row.id,
+      action,
+      label: integrationAuditLabels[action],
+      at: row.createdAt,
+      integrationId: row.targetId,
+      integrationName: typeof details.name === "string" ? details.name : "",
+      actor: row.actorUserId ? (byId.get(row.actorUserId) ?? null) : null,
+      details,
+    };
+  });
+}

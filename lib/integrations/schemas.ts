@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { invalid } from "@/lib/errors";
+import { isScope, type Scope, type ScopeLevel, scopeLevels, scopesAtLevel } from "@/lib/scopes";
+
+export const integrationNameSchema = z
+  .string({ error: "Enter a name." })
+  .trim()
+  .min(1, { error: "Enter a name." })
+  .max(80, { error: "Use a name of at most 80 characters." });
+
+export const integrationDescriptionSchema = z
+  .string()
+  .trim()
+  .max(500, { error: "Use a description of at most 500 characters." })
+  .default("");
+
+/** Scope names as sent by a form; checked against the level by `checkScopes`. */
+export const integrationScopesSchema = z
+  .array(z.string().max(100), { error: "Choose at least one scope." })
+  .max(200)
+  .min(1, { error: "Choose at least one scope." });
+
+/** What the create and edit forms send. */
+export const privateIntegrationInputSchema = z.object({
+  name: integrationNameSchema,
+  description: integrationDescriptionSchema,
+  scopes: integrationScopesSchema,
+});
+export type PrivateIntegrationInput = z.input<typeof privateIntegrationInputSchema>;
+
+const levelWords: Record<ScopeLevel, string> = { agency: "an agency", location: "a sub-account" };
+
+/** Known scopes valid at `level`, de-duplicated in catalog order, or a field error saying which one is not. */
+export function checkScopes(names: readonly string[], level: ScopeLevel): Scope[] {
+  if (names.length === 0) throw invalid("Choose at least one scope.", "scopes");
+  for (const name of names) {
+    if (!isScope(name)) throw invalid(`“${name.slice(0, 60)}” is not a known scope.`, "scopes");
+    if (!scopeLevels(name).includes(level)) {
+      throw invalid(
+        `${name} cannot be given to ${levelWords[level]} integration; choose among the scopes listed here.`,
+        "scopes",
+      );
+    }
+  }
+  return scopesAtLevel(names, level);
+}
+
+/** Parses form input into a DomainError naming the field, so actions show it beside that field. */
+export function parseIntegrationInput(input: unknown, level: ScopeLevel) {
+  const parsed = privateIntegrationInputSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw invalid(issue.message, String(issue.path[0] ?? "name"));
+  }
+  return { ...parsed.data, scopes: checkScopes(parsed.data.scopes, level) };
+}

@@ -1,0 +1,114 @@
+import type { Scope } from "@/lib/scopes";
+
+/** Old and new tokens both work for exactly this long after "Rotate and expire this token later". */
+export const ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
+/** Rotation is recommended every 90 days: the screens flag tokens at least this old. */
+export const ROTATION_RECOMMENDED_MS = 90 * 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface TokenView {
+  id: string;
+  /** `pit-…abcd`; the token itself is never stored. */
+  hint: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+/** One integration as the screens show it; no hash, no secret. */
+export interface PrivateIntegrationView {
+  id: string;
+  level: "agency" | "location";
+  companyId: string;
+  locationId: string | null;
+  name: string;
+  description: string;
+  scopes: Scope[];
+  createdAt: Date;
+  updatedAt: Date;
+  createdBy: { id: string; name: string } | null;
+  status: "active" | "rotating";
+  /** The token issued last. */
+  token: TokenView & { ageDays: number; rotationDue: boolean };
+  /** While rotating: the old token and the moment it stops working. */
+  previousToken: (TokenView & { expiresAt: Date }) | null;
+  /** The latest use of any of its tokens. */
+  lastUsedAt: Date | null;
+}
+
+export interface TokenRow {
+  id: string;
+  slot: "current" | "previous" | null;
+  hint: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface IntegrationRow {
+  id: string;
+  companyId: string;
+  locationId: string | null;
+  name: string;
+  description: string;
+  scopes: string[];
+  createdByUserId: string;
+  createdAt: Date;
+  updatedAt: Date;
+  tokens: TokenRow[];
+}
+
+/** Whether a token still opens the API at `now`; expiry is decided here, at check time. */
+export function tokenIsLive(token: Pick<TokenRow, "slot" | "expiresAt" | "revokedAt">, now: Date): boolean {
+  return (
+    token.slot !== null &&
+    token.revokedAt === null &&
+    (token.expiresAt === null || token.expiresAt.getTime() > now.getTime())
+  );
+}
+
+export function currentToken(row: IntegrationRow): TokenRow | undefined {
+  return row.tokens.find((t) => t.slot === "current" && t.revokedAt === null);
+}
+
+/** The previous token while it still works (rotation in progress), else undefined. */
+export function livePreviousToken(row: IntegrationRow, now: Date): TokenRow | undefined {
+  return row.tokens.find((t) => t.slot === "previous" && tokenIsLive(t, now));
+}
+
+export function toView(
+  row: IntegrationRow,
+  now: Date,
+  creators: ReadonlyMap<string, { id: string; name: string }>,
+): PrivateIntegrationView {
+  const current = currentToken(row);
+  const previous = livePreviousToken(row, now);
+  const age = current ? now.getTime() - current.createdAt.getTime() : 0;
+  const uses = [current?.lastUsedAt, previous?.lastUsedAt].filter((d): d is Date => d instanceof Date);
+  const pick = (t: TokenRow): TokenView => ({
+    id: t.id,
+    hint: t.hint,
+    createdAt: t.createdAt,
+    lastUsedAt: t.lastUsedAt,
+  });
+  return {
+    id: row.id,
+    level: row.locationId ? "location" : "agency",
+    companyId: row.companyId,
+    locationId: row.locationId,
+    name: row.name,
+    description: row.description,
+    scopes: row.scopes as Scope[],
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    createdBy: creators.get(row.createdByUserId) ?? null,
+    status: previous ? "rotating" : "active",
+    token: {
+      ...(current ? pick(current) : { id: "", hint: "—", createdAt: row.createdAt, lastUsedAt: null }),
+      ageDays: Math.floor(age / DAY_MS),
+      rotationDue: age >= ROTATION_RECOMMENDED_MS,
+    },
+    previousToken: previous ? { ...pick(previous), expiresAt: previous.expiresAt! } : null,
+    lastUsedAt: uses.length ? new Date(Math.max(...uses.map((d) => d.getTime()))) : null,
+  };
+}

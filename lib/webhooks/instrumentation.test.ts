@@ -1,0 +1,34 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { resetEnvCache } from "@/lib/env";
+
+const startDispatcher = vi.fn();
+vi.mock("@/lib/webhooks/dispatcher", () => ({ startDispatcher }));
+
+const { register } = await import("@/instrumentation");
+
+describe("instrumentation register()", () => {
+  const saved = { ...process.env };
+  beforeEach(() => {
+    startDispatcher.mockClear();
+  });
+  afterEach(() => {
+    for (const key of ["NEXT_RUNTIME", "NEXT_PHASE", "WEBHOOK_DISPATCHER"]) {
+      if (saved[key] === undefined) delete process.env[key];
+      else process.env[key] = saved[key];
+    }
+    resetEnvCache();
+  });
+
+  it.each([
+    [{ NEXT_RUNTIME: "nodejs" }, true],
+    [{ NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "on" }, true],
+    [{ NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "off" }, false],
+    [{ NEXT_RUNTIME: "edge" }, false],
+    [{ NEXT_RUNTIME: "nodejs", NEXT_PHASE: "phase-production-build" }, false],
+  ])("with %o starts the dispatcher: %s", async (vars, starts) => {
+    Object.assign(process.env, vars);
+    resetEnvCache();
+    await register();
+    expect(startDispatcher).toHaveBeenCalledTimes(starts ? 1 : 0);
+  });
+});

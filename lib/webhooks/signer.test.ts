@@ -1,0 +1,98 @@
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { verifyWebhookSignature, webhookSignatureHeaders } from "./signer";
+import {
+  currentWebhookSigningKey,
+  ensureWebhookSigningKey,
+  resetWebhookSigningKeyCache,
+  WEBHOOK_KEY_USE,
+  webhookKeysJwks,
+} from "./signing-key";
+
+const body = JSON.stringify({ type: "INSTALL", appId: "app_1", webhookId: "3b2f…" });
+const id = "0b6c7a0e-9a43-4b8e-a1a8-1f1f4b7a2c11";
+
+describe("webhook signing key", () => {
+  it("is created once, even when instances ask at the same time, and stored encrypted", async () => {
+    resetWebhookSigningKeyCache();
+    const keys = await Promise.all([1, 2, 3, 4, 5].map(() => ensureWebhookSigningKey()));
+    expect(new Set(keys.map((k) => k.kid)).size).toBe(1);
+    const rows = await db().signingKey.findMany({ where: { use: WEBHOOK_KEY_USE, retiredAt: null } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ alg: "EdDSA", use: "webhook" });
+    expect(rows[0]?.privateKeyEncrypted).not.toContain("PRIVATE KEY");
+    expect((await currentWebhookSigningKey()).kid).toBe(rows[0]?.kid);
+  });
+
+  it("is published as an OKP Ed25519 JWKS", async () => {
+    const jwks = await webhookKeysJwks();
+    const key = await currentWebhookSigningKey();
+    expect(jwks.keys).toContainEqual({
+      kty: "OKP",
+      crv: "Ed25519",
+      x: key.publicJwk.x,
+      kid: key.kid,
+      alg: "EdDSA",
+      use: "sig",
+    });
+    for (const jwk of jwks.keys) expect(Object.keys(jwk).sort()).toEqual(["alg", "crv", "kid", "kty", "use", "x"]);
+  });
+});
+
+describe("Standard Webhooks signature", () => {
+  it("verifies with the published JWKS key (imported with node:crypto)", async () => {
+    const key = await currentWebhookSigningKey();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = webhookSignatureHeaders({ id, timestamp, body }, key.privateKey);
+    expect(headers["webhook-id"]).toBe(id);
+    expect(headers["webhook-timestamp"]).toBe(String(timestamp));
+    expect(headers["webhook-signature"]).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+
+    const jwks = await webhookKeysJwks();
+    expect(verifyWebhookSignature({ headers, body, keys: jwks })).toBe(true);
+    const imported = createPublicKey({
+      key: jwks.keys[0] as unknown as import("node:crypto").JsonWebKey,
+      format: "jwk",
+    });
+    expect(verifyWebhookSignature({ headers, body, keys: imported })).toBe(true);
+    expect(verifyWebhookSignature({ headers: new Headers(headers), body: Buffer.from(body), keys: jwks })).toBe(true);
+  });
+
+  it("fails when anything signed is tampered with, or the key is another", async () => {
+    const key = await currentWebhookSigningKey();
+    const jwks = await webhookKeysJwks();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = webhookSignatureHeaders({ id, timestamp, body }, key.privateKey);
+    const cases: [string, Record<string, string>, string][] = [
+      ["body", headers, body.replace("INSTALL", "UNINSTALL")],
+      ["one byte of body", headers, `${body} `],
+      ["webhook-id", { ...headers, "webhook-id": `${id}x` }, body],
+      ["webhook-timestamp", { ...headers, "webhook-timestamp": String(timestamp - 1) }, body],
+      [
+        "signature",
+        { ...headers, "webhook-signature": headers["webhook-signature"]!.replace(/^v1a,./, "v1a,A") },
+        body,
+      ],
+      ["version", { ...headers, "webhook-signature": headers["webhook-signature"]!.replace("v1a,", "v1,") }, body],
+      ["missing signature", { "webhook-id": id, "webhook-timestamp": String(timestamp) }, body],
+    ];
+    for (const [, h, b] of cases) expect(verifyWebhookSignature({ headers: h, body: b, keys: jwks })).toBe(false);
+    const other = generateKeyPairSync("ed25519").publicKey;
+    expect(verifyWebhookSignature({ headers, body, keys: other })).toBe(false);
+  });
+
+  it("rejects a timestamp outside the tolerance (replay), and accepts one of several signatures", async () => {
+    const key = await currentWebhookSigningKey();
+    const jwks = await webhookKeysJwks();
+    const old = Math.floor(Date.now() / 1000) - 600;
+    const headers = webhookSignatureHeaders({ id, timestamp: old, body }, key.privateKey);
+    expect(verifyWebhookSignature({ headers, body, keys: jwks })).toBe(false);
+    expect(verifyWebhookSignature({ headers, body, keys: jwks, toleranceSeconds: 900 })).toBe(true);
+
+    const now = Math.floor(Date.now() / 1000);
+    const fresh = webhookSignatureHeaders({ id, timestamp: now, body }, key.privateKey);
+    const rotated = { ...fresh, "webhook-signature": `v1a,${"A".repeat(86)}== ${fresh["webhook-signature"]}` };
+    expect(verifyWebhookSignature({ headers: rotated, body, keys: jwks })).toBe(true);
+  });
+});

@@ -1,0 +1,22 @@
+// next-auth builds its callback URLs from NEXTAUTH_URL; derive it from APP_URL (SPEC.md, Set-up).
+process.env.NEXTAUTH_URL ??= process.env.APP_URL || `http://localhost:${process.env.PORT || 3000}`;
+
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // SPEC.md: paths answer with and without a trailing slash, and a POST is never redirected.
+  skipTrailingSlashRedirect: true,
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pglite-prisma-adapter",
+    "@prisma/adapter-pg",
+    "@prisma/schema-engine-wasm",
+    "pg",
+  ],
+  // Lets e2e runs and benchmarks build beside a developer's own build.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
+  poweredByHeader: false,
+  reactStrictMode: true,
+  typescript: { ignoreBuildErrors: false },
+};
+
+export default nextConfig;

@@ -1,0 +1,99 @@
+// npm start: secrets, migrations, first-start seed, a production build when needed, then `next start`.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { seedIfEmpty } from "@/lib/accounts/seed";
+import { announceServer, withdrawAnnouncement } from "@/lib/cli/operator";
+import { pgliteDataDir } from "@/lib/db/adapter";
+import { databaseHandle, disconnectDb } from "@/lib/db/client";
+import { deployMigrations } from "@/lib/db/migrations";
+import { appUrl, env } from "@/lib/env";
+import { ensureServerSecret } from "@/lib/local-env";
+
+const require = createRequire(import.meta.url);
+const nextBin = require.resolve("next/dist/bin/next");
+const say = (message: string) => console.log(`[start] ${message}`);
+
+function newestSourceChange(paths: string[]): number {
+  let newest = 0;
+  const visit = (p: string) => {
+    if (!existsSync(p)) return;
+    const s = statSync(p);
+    if (s.isDirectory()) {
+      for (const entry of readdirSync(p)) if (entry !== "node_modules" && entry !== "generated") visit(join(p, entry));
+    } else newest = Math.max(newest, s.mtimeMs);
+  };
+  paths.forEach(visit);
+  return newest;
+}
+
+function buildIfNeeded(): void {
+  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  const buildId = resolve(distDir, "BUILD_ID");
+  const sources = [
+    "app",
+    "components",
+    "lib",
+    "proxy.ts",
+    "instrumentation.ts",
+    "next.config.mjs",
+    "package.json",
+    "postcss.config.mjs",
+  ];
+  if (existsSync(buildId) && statSync(buildId).mtimeMs >= newestSourceChange(sources)) return;
+  say("Building the app for production (the first start takes a minute or two)…");
+  const result = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: process.env });
+  if (result.status !== 0) {
+    console.error("[start] The build failed; see the messages above.");
+    process.exit(1);
+  }
+}
+
+async function main() {
+  if (ensureServerSecret())
+    say("Generated SERVER_SECRET into .env.local (git-ignored). Keep that file; it keys every token.");
+  const config = env();
+  process.env.NEXTAUTH_URL ??= appUrl();
+
+  const handle = databaseHandle();
+  say(
+    handle.kind === "pglite"
+      ? `Embedded database (PGlite) in ${pgliteDataDir(config.DATABASE_URL)}`
+      : "PostgreSQL database",
+  );
+  const applied = await deployMigrations(handle.adapterFactory);
+  say(applied.length ? `Applied migrations: ${applied.join(", ")}` : "Database schema is up to date.");
+  const seeded = await seedIfEmpty({ email: config.SEED_ADMIN_EMAIL, password: config.SEED_ADMIN_PASSWORD });
+  if (seeded) {
+    say(`Created the agency "Demo Agency" with its owner ${seeded.email}.`);
+    if (seeded.generatedPassword) {
+      say(`Generated password for ${seeded.email} (shown once, not stored): ${seeded.generatedPassword}`);
+    }
+  }
+  // PGlite allows one process per data directory: hand it over to the server.
+  await disconnectDb();
+
+  buildIfNeeded();
+
+  const next = spawn(process.execPath, [nextBin, "start", "-p", String(config.PORT)], {
+    stdio: "inherit",
+    env: process.env,
+  });
+  const dataDir = pgliteDataDir(config.DATABASE_URL);
+  if (dataDir && dataDir !== "memory://" && next.pid) announceServer(dataDir, { pid: next.pid, port: config.PORT });
+  say(`Serving ${appUrl()} (sign in at ${appUrl()}/login)`);
+  const stop = (signal: NodeJS.Signals) => next.kill(signal);
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  next.on("exit", (code, signal) => {
+    if (dataDir && dataDir !== "memory://") withdrawAnnouncement(dataDir);
+    process.exit(code ?? (signal ? 1 : 0));
+  });
+}
+
+main().catch(async (error) => {
+  console.error(`[start] ${error instanceof Error ? error.message : String(error)}`);
+  await disconnectDb().catch(() => {});
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+// npm test: lint and format, type check, unit and integration tests (vitest), end-to-end tests
+// (Playwright against the production build). Ends with one "N passed, N failed" line.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
+
+const reports = resolve("test-results/reports");
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+const database = process.env.TEST_DATABASE_URL ? "PostgreSQL (TEST_DATABASE_URL)" : "embedded PGlite";
+
+function step(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): boolean {
+  console.log(`\n=== ${title} ===`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  console.log(
+    `=== ${title}: ${result.status === 0 ? "ok" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`,
+  );
+  return result.status === 0;
+}
+
+const bin = (name: string) => resolve("node_modules/.bin", name);
+let passed = 0;
+let failed = 0;
+let ok = true;
+
+console.log(`Testing on ${database}.`);
+ok = step("Lint and format (biome)", bin("biome"), ["check", "."]) && ok;
+ok = step("Type check (tsc)", bin("tsc"), ["--noEmit"]) && ok;
+
+const vitestReport = resolve(reports, "vitest.json");
+ok =
+  step("Unit and integration tests (vitest)", bin("vitest"), [
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${vitestReport}`,
+  ]) && ok;
+if (existsSync(vitestReport)) {
+  const r = JSON.parse(readFileSync(vitestReport, "utf8")) as { numPassedTests: number; numFailedTests: number };
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+}
+
+const playwrightReport = resolve(reports, "playwright.json");
+ok =
+  step("End-to-end tests (Playwright, Chromium)", bin("playwright"), ["test", "--reporter=list,json"], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
+  }) && ok;
+if (existsSync(playwrightReport)) {
+  const r = JSON.parse(readFileSync(playwrightReport, "utf8")) as {
+    stats: { expected: number; unexpected: number; flaky: number };
+  };
+  passed += r.stats.expected + r.stats.flaky;
+  failed += r.stats.unexpected;
+}
+
+if (!ok && failed === 0) failed = 1; // a failed lint, type check or setup counts as a failure
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(ok ? 0 : 1);
