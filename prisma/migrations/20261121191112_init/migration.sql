@@ -17,6 +17,9 @@ CREATE TYPE "UserType" AS ENUM ('Company', 'Location');
 CREATE TYPE "InstallationStatus" AS ENUM ('installed', 'uninstalled');
 
 -- CreateEnum
+CREATE TYPE "PrivateIntegrationTokenSlot" AS ENUM ('current', 'previous');
+
+-- CreateEnum
 CREATE TYPE "WebhookEventStatus" AS ENUM ('pending', 'delivered', 'failed');
 
 -- CreateTable
@@ -265,6 +268,7 @@ CREATE TABLE "PrivateIntegration" (
 CREATE TABLE "PrivateIntegrationToken" (
     "id" TEXT NOT NULL,
     "integrationId" TEXT NOT NULL,
+    "slot" "PrivateIntegrationTokenSlot",
     "tokenHash" TEXT NOT NULL,
     "hint" TEXT NOT NULL,
     "expiresAt" TIMESTAMP(3),
@@ -280,12 +284,14 @@ CREATE TABLE "WebhookEvent" (
     "id" TEXT NOT NULL,
     "appId" TEXT NOT NULL,
     "type" TEXT NOT NULL,
-    "payload" JSONB NOT NULL,
+    "payload" JSON NOT NULL,
     "targetUrl" TEXT NOT NULL,
     "status" "WebhookEventStatus" NOT NULL DEFAULT 'pending',
     "attempts" INTEGER NOT NULL DEFAULT 0,
     "nextAttemptAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "lockedUntil" TIMESTAMP(3),
+    "claimToken" TEXT,
+    "retryStartedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "lastAttemptAt" TIMESTAMP(3),
     "lastStatus" INTEGER,
     "lastError" TEXT,
@@ -299,6 +305,7 @@ CREATE TABLE "WebhookEvent" (
 CREATE TABLE "WebhookDelivery" (
     "id" TEXT NOT NULL,
     "eventId" TEXT NOT NULL,
+    "attempt" INTEGER NOT NULL DEFAULT 1,
     "attemptedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "statusCode" INTEGER,
     "error" TEXT,
@@ -383,7 +390,7 @@ CREATE INDEX "PrivateIntegration_companyId_locationId_idx" ON "PrivateIntegratio
 CREATE UNIQUE INDEX "PrivateIntegrationToken_tokenHash_key" ON "PrivateIntegrationToken"("tokenHash");
 
 -- CreateIndex
-CREATE INDEX "PrivateIntegrationToken_integrationId_idx" ON "PrivateIntegrationToken"("integrationId");
+CREATE UNIQUE INDEX "PrivateIntegrationToken_integrationId_slot_key" ON "PrivateIntegrationToken"("integrationId", "slot");
 
 -- CreateIndex
 CREATE INDEX "WebhookEvent_status_nextAttemptAt_idx" ON "WebhookEvent"("status", "nextAttemptAt");

@@ -1,7 +1,0 @@
--- AlterTable
-ALTER TABLE "WebhookDelivery" ADD COLUMN     "attempt" INTEGER NOT NULL DEFAULT 1;
-
--- AlterTable
-ALTER TABLE "WebhookEvent" ADD COLUMN     "claimToken" TEXT,
-ADD COLUMN     "retryStartedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-ALTER COLUMN "payload" SET DATA TYPE JSON;
