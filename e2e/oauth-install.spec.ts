@@ -160,7 +160,9 @@ test.describe("install screen /oauth/chooselocation", () => {
 
     await page.goto(installPath(agencyOnly, "s"));
     await expect(page.getByText("Error 403")).toBeVisible();
-    await expect(page.getByRole("heading", { name: /Only agency owners and admins can install this app/ })).toBeVisible();
+    await expect(
+      page.getByRole("heading", { name: /Only agency owners and admins can install this app/ }),
+    ).toBeVisible();
     await expect(page.getByRole("button", { name: "Install" })).toHaveCount(0);
 
     // The agency owner sees it.

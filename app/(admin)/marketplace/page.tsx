@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { UninstallButton } from "@/components/marketplace/uninstall-button";
 import { PageHeader } from "@/components/page-header";
-import { buttonClass } from "@/components/ui/submit-button";
+import { buttonClass } from "@/components/ui/button-styles";
 import { requireActor } from "@/lib/auth/session";
 import { installSettingLabels } from "@/lib/oauth/apps";
 import { listInstallableApps, listInstalledApps } from "@/lib/oauth/marketplace";

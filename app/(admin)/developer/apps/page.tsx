@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "@/components/page-header";
+import { buttonClass } from "@/components/ui/button-styles";
 import { Notice } from "@/components/ui/notice";
-import { buttonClass } from "@/components/ui/submit-button";
 import { requireActor } from "@/lib/auth/session";
 import { canManageApps, installSettingLabels, listDeveloperApps } from "@/lib/oauth/apps";
 
