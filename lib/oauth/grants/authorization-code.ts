@@ -58,7 +58,7 @@ type CodeRow = NonNullable<Awaited<ReturnType<typeof findCode>>>;
 
 async function revokeIssuedFrom(codeId: string, now: Date): Promise<void> {
   const revoked = await db().$transaction((tx) => revokeGrants(tx, { authorizationCodeId: codeId }, now));
-  log.warn("authorization code replayed; revoked its grants", { codeId, grants: revoked.length });
+  log.warn("authorization code replayed; revoked its grants", { replayedGrantSource: codeId, grants: revoked.length });
 }
 
 function replayed(): Error {
