@@ -222,6 +222,37 @@ describe("request errors", () => {
     expectError(result, 400, "invalid_request");
   });
 
+  it.each([
+    ["a huge client_id", { client_id: "x".repeat(5000) }, 401],
+    ["a huge code", { code: "x".repeat(5000) }, 400],
+    ["control characters", { code: "\u0000\u0001", user_type: "Company\u0000" }, 400],
+  ])("%s: a 4xx, never a 5xx", async (_case, override, status) => {
+    expect((await codeExchange("x", override)).status).toBe(status);
+  });
+
+  it("a body that is not UTF-8 or too large: 4xx", async () => {
+    const binary = await callRoute(
+      POST,
+      new Request("http://localhost/oauth/token", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new Uint8Array([0x67, 0x3d, 0xff, 0xfe]),
+      }),
+    );
+    expect(binary.status).toBe(400);
+    const huge = await callRoute(POST, formRequest("/oauth/token", { grant_type: "x".repeat(100_000) }));
+    expect(huge.status).toBe(413);
+    expect(huge.body.error).toBe("invalid_request");
+  });
+
+  it("Basic credentials with a broken percent-encoding: 401 invalid_client", async () => {
+    const result = await token(
+      { grant_type: "refresh_token", refresh_token: "x" },
+      { authorization: `Basic ${Buffer.from("%zz:%zz").toString("base64")}` },
+    );
+    expectError(result, 401, "invalid_client");
+  });
+
   it("GET: 405 with the error body", async () => {
     const result = await callRoute(GET, new Request("http://localhost/oauth/token"));
     expect(result.status).toBe(405);
