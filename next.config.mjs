@@ -15,6 +15,8 @@ const nextConfig = {
   // Lets e2e runs and benchmarks build beside a developer's own build.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
+  // forbidden() answers the install screen's refusals with a real 403.
+  experimental: { authInterrupts: true },
   reactStrictMode: true,
   typescript: { ignoreBuildErrors: false },
 };

@@ -158,7 +158,8 @@ test.describe("install screen /oauth/chooselocation", () => {
     expect(hrefs.some((h) => h.includes(everyone.clientId))).toBe(true);
     expect(hrefs.some((h) => h.includes(agencyOnly.clientId))).toBe(false);
 
-    await page.goto(installPath(agencyOnly, "s"));
+    const refused = await page.goto(installPath(agencyOnly, "s"));
+    expect(refused?.status()).toBe(403);
     await expect(page.getByText("Error 403")).toBeVisible();
     await expect(
       page.getByRole("heading", { name: /Only agency owners and admins can install this app/ }),

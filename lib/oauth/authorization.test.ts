@@ -256,16 +256,16 @@ describe("INSTALL and UNINSTALL outbox events", () => {
   const eventsOf = async (appId: string, since: Date) =>
     db().webhookEvent.findMany({ where: { appId, createdAt: { gte: since } }, orderBy: { createdAt: "asc" } });
 
-  it("an agency install writes one Company event and one Location event per chosen sub-account", async () => {
+  it("an agency install writes one Location event per chosen sub-account, and nothing else", async () => {
     const now = new Date(Date.now() + 1000);
     const chosen = [agency.locations[0]!.id, agency.locations[2]!.id];
     await install(agency.owner, hooked.app.clientId, { level: "agency", locationIds: chosen }, {}, now);
     const events = await eventsOf(hooked.app.id, now);
-    expect(events.map((e) => e.type)).toEqual(["INSTALL", "INSTALL", "INSTALL"]);
+    expect(events.map((e) => e.type)).toEqual(["INSTALL", "INSTALL"]);
     const payloads = events.map((e) => e.payload as Record<string, unknown>);
     const location = payloads.filter((p) => p.installType === "Location");
     expect(location.map((p) => p.locationId).sort()).toEqual([...chosen].sort());
-    expect(payloads.filter((p) => p.installType === "Company")).toHaveLength(1);
+    expect(payloads.filter((p) => p.installType === "Company")).toHaveLength(0);
     for (const [i, payload] of payloads.entries()) {
       expect(Object.keys(payload).sort()).toEqual(
         [
@@ -322,12 +322,9 @@ describe("INSTALL and UNINSTALL outbox events", () => {
     expect((await refusal(uninstallApp({ installationId, actor: subUser }))).kind).toBe("forbidden");
     await uninstallApp({ installationId, actor: agency.owner, now });
     const events = await eventsOf(app.app.id, now);
-    expect(events.map((e) => e.type)).toEqual(["UNINSTALL", "UNINSTALL", "UNINSTALL"]);
-    expect(events.map((e) => (e.payload as { installType: string }).installType).sort()).toEqual([
-      "Company",
-      "Location",
-      "Location",
-    ]);
+    expect(events.map((e) => e.type)).toEqual(["UNINSTALL", "UNINSTALL"]);
+    expect(events.map((e) => (e.payload as { locationId: string }).locationId).sort()).toEqual([...chosen].sort());
+    expect(events.every((e) => (e.payload as { installType: string }).installType === "Location")).toBe(true);
     const installation = await db().installation.findUniqueOrThrow({ where: { id: installationId } });
     expect(installation).toMatchObject({ status: "uninstalled" });
     const codeRow = await db().authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });

@@ -4,9 +4,10 @@ import { enqueueWebhookEvents, type OutboxEvent } from "@/lib/webhooks/outbox";
 
 /**
  * INSTALL / UNINSTALL events of SPEC.md, written to the outbox in the transaction that installs
- * or uninstalls. An agency-level change sends one Company event and one Location event per
- * sub-account concerned; a sub-account install sends one Location event. Only apps with a webhook
- * URL get events.
+ * or uninstalls. SPEC.md: an agency install sends one Location event per chosen sub-account (the
+ * app learns each locationId to exchange its Company token for); a sub-account install sends one
+ * Location event. Only when an agency-level change concerns no sub-account at all is a single
+ * Company event sent, so the app still hears of it. Only apps with a webhook URL get events.
  */
 
 export type InstallEventType = "INSTALL" | "UNINSTALL";
@@ -50,7 +51,7 @@ export async function enqueueInstallEvents(
   const targetUrl = ctx.app.webhookUrl;
   if (!targetUrl) return [];
   const events: OutboxEvent[] = [];
-  if (target.company) {
+  if (target.company && target.locationIds.length === 0) {
     events.push({ appId: ctx.app.id, type, targetUrl, payload: payload(type, ctx, "Company", null, now) });
   }
   for (const locationId of target.locationIds) {

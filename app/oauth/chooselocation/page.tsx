@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
-import type { ReactNode } from "react";
+import { forbidden, redirect } from "next/navigation";
+import { Card, ErrorScreen } from "@/components/oauth/error-screen";
 import { InstallForm } from "@/components/oauth/install-form";
 import { requireActor } from "@/lib/auth/session";
 import { installSettingLabels } from "@/lib/oauth/apps";
@@ -10,31 +10,6 @@ import { approveInstallAction, cancelInstallAction } from "./actions";
 
 export const metadata: Metadata = { title: "Install app" };
 export const dynamic = "force-dynamic";
-
-function Card({ children }: { children: ReactNode }) {
-  return (
-    <main className="flex min-h-screen items-start justify-center px-4 py-12">
-      <div className="w-full max-w-lg rounded-xl bg-white p-8 shadow-sm ring-1 ring-slate-200">{children}</div>
-    </main>
-  );
-}
-
-function ErrorScreen({ status, title, message }: { status: 400 | 403; title: string; message: string }) {
-  return (
-    <Card>
-      <p className="text-xs font-semibold tracking-wide text-red-600 uppercase">
-        Error {status} · {status === 403 ? "Forbidden" : "Bad request"}
-      </p>
-      <h1 className="mt-1 text-xl font-semibold">{title}</h1>
-      <p className="mt-3 text-sm text-slate-700">{message}</p>
-      <p className="mt-6 text-sm">
-        <a href="/marketplace" className="text-brand-700 underline">
-          Back to the Marketplace
-        </a>
-      </p>
-    </Card>
-  );
-}
 
 /**
  * GET /oauth/chooselocation: the install (authorization) screen. A bad client_id or redirect_uri
@@ -53,7 +28,8 @@ export default async function ChooseLocationPage({
   const actor = await requireActor();
   const { app, developerName, scopes } = check.request;
   const choice = await installChoiceFor(actor, app);
-  if (!choice.allowed) return <ErrorScreen status={403} title={choice.title} message={choice.message} />;
+  // A real 403 (forbidden.tsx beside this page explains why).
+  if (!choice.allowed) forbidden();
 
   const hidden = Object.fromEntries(
     Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
