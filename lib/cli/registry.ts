@@ -1,4 +1,5 @@
 import type { CliCommand } from "./command";
+import { appCreate } from "./commands/app-create";
 import { companyCreate } from "./commands/company-create";
 import { labsSet } from "./commands/labs-set";
 import { locationCreate } from "./commands/location-create";
@@ -10,4 +11,5 @@ export const commands: Record<string, CliCommand> = {
   "location:create": locationCreate,
   "user:create": userCreate,
   "labs:set": labsSet,
+  "app:create": appCreate,
 };

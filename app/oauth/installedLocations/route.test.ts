@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { CreatedApp } from "@/lib/oauth/apps";
+import { callRoute, installAndExchange, makeApp } from "@/lib/oauth/testing";
+import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { GET } from "./route";
+
+let agency: TestAgency;
+let app: CreatedApp;
+let companyToken: string;
+
+beforeAll(async () => {
+  agency = await makeAgency({ locations: 3 });
+  app = await makeApp(agency.company.id);
+  companyToken = (
+    await installAndExchange(agency.owner, app, {
+      level: "agency",
+      locationIds: [agency.locations[0]!.id, agency.locations[2]!.id],
+    })
+  ).access_token;
+});
+
+function list(query: string, bearer: string | null = companyToken, version: string | null = "2021-07-28") {
+  const headers: Record<string, string> = {};
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
+  if (version) headers.version = version;
+  return callRoute(GET, new Request(`http://localhost/oauth/installedLocations?${query}`, { headers }));
+}
+
+describe("GET /oauth/installedLocations", () => {
+  it("lists the sub-accounts the app is installed on", async () => {
+    const result = await list(`companyId=${agency.company.id}`);
+    expect(result.status).toBe(200);
+    expect(result.body.count).toBe(2);
+    const ids = (result.body.locations as { id: string; name: string; isInstalled: boolean }[]).map((l) => l.id);
+    expect(ids.sort()).toEqual([agency.locations[0]!.id, agency.locations[2]!.id].sort());
+    expect(result.body.traceId).toBe(result.headers.get("x-trace-id"));
+  });
+
+  it("needs Version, a Company token with oauth.readonly, and the token's own companyId", async () => {
+    expect((await list(`companyId=${agency.company.id}`, companyToken, null)).body.error).toBe("invalid_version");
+    expect((await list(`companyId=${agency.company.id}`, null)).status).toBe(401);
+    const other = await makeAgency({ locations: 1 });
+    const wrong = await list(`companyId=${other.company.id}`);
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.error).toBe("forbidden");
+    const missing = await list("");
+    expect(missing.status).toBe(400);
+    expect(missing.body.error_description).toMatch(/companyId is required/);
+    const dup = await list(`companyId=${agency.company.id}&companyId=x`);
+    expect(dup.status).toBe(400);
+  });
+
+  it("refuses a Location token (403) and a token without oauth.readonly (403 insufficient_scope)", async () => {
+    const subUser = await makeUser(agency.company.id, "account_user", { locationIds: [agency.locations[1]!.id] });
+    const loc = await installAndExchange(subUser, app, { level: "location", locationId: agency.locations[1]!.id });
+    const result = await list(`companyId=${agency.company.id}`, loc.access_token);
+    expect(result.status).toBe(403);
+    expect(result.body.error).toBe("forbidden");
+
+    const narrow = await makeApp(agency.company.id, { scopes: ["oauth.write"] });
+    const tokens = await installAndExchange(agency.owner, narrow, {
+      level: "agency",
+      locationIds: [agency.locations[0]!.id],
+    });
+    const denied = await list(`companyId=${agency.company.id}`, tokens.access_token);
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toBe("insufficient_scope");
+    expect(denied.headers.get("www-authenticate")).toContain('scope="oauth.readonly"');
+  });
+});

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { apiRoute, json } from "@/lib/api/handler";
+import { parseQuery } from "@/lib/api/parse";
+import { requireVersion } from "@/lib/api/version";
+import { requireCompanyToken } from "@/lib/oauth/bearer";
+import { methodNotAllowed } from "@/lib/oauth/http";
+import { installedLocations } from "@/lib/oauth/installed-locations";
+
+const querySchema = z.object({ companyId: z.string().max(200).optional(), appId: z.string().max(200).optional() });
+
+/** GET /oauth/installedLocations?companyId=…: the sub-accounts the app is installed on. */
+export const GET = apiRoute(async (request, { traceId }) => {
+  requireVersion(request);
+  const principal = await requireCompanyToken(request, "oauth.readonly");
+  const query = parseQuery(request, querySchema);
+  return json(await installedLocations(principal, query, traceId));
+});
+export const POST = methodNotAllowed("GET");

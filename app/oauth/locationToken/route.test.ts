@@ -1,0 +1,231 @@
+import { decodeJwt } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { CreatedApp } from "@/lib/oauth/apps";
+import { callRoute, formRequest, installAndExchange, makeApp, type RouteResult } from "@/lib/oauth/testing";
+import { uninstallApp } from "@/lib/oauth/uninstall";
+import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { verifyAccessToken } from "@/lib/tokens/access-token";
+import { POST as tokenPOST } from "../token/route";
+import { GET, POST } from "./route";
+
+let agency: TestAgency;
+let otherAgency: TestAgency;
+let app: CreatedApp;
+let companyToken: string;
+let companyRefresh: string;
+
+const VERSION = "2021-07-28";
+
+beforeAll(async () => {
+  agency = await makeAgency({ locations: 3 });
+  otherAgency = await makeAgency({ locations: 1 });
+  app = await makeApp(agency.company.id);
+  const tokens = await installAndExchange(agency.owner, app, {
+    level: "agency",
+    locationIds: [agency.locations[0]!.id, agency.locations[1]!.id],
+  });
+  companyToken = tokens.access_token;
+  companyRefresh = tokens.refresh_token;
+});
+
+function exchange(
+  body: Record<string, string | undefined>,
+  options: { bearer?: string | null; version?: string | null } = {},
+) {
+  const headers: Record<string, string> = {};
+  const bearer = options.bearer === undefined ? companyToken : options.bearer;
+  if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
+  const version = options.version === undefined ? VERSION : options.version;
+  if (version !== null) headers.version = version;
+  return callRoute(POST, formRequest("/oauth/locationToken", body, headers));
+}
+
+const forLocation = (index = 0) => ({ companyId: agency.company.id, locationId: agency.locations[index]!.id });
+
+function expectError(result: RouteResult, status: number, error: string, description?: RegExp) {
+  expect(result.status).toBe(status);
+  expect(result.body).toMatchObject({ error, statusCode: status, traceId: result.headers.get("x-trace-id") });
+  if (description) expect(result.body.error_description).toMatch(description);
+  if (status === 401 || status === 403) {
+    expect(result.headers.get("www-authenticate")).toMatch(new RegExp(`^Bearer .*error="${error}"`));
+  }
+}
+
+describe("POST /oauth/locationToken", () => {
+  it("exchanges a Company token for a Location token with SPEC.md's fields", async () => {
+    const result = await exchange(forLocation(0));
+    expect(result.status).toBe(200);
+    expect(result.headers.get("cache-control")).toBe("no-store");
+    expect(Object.keys(result.body).sort()).toEqual(
+      [
+        "access_token",
+        "token_type",
+        "expires_in",
+        "refresh_token",
+        "scope",
+        "userType",
+        "companyId",
+        "locationId",
+        "userId",
+        "traceId",
+      ].sort(),
+    );
+    expect(result.body).toMatchObject({
+      token_type: "Bearer",
+      expires_in: 86399,
+      userType: "Location",
+      companyId: agency.company.id,
+      locationId: agency.locations[0]!.id,
+      userId: agency.owner.id,
+      traceId: result.headers.get("x-trace-id"),
+      // The installation's granted scopes that apply at sub-account level, unlike the Company token's.
+      scope: "locations.readonly users.readonly contacts.write",
+    });
+    expect(result.body).not.toHaveProperty("refreshTokenId");
+    expect(result.body).not.toHaveProperty("isBulkInstallation");
+    const claims = decodeJwt(result.body.access_token as string);
+    expect(claims).toMatchObject({ authClass: "Location", locationId: agency.locations[0]!.id });
+    const verified = await verifyAccessToken(result.body.access_token as string);
+    expect(verified.ok && verified.principal.locationId).toBe(agency.locations[0]!.id);
+  });
+
+  it("its refresh token works at /oauth/token and answers in the Location shape", async () => {
+    const result = await exchange(forLocation(1));
+    const refreshed = await callRoute(
+      tokenPOST,
+      formRequest("/oauth/token", {
+        grant_type: "refresh_token",
+        client_id: app.app.clientId,
+        client_secret: app.clientSecret,
+        refresh_token: result.body.refresh_token as string,
+      }),
+    );
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body).toMatchObject({
+      userType: "Location",
+      locationId: agency.locations[1]!.id,
+      isBulkInstallation: false,
+    });
+  });
+
+  it("without Version: 400 invalid_version", async () => {
+    expectError(await exchange(forLocation(), { version: null }), 400, "invalid_version", /Version header/);
+    expectError(await exchange(forLocation(), { version: "2020-01-01" }), 400, "invalid_version");
+  });
+
+  it("without a Bearer token, or a bad one: 401 invalid_token", async () => {
+    expectError(await exchange(forLocation(), { bearer: null }), 401, "invalid_token", /Bearer/);
+    expectError(await exchange(forLocation(), { bearer: "a.b.c" }), 401, "invalid_token");
+  });
+
+  it("with a Location token: 403 forbidden", async () => {
+    const location = await exchange(forLocation(0));
+    const result = await exchange(forLocation(0), { bearer: location.body.access_token as string });
+    expectError(result, 403, "forbidden", /Location token/);
+  });
+
+  it("with a private-integration token: 403 forbidden", async () => {
+    const result = await exchange(forLocation(0), { bearer: "pit-0123abcd-0123-4567-89ab-0123456789ab" });
+    expectError(result, 403, "forbidden", /Private-integration/);
+  });
+
+  it("with a token of another agency: 403 forbidden", async () => {
+    const result = await exchange({ companyId: otherAgency.company.id, locationId: otherAgency.locations[0]!.id });
+    expectError(result, 403, "forbidden", /companyId/);
+  });
+
+  it("for a sub-account of another agency: 403 forbidden", async () => {
+    const result = await exchange({ companyId: agency.company.id, locationId: otherAgency.locations[0]!.id });
+    expectError(result, 403, "forbidden", /not a sub-account of this agency/);
+    expectError(
+      await exchange({ companyId: agency.company.id, locationId: "no-such-location" }),
+      403,
+      "forbidden",
+      /not a sub-account of this agency/,
+    );
+  });
+
+  it("for a sub-account the app is not installed on: 403 forbidden naming the reason", async () => {
+    expectError(await exchange(forLocation(2)), 403, "forbidden", /not installed on this sub-account/);
+  });
+
+  it("without oauth.write: 403 insufficient_scope with scope=", async () => {
+    const narrow = await makeApp(agency.company.id, { scopes: ["oauth.readonly", "contacts.write"] });
+    const tokens = await installAndExchange(agency.owner, narrow, {
+      level: "agency",
+      locationIds: [agency.locations[0]!.id],
+    });
+    const result = await exchange(forLocation(0), { bearer: tokens.access_token });
+    expectError(result, 403, "insufficient_scope", /oauth\.write/);
+    expect(result.headers.get("www-authenticate")).toContain('scope="oauth.write"');
+  });
+
+  it("missing companyId or locationId: 400 invalid_request", async () => {
+    expectError(await exchange({ locationId: agency.locations[0]!.id }), 400, "invalid_request", /companyId/);
+    expectError(await exchange({ companyId: agency.company.id }), 400, "invalid_request", /locationId/);
+  });
+
+  it("a JSON body: 400 invalid_request", async () => {
+    const result = await callRoute(
+      POST,
+      new Request("http://localhost/oauth/locationToken", {
+        method: "POST",
+        headers: { authorization: `Bearer ${companyToken}`, version: VERSION, "content-type": "application/json" },
+        body: JSON.stringify(forLocation()),
+      }),
+    );
+    expectError(result, 400, "invalid_request", /x-www-form-urlencoded/);
+  });
+
+  it("GET: 405", async () => {
+    expect((await callRoute(GET, new Request("http://localhost/oauth/locationToken"))).status).toBe(405);
+  });
+
+  it("Location tokens die with the Company grant's family and with the uninstall", async () => {
+    const location = await exchange(forLocation(0));
+    const token = location.body.access_token as string;
+    expect((await verifyAccessToken(token)).ok).toBe(true);
+    // Reusing the Company refresh token after rotation revokes the family, children included.
+    const refreshOnce = () =>
+      callRoute(
+        tokenPOST,
+        formRequest("/oauth/token", {
+          grant_type: "refresh_token",
+          client_id: app.app.clientId,
+          client_secret: app.clientSecret,
+          refresh_token: companyRefresh,
+        }),
+      );
+    expect((await refreshOnce()).status).toBe(200);
+    expect((await refreshOnce()).status).toBe(400);
+    expect(await verifyAccessToken(token)).toEqual({ ok: false, reason: "revoked" });
+
+    const fresh = await installAndExchange(agency.owner, app, {
+      level: "agency",
+      locationIds: [agency.locations[0]!.id],
+    });
+    const loc = await exchange(forLocation(0), { bearer: fresh.access_token });
+    expect(loc.status).toBe(200);
+    const verified = await verifyAccessToken(fresh.access_token);
+    expect(verified.ok).toBe(true);
+    const { db } = await import("@/lib/db/client");
+    const row = await db().accessToken.findUniqueOrThrow({
+      where: { jti: decodeJwt(fresh.access_token).jti! },
+      select: { grant: { select: { installationId: true } } },
+    });
+    await uninstallApp({ installationId: row.grant.installationId });
+    expect(await verifyAccessToken(loc.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
+    expect(await verifyAccessToken(fresh.access_token)).toEqual({ ok: false, reason: "revoked" });
+  });
+
+  it("dropping a sub-account on re-install revokes its Location tokens", async () => {
+    const fresh = await installAndExchange(agency.owner, app, {
+      level: "agency",
+      locationIds: [agency.locations[0]!.id, agency.locations[1]!.id],
+    });
+    const loc1 = await exchange(forLocation(1), { bearer: fresh.access_token });
+    expect((await verifyAccessToken(loc1.body.access_token as string)).ok).toBe(true);
+    await installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[0]!.id] });
+    expect(await verifyAccessToken(loc1.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
+  });
+});

@@ -1,0 +1,442 @@
+import { decodeJwt } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Actor } from "@/lib/accounts/permissions";
+import { db } from "@/lib/db/client";
+import type { CreatedApp } from "@/lib/oauth/apps";
+import {
+  basicAuth,
+  callRoute,
+  formRequest,
+  install,
+  makeApp,
+  pkcePair,
+  type RouteResult,
+  testRedirectUri,
+} from "@/lib/oauth/testing";
+import { uninstallApp } from "@/lib/oauth/uninstall";
+import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { verifyAccessToken } from "@/lib/tokens/access-token";
+import { GET, POST } from "./route";
+
+let agency: TestAgency;
+let subUser: Actor;
+let app: CreatedApp;
+let otherApp: CreatedApp;
+
+beforeAll(async () => {
+  agency = await makeAgency({ locations: 3 });
+  subUser = await makeUser(agency.company.id, "account_user", { locationIds: [agency.locations[0]!.id] });
+  app = await makeApp(agency.company.id);
+  otherApp = await makeApp(agency.company.id);
+});
+
+const token = (body: Record<string, string | undefined>, headers?: Record<string, string>) =>
+  callRoute(POST, formRequest("/oauth/token", body, headers));
+
+function codeExchange(code: string, extra: Record<string, string | undefined> = {}, client = app) {
+  return token({
+    grant_type: "authorization_code",
+    client_id: client.app.clientId,
+    client_secret: client.clientSecret,
+    code,
+    user_type: "Company",
+    ...extra,
+  });
+}
+
+function refresh(refreshToken: string, extra: Record<string, string | undefined> = {}, client = app) {
+  return token({
+    grant_type: "refresh_token",
+    client_id: client.app.clientId,
+    client_secret: client.clientSecret,
+    refresh_token: refreshToken,
+    ...extra,
+  });
+}
+
+const agencyInstall = (locationIds = [agency.locations[0]!.id, agency.locations[1]!.id], extra = {}, now?: Date) =>
+  install(agency.owner, app.app.clientId, { level: "agency", locationIds }, extra, now);
+const locationInstall = (extra = {}) =>
+  install(subUser, app.app.clientId, { level: "location", locationId: agency.locations[0]!.id }, extra);
+
+function expectError(result: RouteResult, status: number, error: string, description?: RegExp) {
+  expect(result.status).toBe(status);
+  expect(result.body).toMatchObject({ error, statusCode: status, traceId: result.headers.get("x-trace-id") });
+  expect(typeof result.body.error_description).toBe("string");
+  if (description) expect(result.body.error_description).toMatch(description);
+  expect(result.headers.get("cache-control")).toBe("no-store");
+  // Never a secret in an error body.
+  expect(result.text).not.toContain(app.clientSecret);
+}
+
+describe("200 response, SPEC.md's table", () => {
+  it("Company column (authorization_code)", async () => {
+    const chosen = [agency.locations[0]!.id, agency.locations[2]!.id];
+    const { code } = await agencyInstall(chosen);
+    const result = await codeExchange(code);
+    expect(result.status).toBe(200);
+    expect(result.headers.get("cache-control")).toBe("no-store");
+    expect(result.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = result.body;
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        "access_token",
+        "token_type",
+        "expires_in",
+        "refresh_token",
+        "scope",
+        "refreshTokenId",
+        "userType",
+        "companyId",
+        "isBulkInstallation",
+        "userId",
+        "approvedLocations",
+      ].sort(),
+    );
+    expect(decodeJwt(body.access_token as string).authClass).toBe("Company");
+    expect(body.token_type).toBe("Bearer");
+    expect(body.expires_in).toBe(86399);
+    expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    expect(body.refresh_token).not.toContain(".");
+    expect(body.scope).toBe("oauth.readonly oauth.write locations.readonly users.readonly");
+    expect(typeof body.refreshTokenId).toBe("string");
+    expect(body.userType).toBe("Company");
+    expect(body.companyId).toBe(agency.company.id);
+    expect(body).not.toHaveProperty("locationId");
+    expect(body.isBulkInstallation).toBe(true);
+    expect(body.userId).toBe(agency.owner.id);
+    expect(body).not.toHaveProperty("traceId");
+    expect([...(body.approvedLocations as string[])].sort()).toEqual([...chosen].sort());
+  });
+
+  it("Location column (authorization_code)", async () => {
+    const { code } = await locationInstall();
+    const result = await codeExchange(code, { user_type: "Location" });
+    expect(result.status).toBe(200);
+    const body = result.body;
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        "access_token",
+        "token_type",
+        "expires_in",
+        "refresh_token",
+        "scope",
+        "refreshTokenId",
+        "userType",
+        "companyId",
+        "locationId",
+        "isBulkInstallation",
+        "userId",
+      ].sort(),
+    );
+    expect(decodeJwt(body.access_token as string).authClass).toBe("Location");
+    expect(body.token_type).toBe("Bearer");
+    expect(body.expires_in).toBe(86399);
+    expect(typeof body.refresh_token).toBe("string");
+    expect(body.scope).toBe("locations.readonly users.readonly contacts.write");
+    expect(typeof body.refreshTokenId).toBe("string");
+    expect(body.userType).toBe("Location");
+    expect(body.companyId).toBe(agency.company.id);
+    expect(body.locationId).toBe(agency.locations[0]!.id);
+    expect(body.isBulkInstallation).toBe(false);
+    expect(body.userId).toBe(subUser.id);
+    expect(body).not.toHaveProperty("traceId");
+    expect(body).not.toHaveProperty("approvedLocations");
+  });
+
+  it("refresh_token grant answers with the same columns, a new refresh token and a new id", async () => {
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    const second = await refresh(first.body.refresh_token as string);
+    expect(second.status).toBe(200);
+    expect(Object.keys(second.body).sort()).toEqual(Object.keys(first.body).sort());
+    expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
+    expect(second.body.refreshTokenId).not.toBe(first.body.refreshTokenId);
+    expect(second.body.access_token).not.toBe(first.body.access_token);
+    expect(second.body).toMatchObject({ userType: "Company", isBulkInstallation: true, companyId: agency.company.id });
+
+    const { code: locCode } = await locationInstall();
+    const loc = await codeExchange(locCode, { user_type: "Location" });
+    const locRefreshed = await refresh(loc.body.refresh_token as string, { user_type: "Location" });
+    expect(locRefreshed.status).toBe(200);
+    expect(Object.keys(locRefreshed.body).sort()).toEqual(Object.keys(loc.body).sort());
+    expect(locRefreshed.body).toMatchObject({ userType: "Location", locationId: agency.locations[0]!.id });
+  });
+
+  it("HTTP Basic client authentication works as well as the form", async () => {
+    const { code } = await agencyInstall();
+    const result = await token(
+      { grant_type: "authorization_code", code, user_type: "Company" },
+      { authorization: basicAuth(app.app.clientId, app.clientSecret) },
+    );
+    expect(result.status).toBe(200);
+  });
+
+  it("a registered redirect_uri and a matching PKCE code_verifier are accepted", async () => {
+    const { verifier, challenge } = pkcePair();
+    const { code } = await agencyInstall(undefined, { code_challenge: challenge, code_challenge_method: "S256" });
+    const result = await codeExchange(code, { redirect_uri: testRedirectUri, code_verifier: verifier });
+    expect(result.status).toBe(200);
+  });
+});
+
+describe("request errors", () => {
+  it("a body that is not form-encoded: 400 invalid_request that says so", async () => {
+    const result = await callRoute(
+      POST,
+      new Request("http://localhost/oauth/token", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ grant_type: "authorization_code" }),
+      }),
+    );
+    expectError(result, 400, "invalid_request", /x-www-form-urlencoded/);
+  });
+
+  it("no content type at all: 400 invalid_request", async () => {
+    const result = await callRoute(POST, new Request("http://localhost/oauth/token", { method: "POST", body: "a=b" }));
+    expect(result.status).toBe(400);
+  });
+
+  it("a parameter sent twice: 400 invalid_request", async () => {
+    const result = await callRoute(
+      POST,
+      new Request("http://localhost/oauth/token", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=refresh_token&grant_type=authorization_code",
+      }),
+    );
+    expectError(result, 400, "invalid_request", /more than once/);
+  });
+
+  it("broken percent-encoding: 400 invalid_request", async () => {
+    const result = await callRoute(
+      POST,
+      new Request("http://localhost/oauth/token", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=%zz",
+      }),
+    );
+    expectError(result, 400, "invalid_request");
+  });
+
+  it("GET: 405 with the error body", async () => {
+    const result = await callRoute(GET, new Request("http://localhost/oauth/token"));
+    expect(result.status).toBe(405);
+    expect(result.headers.get("allow")).toBe("POST");
+    expect(result.body.error).toBe("invalid_request");
+  });
+
+  const missing: [string, Record<string, string | undefined>, RegExp][] = [
+    ["grant_type", { grant_type: undefined }, /grant_type is required/],
+    ["client_id", { client_id: undefined }, /client_id is required/],
+    ["client_secret", { client_secret: undefined }, /client_secret is required/],
+    ["code", { code: undefined }, /code is required/],
+    ["user_type", { user_type: undefined }, /user_type is required/],
+  ];
+  it.each(missing)("missing %s: 400 invalid_request naming it", async (_field, override, message) => {
+    const result = await codeExchange("some-code", override);
+    expectError(result, 400, "invalid_request", message);
+  });
+
+  it("an empty value counts as missing (RFC 6749 §3.2)", async () => {
+    expectError(await codeExchange("", {}), 400, "invalid_request", /code is required/);
+  });
+
+  it("missing refresh_token: 400 invalid_request", async () => {
+    expectError(await refresh(""), 400, "invalid_request", /refresh_token is required/);
+  });
+
+  it("an unknown grant_type: 400 unsupported_grant_type", async () => {
+    const result = await codeExchange("x", { grant_type: "client_credentials" });
+    expectError(result, 400, "unsupported_grant_type", /authorization_code or refresh_token/);
+  });
+
+  it("an unknown user_type value: 400 invalid_request", async () => {
+    expectError(await codeExchange("x", { user_type: "Agency" }), 400, "invalid_request", /Company or Location/);
+  });
+
+  it("a malformed code_verifier: 400 invalid_request", async () => {
+    expectError(await codeExchange("x", { code_verifier: "short" }), 400, "invalid_request", /code_verifier/);
+  });
+});
+
+describe("client authentication errors", () => {
+  it("unknown client: 401 invalid_client, no Basic challenge when the form was used", async () => {
+    const result = await codeExchange("x", { client_id: "nope" });
+    expectError(result, 401, "invalid_client", /client_id/);
+    expect(result.headers.get("www-authenticate")).toBeNull();
+  });
+
+  it("wrong secret in the form: 401 invalid_client", async () => {
+    const result = await codeExchange("x", { client_secret: "wrong" });
+    expectError(result, 401, "invalid_client", /client_secret/);
+    expect(result.headers.get("www-authenticate")).toBeNull();
+  });
+
+  it("wrong secret with HTTP Basic: 401 invalid_client with WWW-Authenticate: Basic", async () => {
+    const result = await token(
+      { grant_type: "authorization_code", code: "x", user_type: "Company" },
+      { authorization: basicAuth(app.app.clientId, "wrong") },
+    );
+    expectError(result, 401, "invalid_client");
+    expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
+  });
+
+  it("unknown client with HTTP Basic: 401 with WWW-Authenticate: Basic", async () => {
+    const result = await token(
+      { grant_type: "authorization_code", code: "x", user_type: "Company" },
+      { authorization: basicAuth("nope", "wrong") },
+    );
+    expectError(result, 401, "invalid_client");
+    expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
+  });
+
+  it("malformed Basic credentials: 401 with WWW-Authenticate: Basic", async () => {
+    const result = await token(
+      { grant_type: "authorization_code", code: "x", user_type: "Company" },
+      { authorization: "Basic !!!" },
+    );
+    expectError(result, 401, "invalid_client");
+    expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
+  });
+
+  it("Basic and client_secret together: 400 invalid_request", async () => {
+    const result = await token(
+      { grant_type: "authorization_code", code: "x", user_type: "Company", client_secret: app.clientSecret },
+      { authorization: basicAuth(app.app.clientId, app.clientSecret) },
+    );
+    expectError(result, 400, "invalid_request", /one way/);
+  });
+});
+
+describe("authorization_code grant errors", () => {
+  it("an unknown code: 400 invalid_grant", async () => {
+    expectError(await codeExchange("not-a-code"), 400, "invalid_grant", /not valid/);
+  });
+
+  it("an expired code (older than 10 minutes): invalid_grant", async () => {
+    const { code } = await agencyInstall(undefined, {}, new Date(Date.now() - 11 * 60_000));
+    expectError(await codeExchange(code), 400, "invalid_grant", /expired/);
+  });
+
+  it("a code of another app: invalid_grant, and the code still works for its own app", async () => {
+    const { code } = await agencyInstall();
+    expectError(await codeExchange(code, {}, otherApp), 400, "invalid_grant", /another app/);
+    expect((await codeExchange(code)).status).toBe(200);
+  });
+
+  it("user_type not matching the installation: invalid_grant", async () => {
+    const { code } = await agencyInstall();
+    expectError(await codeExchange(code, { user_type: "Location" }), 400, "invalid_grant", /user_type must be Company/);
+    const { code: locCode } = await locationInstall();
+    expectError(await codeExchange(locCode), 400, "invalid_grant", /user_type must be Location/);
+  });
+
+  it("a redirect_uri other than the code's: invalid_grant", async () => {
+    const { code } = await agencyInstall();
+    const result = await codeExchange(code, { redirect_uri: "http://localhost:4000/callback" });
+    expectError(result, 400, "invalid_grant", /redirect_uri/);
+  });
+
+  it("PKCE: a missing or wrong code_verifier, or one without a challenge: invalid_grant", async () => {
+    const { challenge } = pkcePair();
+    const { code } = await agencyInstall(undefined, { code_challenge: challenge, code_challenge_method: "S256" });
+    expectError(await codeExchange(code), 400, "invalid_grant", /code_verifier is required/);
+    expectError(
+      await codeExchange(code, { code_verifier: pkcePair().verifier }),
+      400,
+      "invalid_grant",
+      /does not match/,
+    );
+    const { code: plain } = await agencyInstall();
+    expectError(await codeExchange(plain, { code_verifier: pkcePair().verifier }), 400, "invalid_grant", /without/);
+  });
+
+  it("a replayed code fails and revokes every token issued from it", async () => {
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    expect(first.status).toBe(200);
+    const access = first.body.access_token as string;
+    expect((await verifyAccessToken(access)).ok).toBe(true);
+    expectError(await codeExchange(code), 400, "invalid_grant", /already used/);
+    expect(await verifyAccessToken(access)).toEqual({ ok: false, reason: "revoked" });
+    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+  });
+
+  it("a code of an app uninstalled since: invalid_grant", async () => {
+    const { code, installationId } = await locationInstall();
+    await uninstallApp({ installationId });
+    expectError(await codeExchange(code, { user_type: "Location" }), 400, "invalid_grant");
+  });
+
+  it("the code is stored only as a keyed hash", async () => {
+    const { code, installationId } = await agencyInstall();
+    const rows = await db().authorizationCode.findMany({ where: { installationId } });
+    expect(rows.some((r) => r.codeHash.includes(code) || JSON.stringify(r).includes(code))).toBe(false);
+  });
+});
+
+describe("refresh_token grant errors", () => {
+  it("reusing a refresh token revokes its whole family", async () => {
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    const second = await refresh(first.body.refresh_token as string);
+    expect(second.status).toBe(200);
+    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /already used/);
+    // The successor and its access token were revoked with the family.
+    expect(await verifyAccessToken(second.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
+    expectError(await refresh(second.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+  });
+
+  it("an unknown refresh token, another app's, or a wrong user_type: invalid_grant", async () => {
+    expectError(await refresh("nope"), 400, "invalid_grant", /not valid/);
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    expectError(await refresh(first.body.refresh_token as string, {}, otherApp), 400, "invalid_grant", /another app/);
+    expectError(
+      await refresh(first.body.refresh_token as string, { user_type: "Location" }),
+      400,
+      "invalid_grant",
+      /user_type/,
+    );
+    expect((await refresh(first.body.refresh_token as string, { user_type: "Company" })).status).toBe(200);
+  });
+
+  it("a refresh token of an uninstalled app: invalid_grant", async () => {
+    const { code, installationId } = await locationInstall();
+    const first = await codeExchange(code, { user_type: "Location" });
+    await uninstallApp({ installationId });
+    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+  });
+
+  it("refresh tokens are stored only as keyed hashes", async () => {
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    const row = await db().refreshToken.findUniqueOrThrow({ where: { id: first.body.refreshTokenId as string } });
+    expect(row.tokenHash).not.toContain(first.body.refresh_token as string);
+    expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBe(365 * 24 * 3_600_000);
+  });
+});
+
+describe("concurrency", () => {
+  it("20 simultaneous exchanges of one code give exactly one 200", async () => {
+    const { code } = await agencyInstall();
+    const results = await Promise.all(Array.from({ length: 20 }, () => codeExchange(code)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(19);
+    for (const r of results.filter((r) => r.status !== 200)) expect(r.body.error).toBe("invalid_grant");
+  });
+
+  it("20 simultaneous uses of one refresh token give exactly one 200", async () => {
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    const results = await Promise.all(Array.from({ length: 20 }, () => refresh(first.body.refresh_token as string)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(19);
+  });
+});

@@ -1,0 +1,105 @@
+import { secretMatchesHash } from "@/lib/crypto/secrets";
+import { type AppView, findAppByClientId } from "./apps";
+import { invalidClient, invalidRequest } from "./errors";
+
+/**
+ * Client authentication at the token, revocation and introspection endpoints (RFC 6749 §2.3.1):
+ * `client_id` + `client_secret` in the form (client_secret_post) or HTTP Basic
+ * (client_secret_basic), never both. A failure is 401 invalid_client, with
+ * `WWW-Authenticate: Basic` when the client tried Basic (RFC 6749 §5.2).
+ */
+
+export type ClientAuthMethod = "client_secret_basic" | "client_secret_post";
+
+export interface AuthenticatedClient {
+  app: AppView;
+  method: ClientAuthMethod;
+}
+
+const basicChallenge = { "www-authenticate": 'Basic realm="oauth", charset="UTF-8"' };
+
+// An HMAC of nothing in particular, so an unknown client_id costs the same as a wrong secret.
+const DUMMY_HASH = "0".repeat(64);
+
+/** RFC 6749 §2.3.1: client_id and client_secret are form-urlencoded before Basic encoding. */
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, " "));
+}
+
+function readBasic(header: string): { clientId: string; clientSecret: string } {
+  const bad = () =>
+    invalidClient(
+      "The Authorization header is not valid HTTP Basic. Send base64(client_id:client_secret), or put client_id and client_secret in the form instead.",
+      "malformed basic credentials",
+      basicChallenge,
+    );
+  const encoded = header.slice("basic ".length).trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) throw bad();
+  const decoded = Buffer.from(encoded, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) throw bad();
+  try {
+    return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+  } catch {
+    throw bad();
+  }
+}
+
+export async function authenticateClient(
+  request: Request,
+  form: Record<string, string | undefined>,
+): Promise<AuthenticatedClient> {
+  const authorization = request.headers.get("authorization") ?? "";
+  const usesBasic = /^basic\s/i.test(authorization);
+  let method: ClientAuthMethod;
+  let clientId: string;
+  let clientSecret: string;
+
+  if (usesBasic) {
+    if (form.client_secret !== undefined) {
+      throw invalidRequest(
+        "Authenticate the client one way only: HTTP Basic or client_secret in the form, not both.",
+        "basic and post",
+      );
+    }
+    ({ clientId, clientSecret } = readBasic(authorization));
+    if (form.client_id !== undefined && form.client_id !== clientId) {
+      throw invalidRequest("The client_id in the form differs from the one in the Authorization header.");
+    }
+    method = "client_secret_basic";
+  } else {
+    if (!form.client_id) {
+      throw invalidRequest(
+        "client_id is required: send client_id and client_secret in the form, or use HTTP Basic authentication.",
+      );
+    }
+    if (!form.client_secret) {
+      throw invalidRequest(
+        "client_secret is required: send it in the form with client_id, or use HTTP Basic authentication.",
+      );
+    }
+    clientId = form.client_id;
+    clientSecret = form.client_secret;
+    method = "client_secret_post";
+  }
+
+  const headers = usesBasic ? basicChallenge : undefined;
+  const app = await findAppByClientId(clientId);
+  const secretOk = secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH);
+  if (!app) {
+    throw invalidClient(
+      "No app has this client_id. Copy the client_id from the app's page under Developer › Apps.",
+      "unknown client",
+      headers,
+    );
+  }
+  if (!secretOk) {
+    throw invalidClient(
+      "The client_secret does not match this client_id. Use the app's current secret (regenerating it replaces the old one).",
+      `wrong secret for client ${app.clientId}`,
+      headers,
+    );
+  }
+  const { clientSecretHash: _hash, ...view } = app;
+  return { app: view, method };
+}

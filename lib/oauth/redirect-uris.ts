@@ -1,0 +1,57 @@
+/**
+ * Redirect URI rules (RFC 6749 §3.1.2, RFC 8252 §7.3, OAuth 2.0 Security BCP): absolute, https or
+ * http on a loopback host, no fragment, no credentials. At authorization time the request's
+ * redirect_uri must equal a registered one exactly, character for character.
+ */
+export const MAX_URI_LENGTH = 2000;
+
+const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return loopbackHosts.has(hostname.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/** Why `uri` cannot be registered as a redirect URI, or undefined when it can. */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (uri.length > MAX_URI_LENGTH) return `Use a redirect URI of at most ${MAX_URI_LENGTH} characters.`;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `"${uri.slice(0, 80)}" is not an absolute URL; use one such as https://app.example.com/oauth/callback.`;
+  }
+  if (url.protocol === "http:") {
+    if (!isLoopbackHost(url.hostname)) {
+      return `Use https for ${url.origin}; plain http is allowed only on localhost, 127.0.0.1 or [::1].`;
+    }
+  } else if (url.protocol !== "https:") {
+    return `Use an https (or loopback http) redirect URI, not ${url.protocol.replace(":", "")}.`;
+  }
+  if (uri.includes("#")) return "A redirect URI cannot contain a fragment (#…).";
+  if (url.username || url.password) return "A redirect URI cannot contain a user name or password.";
+  return undefined;
+}
+
+/** Why `uri` cannot be a webhook URL, or undefined. Private targets are refused at delivery time. */
+export function webhookUrlProblem(uri: string): string | undefined {
+  if (uri.length > MAX_URI_LENGTH) return `Use a webhook URL of at most ${MAX_URI_LENGTH} characters.`;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `"${uri.slice(0, 80)}" is not an absolute URL; use one such as https://app.example.com/webhooks.`;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "Use an https webhook URL.";
+  if (url.username || url.password) return "A webhook URL cannot contain a user name or password.";
+  if (uri.includes("#")) return "A webhook URL cannot contain a fragment (#…).";
+  return undefined;
+}
+
+/** Appends query parameters to a registered redirect URI, keeping the query it already has. */
+export function redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined) url.searchParams.set(key, value);
+  }
+  return url.toString();
+}

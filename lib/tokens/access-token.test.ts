@@ -1,0 +1,164 @@
+import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { appUrl } from "@/lib/env";
+import { installAndExchange, makeApp } from "@/lib/oauth/testing";
+import { uninstallApp } from "@/lib/oauth/uninstall";
+import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { ACCESS_TOKEN_TTL_SECONDS, verifyAccessToken } from "./access-token";
+import { activeSigningKey } from "./signing-keys";
+
+let agency: TestAgency;
+let company: Awaited<ReturnType<typeof installAndExchange>>;
+let location: Awaited<ReturnType<typeof installAndExchange>>;
+let app: Awaited<ReturnType<typeof makeApp>>;
+
+beforeAll(async () => {
+  agency = await makeAgency({ locations: 2 });
+  app = await makeApp(agency.company.id);
+  company = await installAndExchange(agency.owner, app, {
+    level: "agency",
+    locationIds: agency.locations.map((l) => l.id),
+  });
+  const subUser = await makeUser(agency.company.id, "account_user", { locationIds: [agency.locations[0]!.id] });
+  location = await installAndExchange(subUser, app, { level: "location", locationId: agency.locations[0]!.id });
+});
+
+describe("issueAccessToken claims (SPEC.md, Access tokens)", () => {
+  it("a Company token has exactly the Company claims", async () => {
+    const claims = decodeJwt(company.access_token);
+    expect(Object.keys(claims).sort()).toEqual(
+      [
+        "iss",
+        "sub",
+        "jti",
+        "iat",
+        "exp",
+        "client_id",
+        "versionId",
+        "authClass",
+        "authClassId",
+        "companyId",
+        "scope",
+      ].sort(),
+    );
+    expect(claims).toMatchObject({
+      iss: appUrl(),
+      sub: agency.owner.id,
+      client_id: app.app.clientId,
+      versionId: app.app.versionId,
+      authClass: "Company",
+      authClassId: agency.company.id,
+      companyId: agency.company.id,
+      scope: "oauth.readonly oauth.write locations.readonly users.readonly",
+    });
+    expect(claims.exp! - claims.iat!).toBe(ACCESS_TOKEN_TTL_SECONDS);
+    const header = decodeProtectedHeader(company.access_token);
+    expect(header).toMatchObject({ alg: "ES256", kid: (await activeSigningKey()).kid });
+    expect(await db().accessToken.findUnique({ where: { jti: claims.jti! } })).not.toBeNull();
+  });
+
+  it("a Location token adds locationId and carries sub-account scopes", () => {
+    const claims = decodeJwt(location.access_token);
+    expect(claims).toMatchObject({
+      authClass: "Location",
+      authClassId: agency.locations[0]!.id,
+      locationId: agency.locations[0]!.id,
+      companyId: agency.company.id,
+      scope: "locations.readonly users.readonly contacts.write",
+    });
+  });
+});
+
+describe("verifyAccessToken", () => {
+  it("accepts a live token and returns its principal", async () => {
+    const result = await verifyAccessToken(location.access_token);
+    expect(result).toEqual({
+      ok: true,
+      principal: {
+        kind: "access_token",
+        authClass: "Location",
+        companyId: agency.company.id,
+        locationId: agency.locations[0]!.id,
+        scopes: ["locations.readonly", "users.readonly", "contacts.write"],
+        appId: app.app.id,
+        userId: expect.any(String),
+        tokenId: decodeJwt(location.access_token).jti,
+        expiresAt: expect.any(Date),
+      },
+    });
+  });
+
+  it.each([
+    ["empty", ""],
+    ["not a JWT", "abc"],
+    ["garbage segments", "a.b.c"],
+    ["a pit token", "pit-12345678-1234-1234-1234-123456789012"],
+  ])("refuses %s as malformed", async (_name, token) => {
+    expect(await verifyAccessToken(token)).toEqual({ ok: false, reason: "malformed" });
+  });
+
+  it("refuses a token signed with a key we did not publish", async () => {
+    const { generateKeyPair } = await import("jose");
+    const { privateKey } = await generateKeyPair("ES256");
+    const forged = await new SignJWT(decodeJwt(company.access_token))
+      .setProtectedHeader({ alg: "ES256", kid: decodeProtectedHeader(company.access_token).kid! })
+      .sign(privateKey);
+    expect(await verifyAccessToken(forged)).toEqual({ ok: false, reason: "unknown" });
+    const unknownKid = await new SignJWT(decodeJwt(company.access_token))
+      .setProtectedHeader({ alg: "ES256", kid: "someone-elses" })
+      .sign(privateKey);
+    expect(await verifyAccessToken(unknownKid)).toEqual({ ok: false, reason: "unknown" });
+  });
+
+  it("refuses a token of another issuer and one whose jti we never recorded", async () => {
+    const key = await activeSigningKey();
+    const claims = decodeJwt(company.access_token);
+    const otherIssuer = await new SignJWT({ ...claims, iss: "https://evil.example" })
+      .setProtectedHeader({ alg: "ES256", kid: key.kid })
+      .sign(key.privateKey);
+    expect(await verifyAccessToken(otherIssuer)).toEqual({ ok: false, reason: "unknown" });
+    const unrecorded = await new SignJWT({ ...claims, jti: "never-issued" })
+      .setProtectedHeader({ alg: "ES256", kid: key.kid })
+      .sign(key.privateKey);
+    expect(await verifyAccessToken(unrecorded)).toEqual({ ok: false, reason: "unknown" });
+  });
+
+  it("refuses a tampered payload", async () => {
+    const [h, p, s] = company.access_token.split(".");
+    const payload = JSON.parse(Buffer.from(p!, "base64url").toString());
+    payload.scope = "locations.write";
+    const tampered = `${h}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}.${s}`;
+    expect(await verifyAccessToken(tampered)).toEqual({ ok: false, reason: "unknown" });
+  });
+
+  it("refuses an expired token (clock passed in)", async () => {
+    const exp = decodeJwt(company.access_token).exp!;
+    expect((await verifyAccessToken(company.access_token, new Date((exp - 1) * 1000))).ok).toBe(true);
+    expect(await verifyAccessToken(company.access_token, new Date((exp + 1) * 1000))).toEqual({
+      ok: false,
+      reason: "expired",
+    });
+  });
+
+  it("refuses a revoked token, a token of a revoked grant and a token of an uninstalled app", async () => {
+    const a = await installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[1]!.id] });
+    const jti = decodeJwt(a.access_token).jti!;
+    await db().accessToken.update({ where: { jti }, data: { revokedAt: new Date() } });
+    expect(await verifyAccessToken(a.access_token)).toEqual({ ok: false, reason: "revoked" });
+
+    const b = await installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[1]!.id] });
+    const row = await db().accessToken.findUniqueOrThrow({ where: { jti: decodeJwt(b.access_token).jti! } });
+    await db().tokenGrant.update({ where: { id: row.grantId }, data: { revokedAt: new Date() } });
+    expect(await verifyAccessToken(b.access_token)).toEqual({ ok: false, reason: "revoked" });
+
+    const c = await installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[1]!.id] });
+    expect((await verifyAccessToken(c.access_token)).ok).toBe(true);
+    const grant = await db().accessToken.findUniqueOrThrow({
+      where: { jti: decodeJwt(c.access_token).jti! },
+      select: { grant: { select: { installationId: true } } },
+    });
+    await uninstallApp({ installationId: grant.grant.installationId });
+    expect(await verifyAccessToken(c.access_token)).toEqual({ ok: false, reason: "revoked" });
+  });
+});

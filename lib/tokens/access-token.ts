@@ -1,0 +1,174 @@
+import { randomUUID } from "node:crypto";
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { db, type Tx } from "@/lib/db/client";
+import { appUrl } from "@/lib/env";
+import { isScope, type Scope } from "@/lib/scopes";
+import type { Principal, VerifyResult } from "./principal";
+import { type ActiveSigningKey, activeSigningKey, verificationKey } from "./signing-keys";
+
+/** SPEC.md: expires_in 86399. */
+export const ACCESS_TOKEN_TTL_SECONDS = 86_399;
+
+export type AuthClass = "Company" | "Location";
+
+export interface AccessTokenClaims {
+  iss: string;
+  sub: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  client_id: string;
+  versionId: string;
+  authClass: AuthClass;
+  authClassId: string;
+  companyId: string;
+  locationId?: string;
+  scope: string;
+}
+
+export interface IssueAccessTokenOptions {
+  /** The TokenGrant the token belongs to; revoking the grant revokes the token. */
+  grantId: string;
+  userId: string;
+  clientId: string;
+  versionId: string;
+  authClass: AuthClass;
+  companyId: string;
+  /** Location tokens only. */
+  locationId?: string | null;
+  scopes: readonly string[];
+  /** From `activeSigningKey()`, fetched before the transaction opened. */
+  key: ActiveSigningKey;
+  now?: Date;
+}
+
+export interface IssuedAccessToken {
+  accessToken: string;
+  jti: string;
+  expiresAt: Date;
+  expiresIn: number;
+}
+
+/**
+ * Signs an ES256 access token with exactly SPEC.md's claims and records its jti, inside the
+ * caller's transaction, so the token exists exactly when the grant that issued it does.
+ */
+export async function issueAccessToken(tx: Tx, options: IssueAccessTokenOptions): Promise<IssuedAccessToken> {
+  const now = options.now ?? new Date();
+  const iat = Math.floor(now.getTime() / 1000);
+  const exp = iat + ACCESS_TOKEN_TTL_SECONDS;
+  const jti = randomUUID();
+  if (options.authClass === "Location" && !options.locationId) throw new Error("A Location token needs a locationId.");
+  const claims: Omit<AccessTokenClaims, "iss" | "sub" | "jti" | "iat" | "exp"> = {
+    client_id: options.clientId,
+    versionId: options.versionId,
+    authClass: options.authClass,
+    authClassId: options.authClass === "Location" ? (options.locationId as string) : options.companyId,
+    companyId: options.companyId,
+    ...(options.authClass === "Location" ? { locationId: options.locationId as string } : {}),
+    scope: options.scopes.join(" "),
+  };
+  const accessToken = await new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: "ES256", kid: options.key.kid, typ: "JWT" })
+    .setIssuer(appUrl())
+    .setSubject(options.userId)
+    .setJti(jti)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .sign(options.key.privateKey);
+  const expiresAt = new Date(exp * 1000);
+  await tx.accessToken.create({ data: { jti, grantId: options.grantId, expiresAt, createdAt: now } });
+  return { accessToken, jti, expiresAt, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+}
+
+/** Re-exported so callers that issue can fetch the key before their transaction. */
+export { activeSigningKey };
+
+interface TokenStateRow {
+  tokenRevokedAt: Date | null;
+  grantRevokedAt: Date | null;
+  installationStatus: string;
+  appId: string;
+}
+
+/**
+ * Whether a token, its grant and its installation are all still alive: one query over three
+ * primary keys. (A cache may sit in front of this later; revocation must then invalidate it.)
+ */
+async function tokenState(jti: string): Promise<TokenStateRow | undefined> {
+  const rows = await db().$queryRaw<TokenStateRow[]>`
+    SELECT a."revokedAt" AS "tokenRevokedAt", g."revokedAt" AS "grantRevokedAt", i."status"::text AS "installationStatus",
+      g."appId" AS "appId"
+    FROM "AccessToken" a
+    JOIN "TokenGrant" g ON g."id" = a."grantId"
+    JOIN "Installation" i ON i."id" = g."installationId"
+    WHERE a."jti" = ${jti}`;
+  return rows[0];
+}
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * Verifies an access token: signature under one of our published keys, issuer, expiry, and that
+ * neither the token, its grant nor its installation has been revoked or uninstalled.
+ */
+export async function verifyAccessToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
+  if (token.length > 8192 || !JWT_SHAPE.test(token)) return { ok: false, reason: "malformed" };
+  let kid: string | undefined;
+  try {
+    const header = decodeProtectedHeader(token);
+    if (header.alg !== "ES256" || typeof header.kid !== "string") return { ok: false, reason: "malformed" };
+    kid = header.kid;
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  const key = await verificationKey(kid);
+  if (!key) return { ok: false, reason: "unknown" };
+  let claims: AccessTokenClaims;
+  try {
+    const verified = await jwtVerify(token, key.key, {
+      algorithms: ["ES256"],
+      issuer: appUrl(),
+      currentDate: now,
+      clockTolerance: 0,
+      requiredClaims: ["sub", "jti", "iat", "exp"],
+    });
+    claims = verified.payload as unknown as AccessTokenClaims;
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) return { ok: false, reason: "expired" };
+    if (error instanceof joseErrors.JWSSignatureVerificationFailed) return { ok: false, reason: "unknown" };
+    if (error instanceof joseErrors.JWTClaimValidationFailed) return { ok: false, reason: "unknown" };
+    return { ok: false, reason: "malformed" };
+  }
+  if (!wellFormed(claims)) return { ok: false, reason: "malformed" };
+  const state = await tokenState(claims.jti);
+  if (!state) return { ok: false, reason: "unknown" };
+  if (state.tokenRevokedAt || state.grantRevokedAt || state.installationStatus !== "installed") {
+    return { ok: false, reason: "revoked" };
+  }
+  return { ok: true, principal: toPrincipal(claims, state.appId) };
+}
+
+function wellFormed(claims: AccessTokenClaims): boolean {
+  const str = (v: unknown) => typeof v === "string" && v.length > 0;
+  if (!str(claims.jti) || !str(claims.sub) || !str(claims.client_id) || !str(claims.companyId)) return false;
+  if (claims.authClass !== "Company" && claims.authClass !== "Location") return false;
+  if (claims.authClass === "Location" && !str(claims.locationId)) return false;
+  return typeof claims.scope === "string";
+}
+
+/** `appId` is the App row's id (the token itself carries the client_id). */
+function toPrincipal(claims: AccessTokenClaims, appId: string): Principal {
+  const scopes = claims.scope.split(" ").filter((s): s is Scope => isScope(s));
+  return {
+    kind: "access_token",
+    authClass: claims.authClass,
+    companyId: claims.companyId,
+    ...(claims.authClass === "Location" ? { locationId: claims.locationId } : {}),
+    scopes,
+    appId,
+    userId: claims.sub,
+    tokenId: claims.jti,
+    expiresAt: new Date(claims.exp * 1000),
+  };
+}
