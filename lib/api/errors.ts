@@ -59,7 +59,7 @@ export function bearerChallenge(
   description: string,
   scope?: string,
 ): string {
-  // Header values are bytes, and RFC 6750 §3 allows only printable ASCII (no " or \\) in them.
+  // Header values are bytes, and RFC 6750 §3 allows only printable ASCII (no quote or backslash) in them.
   const quote = (s: string) =>
     s
       .replace(/…/g, "...")
