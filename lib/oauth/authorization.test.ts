@@ -350,3 +350,38 @@ describe("denyInstall", () => {
     ).rejects.toBeInstanceOf(DomainError);
   });
 });
+
+describe("marketplace listings", () => {
+  it("an Agency-only app is listed for agency owners and admins only", async () => {
+    const { listInstallableApps } = await import("./marketplace");
+    const ownerView = (await listInstallableApps(agency.owner)).map((a) => a.id);
+    expect(ownerView).toContain(agencyOnly.app.id);
+    expect(ownerView).toContain(everyone.app.id);
+    for (const actor of [agencyUser, subUser]) {
+      const ids = (await listInstallableApps(actor)).map((a) => a.id);
+      expect(ids).toContain(everyone.app.id);
+      expect(ids).not.toContain(agencyOnly.app.id);
+    }
+  });
+
+  it("installed apps show where they are installed and who may uninstall", async () => {
+    const { listInstalledApps } = await import("./marketplace");
+    const app = await makeApp(agency.company.id);
+    const agencyInstall = await install(agency.owner, app.app.clientId, {
+      level: "agency",
+      locationIds: [agency.locations[0]!.id],
+    });
+    const ownerView = (await listInstalledApps(agency.owner)).find(
+      (i) => i.installationId === agencyInstall.installationId,
+    );
+    expect(ownerView).toMatchObject({ userType: "Company", canUninstall: true });
+    expect(ownerView?.locations.map((l) => l.id)).toEqual([agency.locations[0]!.id]);
+    const subView = (await listInstalledApps(subUser)).find((i) => i.installationId === agencyInstall.installationId);
+    expect(subView).toMatchObject({ canUninstall: false });
+    const own = await install(subUser, app.app.clientId, { level: "location", locationId: agency.locations[1]!.id });
+    expect((await listInstalledApps(subUser)).find((i) => i.installationId === own.installationId)).toMatchObject({
+      userType: "Location",
+      canUninstall: true,
+    });
+  });
+});

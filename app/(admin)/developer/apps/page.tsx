@@ -1,0 +1,54 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { PageHeader } from "@/components/page-header";
+import { Notice } from "@/components/ui/notice";
+import { buttonClass } from "@/components/ui/submit-button";
+import { requireActor } from "@/lib/auth/session";
+import { canManageApps, installSettingLabels, listDeveloperApps } from "@/lib/oauth/apps";
+
+export const metadata: Metadata = { title: "Developer apps" };
+
+export default async function DeveloperAppsPage() {
+  const actor = await requireActor();
+  if (!canManageApps(actor, actor.companyId)) {
+    return (
+      <Notice title="You don't have permission to manage apps" tone="warning">
+        <p>Only the agency's owners and admins can create and change its marketplace apps.</p>
+      </Notice>
+    );
+  }
+  const apps = await listDeveloperApps(actor);
+  return (
+    <>
+      <PageHeader
+        title="Apps"
+        description="Marketplace apps your agency develops: their client credentials, redirect URIs, scopes and webhook."
+        actions={
+          <Link href="/developer/apps/new" className={buttonClass("primary")}>
+            Create app
+          </Link>
+        }
+      />
+      {apps.length === 0 ? (
+        <p className="text-sm text-slate-600">No app yet. Create one to get a client ID and secret.</p>
+      ) : (
+        <ul className="divide-y divide-slate-100 rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+          {apps.map((app) => (
+            <li key={app.id} className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
+              <div>
+                <Link href={`/developer/apps/${app.id}`} className="font-medium text-brand-700 hover:underline">
+                  {app.name}
+                </Link>
+                <p className="text-xs text-slate-500">
+                  {installSettingLabels[app.installSetting]} · client ID <code>{app.clientId}</code> · secret …
+                  {app.clientSecretHint}
+                </p>
+              </div>
+              <span className="text-xs text-slate-500">{app.scopes.length} scopes</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,106 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import type { ReactNode } from "react";
+import { InstallForm } from "@/components/oauth/install-form";
+import { requireActor } from "@/lib/auth/session";
+import { installSettingLabels } from "@/lib/oauth/apps";
+import { authorizeParamsFrom, installChoiceFor, validateAuthorizeRequest } from "@/lib/oauth/authorization";
+import { scopeCatalog } from "@/lib/scopes";
+import { approveInstallAction, cancelInstallAction } from "./actions";
+
+export const metadata: Metadata = { title: "Install app" };
+export const dynamic = "force-dynamic";
+
+function Card({ children }: { children: ReactNode }) {
+  return (
+    <main className="flex min-h-screen items-start justify-center px-4 py-12">
+      <div className="w-full max-w-lg rounded-xl bg-white p-8 shadow-sm ring-1 ring-slate-200">{children}</div>
+    </main>
+  );
+}
+
+function ErrorScreen({ status, title, message }: { status: 400 | 403; title: string; message: string }) {
+  return (
+    <Card>
+      <p className="text-xs font-semibold tracking-wide text-red-600 uppercase">
+        Error {status} · {status === 403 ? "Forbidden" : "Bad request"}
+      </p>
+      <h1 className="mt-1 text-xl font-semibold">{title}</h1>
+      <p className="mt-3 text-sm text-slate-700">{message}</p>
+      <p className="mt-6 text-sm">
+        <a href="/marketplace" className="text-brand-700 underline">
+          Back to the Marketplace
+        </a>
+      </p>
+    </Card>
+  );
+}
+
+/**
+ * GET /oauth/chooselocation: the install (authorization) screen. A bad client_id or redirect_uri
+ * is shown here and never redirected; other request errors go back to the registered URI.
+ */
+export default async function ChooseLocationPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const params = authorizeParamsFrom(await searchParams);
+  const check = await validateAuthorizeRequest(params);
+  if (!check.ok && check.kind === "screen") return <ErrorScreen {...check} />;
+  if (!check.ok) redirect(check.redirectTo);
+
+  const actor = await requireActor();
+  const { app, developerName, scopes } = check.request;
+  const choice = await installChoiceFor(actor, app);
+  if (!choice.allowed) return <ErrorScreen status={403} title={choice.title} message={choice.message} />;
+
+  const hidden = Object.fromEntries(
+    Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+  const locations =
+    choice.level === "agency"
+      ? choice.locations
+      : choice.locations.map((l) => ({ id: l.id, name: l.name, note: l.installed ? "installed" : undefined }));
+  const selected = choice.level === "agency" ? (choice.installedLocationIds ?? choice.locations.map((l) => l.id)) : [];
+  const reinstall = choice.level === "agency" ? Boolean(choice.installedLocationIds) : false;
+
+  return (
+    <Card>
+      <p className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Install app</p>
+      <h1 className="mt-1 text-xl font-semibold">{app.name}</h1>
+      <p className="mt-1 text-sm text-slate-600">
+        by {developerName} · {installSettingLabels[app.installSetting]}
+      </p>
+      {app.description ? <p className="mt-3 text-sm text-slate-700">{app.description}</p> : null}
+      {reinstall ? (
+        <p className="mt-3 rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-200">
+          {app.name} is already installed for your agency; installing again re-authorizes it.
+        </p>
+      ) : null}
+      <section aria-labelledby="scopes-title" className="mt-6">
+        <h2 id="scopes-title" className="text-sm font-medium text-slate-800">
+          {app.name} asks to:
+        </h2>
+        <ul className="mt-2 space-y-1.5">
+          {scopes.map((scope) => (
+            <li key={scope} className="text-sm">
+              <span className="text-slate-800">{scopeCatalog[scope].description}</span>{" "}
+              <code className="rounded bg-slate-100 px-1 text-xs text-slate-600">{scope}</code>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <div className="mt-6">
+        <InstallForm
+          params={hidden}
+          level={choice.level}
+          locations={locations}
+          selected={selected}
+          approve={approveInstallAction}
+          cancel={cancelInstallAction}
+        />
+      </div>
+    </Card>
+  );
+}

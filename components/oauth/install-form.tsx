@@ -1,0 +1,128 @@
+"use client";
+
+import { useActionState, useState } from "react";
+import { FormMessage } from "@/components/ui/field";
+import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
+import type { ActionState } from "@/lib/actions";
+
+type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
+
+/** The request being authorized, sent back with each button so the server checks it again. */
+function HiddenParams({ params }: { params: Record<string, string> }) {
+  return (
+    <>
+      {Object.entries(params).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+    </>
+  );
+}
+
+export function InstallForm({
+  params,
+  level,
+  locations,
+  selected,
+  approve,
+  cancel,
+}: {
+  params: Record<string, string>;
+  level: "agency" | "location";
+  locations: { id: string; name: string; note?: string }[];
+  /** Pre-chosen sub-accounts (all of them, or those chosen at the last install). */
+  selected: string[];
+  approve: Action;
+  cancel: Action;
+}) {
+  const [state, approveAction] = useActionState(approve, {});
+  const [cancelState, cancelAction] = useActionState(cancel, {});
+  const [chosen, setChosen] = useState<string[]>(selected);
+  const allChosen = locations.length > 0 && chosen.length === locations.length;
+  const error = state.fieldErrors?.locationIds ?? state.fieldErrors?.locationId;
+
+  function toggle(id: string, on: boolean) {
+    setChosen((current) => (on ? [...new Set([...current, id])] : current.filter((c) => c !== id)));
+  }
+
+  return (
+    <div className="space-y-5">
+      <FormMessage error={state.error ?? cancelState.error} />
+      <form action={approveAction} className="space-y-4">
+        <HiddenParams params={params} />
+        <input type="hidden" name="level" value={level} />
+        {level === "agency" ? (
+          <fieldset aria-describedby={error ? "locations-error" : undefined}>
+            <legend className="text-sm font-medium text-slate-800">Install for these sub-accounts</legend>
+            {locations.length === 0 ? (
+              <p className="mt-2 text-sm text-slate-600">
+                Your agency has no sub-accounts yet; the app is installed for the agency.
+              </p>
+            ) : (
+              <div className="mt-2 space-y-2">
+                <label className="flex items-center gap-2 text-sm font-medium">
+                  <input
+                    type="checkbox"
+                    checked={allChosen}
+                    onChange={(e) => setChosen(e.target.checked ? locations.map((l) => l.id) : [])}
+                    className="h-4 w-4 rounded border-slate-300"
+                  />
+                  All sub-accounts
+                </label>
+                <ul className="ml-6 space-y-1.5">
+                  {locations.map((l) => (
+                    <li key={l.id}>
+                      <label className="flex items-center gap-2 text-sm">
+                        <input
+                          type="checkbox"
+                          name="locationIds[]"
+                          value={l.id}
+                          checked={chosen.includes(l.id)}
+                          onChange={(e) => toggle(l.id, e.target.checked)}
+                          className="h-4 w-4 rounded border-slate-300"
+                        />
+                        {l.name}
+                      </label>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
+          </fieldset>
+        ) : (
+          <fieldset aria-describedby={error ? "locations-error" : undefined}>
+            <legend className="text-sm font-medium text-slate-800">Install in this sub-account</legend>
+            <ul className="mt-2 space-y-1.5">
+              {locations.map((l, i) => (
+                <li key={l.id}>
+                  <label className="flex items-center gap-2 text-sm">
+                    <input
+                      type="radio"
+                      name="locationId"
+                      value={l.id}
+                      defaultChecked={i === 0}
+                      className="h-4 w-4 border-slate-300"
+                    />
+                    {l.name}
+                    {l.note ? <span className="text-xs text-slate-500">({l.note})</span> : null}
+                  </label>
+                </li>
+              ))}
+            </ul>
+          </fieldset>
+        )}
+        {error ? (
+          <p id="locations-error" className="text-sm text-red-600">
+            {error}
+          </p>
+        ) : null}
+        {/* Install comes first in the DOM so Enter installs; shown on the right. */}
+        <div className="flex flex-row-reverse justify-start gap-3 border-t border-slate-100 pt-4">
+          <SubmitButton pendingLabel="Installing…">Install</SubmitButton>
+          <button type="submit" formAction={cancelAction} formNoValidate className={buttonClass("secondary")}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}

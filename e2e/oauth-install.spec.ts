@@ -1,0 +1,263 @@
+import { randomBytes } from "node:crypto";
+import { expect, type Page, test } from "@playwright/test";
+import { runCli } from "./support/cli";
+import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
+
+/**
+ * The install screen end to end: sign-in round trip, consent, agency and sub-account installs,
+ * Agency-only enforcement, Cancel, and the code exchanged at /oauth/token.
+ */
+
+const callback = "https://app.example.test/oauth/callback";
+
+interface CreatedApp {
+  appId: string;
+  versionId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+async function createApp(companyId: string, installSetting: "everyone" | "agency_only"): Promise<CreatedApp> {
+  return runCli<CreatedApp>("app:create", {
+    company: companyId,
+    name: `App ${randomBytes(3).toString("hex")}`,
+    "redirect-uri": callback,
+    scopes: "oauth.readonly oauth.write locations.readonly contacts.write",
+    "install-setting": installSetting,
+  });
+}
+
+function installPath(app: CreatedApp, state: string): string {
+  const query = new URLSearchParams({ response_type: "code", client_id: app.clientId, redirect_uri: callback, state });
+  return `/oauth/chooselocation?${query}`;
+}
+
+/** The app's redirect URI is not a real server: answer it in the browser and keep the URL. */
+async function stubCallback(page: Page): Promise<void> {
+  await page.route(`${callback}**`, (route) =>
+    route.fulfill({ status: 200, contentType: "text/html", body: "<h1>App callback</h1>" }),
+  );
+}
+
+test.describe("install screen /oauth/chooselocation", () => {
+  test("an agency admin signs in from the install link and installs for two of three sub-accounts", async ({
+    page,
+    request,
+  }) => {
+    const agency = await createAgency({ locations: 3 });
+    const admin = await createUser(agency.companyId, "agency_admin");
+    const app = await createApp(agency.companyId, "everyone");
+    await stubCallback(page);
+
+    // Signed out: to sign in and back to the install screen.
+    await page.goto(installPath(app, "state-agency-1"));
+    await expect(page).toHaveURL(/\/login\?callbackUrl=%2Foauth%2Fchooselocation/);
+    await page.getByLabel("Email").fill(admin.email);
+    await page.getByLabel("Password").fill(e2ePassword);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/oauth\/chooselocation\?/);
+
+    // Consent names the app and its scopes.
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    await expect(page.getByText("contacts.write")).toBeVisible();
+    await expect(page.getByText("oauth.write")).toBeVisible();
+
+    // All sub-accounts start chosen; leave out the second one.
+    await expect(page.getByRole("checkbox", { name: "Sub-account 1" })).toBeChecked();
+    await page.getByRole("checkbox", { name: "Sub-account 2" }).uncheck();
+    await expect(page.getByRole("checkbox", { name: "All sub-accounts" })).not.toBeChecked();
+    await page.getByRole("button", { name: "Install" }).click();
+
+    await page.waitForURL(`${callback}?**`);
+    const url = new URL(page.url());
+    expect(url.searchParams.get("state")).toBe("state-agency-1");
+    const code = url.searchParams.get("code");
+    expect(code).toBeTruthy();
+
+    const token = await request.post("/oauth/token", {
+      form: {
+        grant_type: "authorization_code",
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        code: code!,
+        user_type: "Company",
+        redirect_uri: callback,
+      },
+    });
+    expect(token.status()).toBe(200);
+    expect(token.headers()["cache-control"]).toBe("no-store");
+    const body = await token.json();
+    expect(body).toMatchObject({ userType: "Company", companyId: agency.companyId, isBulkInstallation: true });
+    expect(body.userId).toBe(admin.id);
+    expect([...body.approvedLocations].sort()).toEqual([agency.locationIds[0], agency.locationIds[2]].sort());
+
+    // The same code again: refused (and what it issued is revoked).
+    const replay = await request.post("/oauth/token/", {
+      form: {
+        grant_type: "authorization_code",
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        code: code!,
+        user_type: "Company",
+      },
+    });
+    expect(replay.status()).toBe(400);
+    expect((await replay.json()).error).toBe("invalid_grant");
+
+    // Installed apps appear in the Marketplace with Uninstall.
+    await page.goto("/marketplace");
+    const installed = page.getByRole("region", { name: /installed$/ }).first();
+    await expect(installed).toContainText("Sub-account 1");
+    await expect(installed).toContainText("Sub-account 3");
+    await expect(installed).not.toContainText("Sub-account 2");
+  });
+
+  test("a sub-account user installs an Everyone app in their sub-account", async ({ page, request }) => {
+    const agency = await createAgency({ locations: 2 });
+    const user = await createUser(agency.companyId, "account_user", { locations: [agency.locationIds[1]!] });
+    const app = await createApp(agency.companyId, "everyone");
+    await stubCallback(page);
+    await signIn(page, user.email);
+
+    await page.goto(installPath(app, "state-location-1"));
+    await expect(page.getByRole("radio", { name: "Sub-account 2" })).toBeChecked();
+    await expect(page.getByRole("radio", { name: "Sub-account 1" })).toHaveCount(0);
+    await page.getByRole("button", { name: "Install" }).click();
+
+    await page.waitForURL(`${callback}?**`);
+    const url = new URL(page.url());
+    expect(url.searchParams.get("state")).toBe("state-location-1");
+    const token = await request.post("/oauth/token", {
+      form: {
+        grant_type: "authorization_code",
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        code: url.searchParams.get("code")!,
+        user_type: "Location",
+      },
+    });
+    expect(token.status()).toBe(200);
+    expect(await token.json()).toMatchObject({
+      userType: "Location",
+      locationId: agency.locationIds[1],
+      isBulkInstallation: false,
+      userId: user.id,
+    });
+  });
+
+  test("an Agency-only app is invisible to a sub-account user and its install link shows 403", async ({ page }) => {
+    const agency = await createAgency({ locations: 1 });
+    const user = await createUser(agency.companyId, "account_user", { locations: [agency.locationIds[0]!] });
+    const agencyOnly = await createApp(agency.companyId, "agency_only");
+    const everyone = await createApp(agency.companyId, "everyone");
+    await signIn(page, user.email);
+    await page.goto("/marketplace");
+    const installLinks = page.getByRole("link", { name: /^Install / });
+    const hrefs = await installLinks.evaluateAll((links) => links.map((l) => l.getAttribute("href") ?? ""));
+    // Each card's install link carries the app's client_id.
+    expect(hrefs.some((h) => h.includes(everyone.clientId))).toBe(true);
+    expect(hrefs.some((h) => h.includes(agencyOnly.clientId))).toBe(false);
+
+    await page.goto(installPath(agencyOnly, "s"));
+    await expect(page.getByText("Error 403")).toBeVisible();
+    await expect(page.getByRole("heading", { name: /Only agency owners and admins can install this app/ })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Install" })).toHaveCount(0);
+
+    // The agency owner sees it.
+    await page.context().clearCookies();
+    await signIn(page, agency.owner.email);
+    await page.goto("/marketplace");
+    const ownerHrefs = await page
+      .getByRole("link", { name: /^Install / })
+      .evaluateAll((links) => links.map((l) => l.getAttribute("href") ?? ""));
+    expect(ownerHrefs.some((h) => h.includes(agencyOnly.clientId))).toBe(true);
+  });
+
+  test("Cancel goes back to the app with access_denied and the state", async ({ page }) => {
+    const agency = await createAgency({ locations: 1 });
+    const app = await createApp(agency.companyId, "everyone");
+    await stubCallback(page);
+    await signIn(page, agency.owner.email);
+    await page.goto(installPath(app, "state-cancel"));
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.waitForURL(`${callback}?**`);
+    const url = new URL(page.url());
+    expect(url.searchParams.get("error")).toBe("access_denied");
+    expect(url.searchParams.get("state")).toBe("state-cancel");
+    expect(url.searchParams.get("code")).toBeNull();
+  });
+
+  test("an unregistered redirect_uri shows an error screen and never redirects", async ({ page }) => {
+    const agency = await createAgency({ locations: 1 });
+    const app = await createApp(agency.companyId, "everyone");
+    await signIn(page, agency.owner.email);
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: app.clientId,
+      redirect_uri: "https://evil.example.test/steal",
+      state: "x",
+    });
+    await page.goto(`/oauth/chooselocation?${query}`);
+    await expect(page).toHaveURL(/\/oauth\/chooselocation/);
+    await expect(page.getByRole("heading", { name: "This install link is not valid" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Install" })).toHaveCount(0);
+  });
+});
+
+test.describe("developer screens and uninstall", () => {
+  test("create an app, see the secret once with Copy, regenerate it, install and uninstall", async ({
+    page,
+    request,
+  }) => {
+    const agency = await createAgency({ locations: 1 });
+    await stubCallback(page);
+    await signIn(page, agency.owner.email);
+    await page.goto("/developer/apps");
+    await page.getByRole("link", { name: "Create app" }).click();
+    await page.getByLabel("Name").fill("Contacts Sync");
+    await page.getByLabel("Redirect URIs").fill(callback);
+    await page.getByRole("checkbox", { name: "contacts.write", exact: true }).check();
+    await page.getByRole("checkbox", { name: "oauth.write", exact: true }).check();
+    await page.getByRole("radio", { name: "Everyone" }).check();
+    await page.getByRole("button", { name: "Create" }).click();
+
+    const secret = page.getByTestId("client-secret");
+    await expect(secret).toBeVisible();
+    await expect(page.getByRole("button", { name: "Copy", exact: true })).toBeVisible();
+    const clientSecret = (await secret.textContent())!.trim();
+    const clientId = (await page.getByTestId("client-id").textContent())!.trim();
+    expect(clientSecret.length).toBeGreaterThan(30);
+
+    // The app page never shows the secret again; regenerating shows a new one once.
+    await page.getByRole("link", { name: "Go to the app" }).click();
+    await expect(page.getByText(clientSecret)).toHaveCount(0);
+    await page.getByRole("button", { name: "Regenerate secret" }).click();
+    await page.getByRole("button", { name: "Confirm" }).click();
+    const newSecret = (await page.getByTestId("client-secret").textContent())!.trim();
+    expect(newSecret).not.toBe(clientSecret);
+
+    // Install it, exchange with the new secret (the old one is refused), then uninstall.
+    await page.goto(
+      `/oauth/chooselocation?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: callback, state: "d" })}`,
+    );
+    await page.getByRole("button", { name: "Install" }).click();
+    await page.waitForURL(`${callback}?**`);
+    const code = new URL(page.url()).searchParams.get("code")!;
+    const form = { grant_type: "authorization_code", client_id: clientId, code, user_type: "Company" };
+    const old = await request.post("/oauth/token", { form: { ...form, client_secret: clientSecret } });
+    expect(old.status()).toBe(401);
+    const ok = await request.post("/oauth/token", { form: { ...form, client_secret: newSecret } });
+    expect(ok.status()).toBe(200);
+    const { access_token } = await ok.json();
+
+    await page.goto("/marketplace");
+    await page.getByRole("button", { name: "Uninstall Contacts Sync" }).click();
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByRole("region", { name: "Contacts Sync installed" })).toHaveCount(0);
+
+    const introspect = await request.post("/oauth/introspect", {
+      form: { token: access_token, client_id: clientId, client_secret: newSecret },
+    });
+    expect(await introspect.json()).toEqual({ active: false });
+  });
+});

@@ -1,0 +1,110 @@
+import type { Actor } from "@/lib/accounts/permissions";
+import { isAgencyAdmin, isAgencyRole } from "@/lib/accounts/roles";
+import { db } from "@/lib/db/client";
+import type { InstallSetting, Prisma, UserType } from "@/lib/generated/prisma/client";
+import { isScope, type Scope } from "@/lib/scopes";
+import { canUninstall } from "./uninstall";
+
+/**
+ * The marketplace as one person sees it: the apps they may install (an Agency-only app only for
+ * agency owners and admins) and the installations they can see, with whether they may uninstall.
+ */
+
+export interface MarketplaceApp {
+  id: string;
+  name: string;
+  description: string;
+  developerName: string;
+  installSetting: InstallSetting;
+  scopes: Scope[];
+  /** The install screen for this app, with its first registered redirect URI. */
+  installUrl: string;
+}
+
+export interface InstalledApp {
+  installationId: string;
+  appId: string;
+  appName: string;
+  userType: UserType;
+  /** Sub-account installs: the sub-account; agency installs: the chosen sub-accounts. */
+  locations: { id: string; name: string }[];
+  installedAt: Date;
+  canUninstall: boolean;
+}
+
+export function installUrl(app: { clientId: string; redirectUris: string[] }): string {
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: app.clientId,
+    redirect_uri: app.redirectUris[0] ?? "",
+  });
+  return `/oauth/chooselocation?${query}`;
+}
+
+export async function listInstallableApps(actor: Actor): Promise<MarketplaceApp[]> {
+  const rows = await db().app.findMany({
+    where: isAgencyAdmin(actor.role) ? {} : { installSetting: "everyone" },
+    select: {
+      id: true,
+      name: true,
+      description: true,
+      installSetting: true,
+      scopes: true,
+      clientId: true,
+      redirectUris: true,
+      company: { select: { name: true } },
+    },
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+    take: 500,
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    developerName: row.company.name,
+    installSetting: row.installSetting,
+    scopes: row.scopes.filter(isScope),
+    installUrl: installUrl(row),
+  }));
+}
+
+export async function listInstalledApps(actor: Actor): Promise<InstalledApp[]> {
+  const where: Prisma.InstallationWhereInput = isAgencyRole(actor.role)
+    ? { companyId: actor.companyId, status: "installed" }
+    : {
+        companyId: actor.companyId,
+        status: "installed",
+        OR: [
+          { userType: "Location", locationId: { in: actor.locationIds } },
+          { userType: "Company", locations: { some: { locationId: { in: actor.locationIds } } } },
+        ],
+      };
+  const rows = await db().installation.findMany({
+    where,
+    select: {
+      id: true,
+      companyId: true,
+      locationId: true,
+      userType: true,
+      updatedAt: true,
+      app: { select: { id: true, name: true, installSetting: true } },
+      location: { select: { id: true, name: true } },
+      locations: { select: { location: { select: { id: true, name: true } } } },
+    },
+    orderBy: [{ updatedAt: "desc" }, { id: "asc" }],
+  });
+  return rows.map((row) => ({
+    installationId: row.id,
+    appId: row.app.id,
+    appName: row.app.name,
+    userType: row.userType,
+    locations:
+      row.userType === "Location"
+        ? row.location
+          ? [row.location]
+          : []
+        : row.locations.map((l) => l.location).sort((a, b) => a.name.localeCompare(b.name)),
+    installedAt: row.updatedAt,
+    canUninstall: canUninstall(actor, row),
+  }));
+}
