@@ -14,7 +14,7 @@ const name = (example: string) =>
     .trim()
     .min(1, { error: "must not be empty" })
     .max(100, { error: "must be at most 100 characters" })
-    .meta({ example });
+    .meta({ examples: [example] });
 
 export const newContactSchema = z
   .strictObject({
@@ -24,31 +24,31 @@ export const newContactSchema = z
       .email({ error: "must be an e-mail address such as ada@example.com" })
       .max(254, { error: "must be at most 254 characters" })
       .transform((v) => v.toLowerCase())
-      .meta({ description: "Stored in lower case; unique within the sub-account.", example: "ada@example.com" }),
+      .meta({ description: "Stored in lower case; unique within the sub-account.", examples: ["ada@example.com"] }),
     phone: z
       .string({ error: "must be a string" })
       .regex(E164, { error: "must be in E.164 format: + then country code and number, digits only, e.g. +14155550123" })
-      .meta({ description: "E.164.", example: "+14155550123" }),
+      .meta({ description: "E.164.", examples: ["+14155550123"] }),
     locationId: z
       .string({ error: "must be a string" })
       .min(1, { error: "must not be empty" })
       .max(100, { error: "must be at most 100 characters" })
-      .meta({ description: "The sub-account of the token.", example: "cm3x5loc0000001" }),
+      .meta({ description: "The sub-account of the token.", examples: ["cm3x5loc0000001"] }),
   })
-  .meta({ id: "NewContact" });
+  .meta({ description: "A new contact of the token's sub-account." });
 export type NewContact = z.output<typeof newContactSchema>;
 
 export const contactSchema = z
   .object({
-    id: z.string().meta({ example: "cm3x5con0000001" }),
-    locationId: z.string().meta({ example: "cm3x5loc0000001" }),
-    firstName: z.string().nullable().meta({ example: "Ada" }),
-    lastName: z.string().nullable().meta({ example: "Lovelace" }),
-    email: z.string().nullable().meta({ example: "ada@example.com" }),
-    phone: z.string().nullable().meta({ example: "+14155550123" }),
-    createdAt: z.iso.datetime().meta({ example: "2026-01-15T09:30:00.000Z" }),
+    id: z.string().meta({ examples: ["cm3x5con0000001"] }),
+    locationId: z.string().meta({ examples: ["cm3x5loc0000001"] }),
+    firstName: z.string().nullable().meta({ examples: ["Ada"] }),
+    lastName: z.string().nullable().meta({ examples: ["Lovelace"] }),
+    email: z.string().nullable().meta({ examples: ["ada@example.com"] }),
+    phone: z.string().nullable().meta({ examples: ["+14155550123"] }),
+    createdAt: z.iso.datetime().meta({ examples: ["2026-01-15T09:30:00.000Z"] }),
   })
-  .meta({ id: "Contact", description: "A contact of a sub-account." });
+  .meta({ description: "A contact of a sub-account." });
 export type ContactView = z.infer<typeof contactSchema>;
 
 const contactSelect = {
