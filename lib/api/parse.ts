@@ -44,21 +44,7 @@ function tooLarge(maxBytes: number): ApiError {
   });
 }
 
-/** What `input` holds at `path` (undefined when any step is missing). */
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let value = input;
-  for (const key of path) {
-    if (value === null || typeof value !== "object") return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-/**
- * The first zod issue as a sentence that names the field. zod 4 leaves `issue.input` out unless
- * asked, so "is required" is decided on the input itself: a field that is absent, not one of the
- * wrong type.
- */
+/** The first zod issue as a sentence that names the field. */
 export function describeIssue(error: z.ZodError, source: string, input?: unknown): string {
   const issue = error.issues[0];
   if (!issue) return `The ${source} is invalid.`;
@@ -69,6 +55,15 @@ export function describeIssue(error: z.ZodError, source: string, input?: unknown
   if (field && issue.code === "invalid_type" && valueAt(input, issue.path) === undefined)
     return `${field} is required.`;
   return field ? `${field}: ${issue.message}` : `The ${source} is invalid: ${issue.message}`;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current = input;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
 }
 
 export function parseWith<S extends z.ZodType>(
