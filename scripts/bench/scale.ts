@@ -1,0 +1,3 @@
+export async function runScale(): Promise<void> {
+  throw new Error("not yet");
+}
