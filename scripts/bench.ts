@@ -1,6 +1,8 @@
 // npm run bench: the load benchmark of README's Performance section (and `--scale`, the scale check).
 // Flags: --db pglite|postgres|both (default both), --duration <s> per scenario (default 10),
-// --warmup <s> (default 2), --port <n> (default 3105), --scale (part 2, PostgreSQL only).
+// --rounds <n> (default 2: the scenarios take turns, duration/rounds each, so a change in the
+// machine's load spreads over all of them), --warmup <s> (default 2), --port <n> (default 3105),
+// --scale (part 2, PostgreSQL only).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -8,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { freshDatabase, postgresVersion } from "./bench/db";
-import { CONNECTIONS, runScenario, type ScenarioResult, scenarios } from "./bench/load";
+import { CONNECTIONS, combine, type Measurement, measure, prepareScenario, scenarios } from "./bench/load";
 import { type DatabaseRun, machine, table, targets } from "./bench/report";
 import { startServer } from "./bench/server";
 import { buildIfNeeded } from "./build-if-needed";
@@ -20,6 +22,7 @@ const { values: flags } = parseArgs({
     db: { type: "string", default: "both" },
     duration: { type: "string", default: "10" },
     warmup: { type: "string", default: "2" },
+    rounds: { type: "string", default: "2" },
     port: { type: "string", default: "3105" },
     scale: { type: "boolean", default: false },
     // Internal: one database per child process, so no cache or connection outlives its run.
@@ -30,7 +33,10 @@ const { values: flags } = parseArgs({
 const duration = Number(flags.duration);
 const warmup = Number(flags.warmup);
 const port = Number(flags.port);
-if (!(duration > 0) || !(warmup >= 0) || !(port > 0)) throw new Error("--duration, --warmup and --port take numbers.");
+const rounds = Number(flags.rounds);
+if (!(duration > 0) || !(warmup >= 0) || !(port > 0) || !(rounds >= 1)) {
+  throw new Error("--duration, --rounds, --warmup and --port take positive numbers.");
+}
 
 const labels = { pglite: "PGlite (embedded)", postgres: "PostgreSQL" } as const;
 type Kind = keyof typeof labels;
@@ -62,16 +68,20 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const benchEnv = { BENCH_DB_TIMING: "1", WEBHOOK_DISPATCHER: "off" };
     say(`${labels[kind]}: starting the production server on port ${port} (log: ${logFile})`);
     let server = await startServer({ ...common, env: { ...benchEnv, RATE_LIMIT_BURST: "0", RATE_LIMIT_DAILY: "0" } });
-    const results: ScenarioResult[] = [];
     const all = scenarios(seed);
+    const measured = new Map<string, Measurement[]>(all.map((s) => [s.id, []]));
     try {
-      for (const scenario of all) {
-        say(`${labels[kind]}: (${scenario.id}) ${scenario.name} for ${duration} s`);
-        results.push(await runScenario(server.baseUrl, scenario, { duration, warmup }));
+      for (let round = 0; round < rounds; round++) {
+        for (const scenario of all) {
+          say(`${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name}`);
+          if (round === 0) await prepareScenario(server.baseUrl, scenario, warmup);
+          measured.get(scenario.id)!.push(await measure(server.baseUrl, scenario, duration / rounds));
+        }
       }
     } finally {
       await server.stop();
     }
+    const results = all.map((s) => combine(s, measured.get(s.id)!));
     // (b) again with the limits on but never reached: the cost of counting every request.
     say(`${labels[kind]}: (b) again with rate limits on (limits high enough never to refuse)`);
     server = await startServer({
@@ -80,7 +90,8 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     });
     try {
       const b = all.find((s) => s.id === "b")!;
-      const limited = await runScenario(server.baseUrl, b, { duration, warmup });
+      await prepareScenario(server.baseUrl, b, warmup);
+      const limited = combine(b, [await measure(server.baseUrl, b, duration)]);
       results.push({ ...limited, id: "b′", name: `${b.name}, rate limits on` });
     } finally {
       await server.stop();
@@ -112,7 +123,7 @@ async function main() {
   for (const kind of kinds) {
     const out = join(dir, `${kind}.json`);
     const args = ["scripts/bench.ts", "--child", kind, "--out", out, "--duration", String(duration)];
-    args.push("--warmup", String(warmup), "--port", String(port));
+    args.push("--warmup", String(warmup), "--port", String(port), "--rounds", String(rounds));
     const child = spawnSync(process.execPath, [resolve("node_modules/tsx/dist/cli.mjs"), ...args], {
       stdio: "inherit",
     });
@@ -120,7 +131,7 @@ async function main() {
     runs.push(JSON.parse(readFileSync(out, "utf8")) as DatabaseRun);
   }
   const pgVersion = kinds.includes("postgres") ? await postgresVersion() : undefined;
-  const command = `npm run bench -- --db ${flags.db} --duration ${duration} --warmup ${warmup}`;
+  const command = `npm run bench -- --db ${flags.db} --duration ${duration} --rounds ${rounds} --warmup ${warmup}`;
   const sections = runs.map(
     (run) => `### ${run.label}\n\n${table(run)}\n\n${run.database === "postgres" ? `Targets: ${targets(run)}.\n` : ""}`,
   );
@@ -129,8 +140,8 @@ async function main() {
     "# Benchmark results",
     "",
     `Measured ${new Date().toISOString()} on ${machine(pgVersion)}, with \`${command}\`.`,
-    `${CONNECTIONS} connections, ${duration} s per scenario after a ${warmup} s warm-up; load generated by autocannon in the same machine.`,
-    "Latencies in milliseconds. DB ms/req: time the server spent in database calls per request (BENCH_DB_TIMING=1).",
+    `${CONNECTIONS} connections; each scenario ${duration} s in ${rounds} turns of ${duration / rounds} s (scenarios take turns), after a ${warmup} s warm-up; (b′) one ${duration} s run on a server restarted with rate limits on. Load generated by autocannon in the same process tree, on the same cores as the server and database.`,
+    "Latencies in milliseconds: p50 the request-weighted mean of the turns' p50s, p99 the worst turn's. DB ms/req: time the server spent in database calls per request, including waiting for a pooled connection (BENCH_DB_TIMING=1). Ratio: req/s over (a)'s.",
     "",
     ...sections,
   ].join("\n");

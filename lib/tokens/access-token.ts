@@ -94,7 +94,7 @@ interface TokenStateRow {
 
 /**
  * Whether a token, its grant and its installation are all still alive: one query over three
- * primary keys. (A cache may sit in front of this later; revocation must then invalidate it.)
+ * primary keys. The verification cache in front of it is emptied by every change of these rows.
  */
 async function tokenState(jti: string): Promise<TokenStateRow | undefined> {
   const rows = await db().$queryRaw<TokenStateRow[]>`

@@ -133,30 +133,62 @@ async function cannon(baseUrl: string, scenario: Scenario, duration: number): Pr
   return autocannon({ url: baseUrl, connections: CONNECTIONS, duration, requests: scenario.requests });
 }
 
-export async function runScenario(
-  baseUrl: string,
-  scenario: Scenario,
-  options: { duration: number; warmup: number },
-): Promise<ScenarioResult> {
+/** One measured stretch of one scenario. */
+export interface Measurement {
+  total: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  dbMs: number;
+  dbCalls: number;
+}
+
+/** Checks the scenario answers as expected, then loads it for `warmup` seconds, unmeasured. */
+export async function prepareScenario(baseUrl: string, scenario: Scenario, warmup: number): Promise<void> {
   await check(baseUrl, scenario);
-  if (options.warmup > 0) await cannon(baseUrl, scenario, options.warmup);
+  if (warmup > 0) await cannon(baseUrl, scenario, warmup);
+}
+
+export async function measure(baseUrl: string, scenario: Scenario, seconds: number): Promise<Measurement> {
   const before = await serverDbTime(baseUrl);
-  const result = await cannon(baseUrl, scenario, options.duration);
+  const result = await cannon(baseUrl, scenario, seconds);
   const after = await serverDbTime(baseUrl);
   if (scenario.remaining && scenario.remaining() < 0) {
     console.warn(`[bench] (${scenario.id}) ran out of seeded tokens: the non-2xx count includes the surplus requests.`);
   }
-  const total = result.requests.total;
+  return {
+    total: result.requests.total,
+    seconds: result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    dbMs: after.totalMs - before.totalMs,
+    dbCalls: after.calls - before.calls,
+  };
+}
+
+/**
+ * A scenario's result over its rounds: requests/s over the whole measured time, p50 the
+ * request-weighted mean of the rounds' p50s, p99 the worst round's (autocannon's histograms are
+ * not merged), counts and database time summed.
+ */
+export function combine(scenario: Scenario, rounds: Measurement[]): ScenarioResult {
+  const total = rounds.reduce((n, r) => n + r.total, 0);
+  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  const sum = (f: (r: Measurement) => number) => rounds.reduce((n, r) => n + f(r), 0);
   return {
     id: scenario.id,
     name: scenario.name,
-    requestsPerSecond: total / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    requestsPerSecond: seconds ? total / seconds : 0,
+    p50: total ? sum((r) => r.p50 * r.total) / total : 0,
+    p99: Math.max(...rounds.map((r) => r.p99)),
     total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    dbMsPerRequest: total ? (after.totalMs - before.totalMs) / total : 0,
-    dbCallsPerRequest: total ? (after.calls - before.calls) / total : 0,
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    dbMsPerRequest: total ? sum((r) => r.dbMs) / total : 0,
+    dbCallsPerRequest: total ? sum((r) => r.dbCalls) / total : 0,
   };
 }
