@@ -152,6 +152,8 @@ export async function prepareScenario(baseUrl: string, scenario: Scenario, warmu
 }
 
 export async function measure(baseUrl: string, scenario: Scenario, seconds: number): Promise<Measurement> {
+  // Let the previous load's last requests finish, so their database time is not counted here.
+  await new Promise((r) => setTimeout(r, 1_000));
   const before = await serverDbTime(baseUrl);
   const result = await cannon(baseUrl, scenario, seconds);
   const after = await serverDbTime(baseUrl);

@@ -1,4 +1,4 @@
-import { cpus, freemem, platform, release, totalmem } from "node:os";
+import { cpus, freemem, loadavg, platform, release, totalmem } from "node:os";
 import type { ScenarioResult } from "./load";
 
 export interface DatabaseRun {
@@ -49,6 +49,9 @@ export function machine(postgres?: string): string {
     `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}`,
     `${fixed(totalmem() / 2 ** 30, 1)} GiB RAM (${fixed(freemem() / 2 ** 30, 1)} GiB free at the end)`,
     `${platform()} ${release()}`,
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" / ")} (1 / 5 / 15 min) at the end: the cores are shared`,
     `Node.js ${process.version}`,
     postgres ? `PostgreSQL ${postgres}` : undefined,
   ]
