@@ -11,7 +11,11 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_PHASE === "phase-production-build") return; // not while `next build` runs
   // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
   const { env } = await import("@/lib/env");
-  if (env().WEBHOOK_DISPATCHER === "off") return;
+  if (env().WEBHOOK_DISPATCHER === "off") {
+    const { log } = await import("@/lib/log");
+    log.info("webhook dispatcher off on this instance (WEBHOOK_DISPATCHER=off)");
+    return;
+  }
   const { startDispatcher } = await import("@/lib/webhooks/dispatcher");
   startDispatcher();
 }

@@ -45,15 +45,25 @@ function tooLarge(maxBytes: number): ApiError {
 }
 
 /** The first zod issue as a sentence that names the field. */
-export function describeIssue(error: z.ZodError, source: string): string {
+export function describeIssue(error: z.ZodError, source: string, input?: unknown): string {
   const issue = error.issues[0];
   if (!issue) return `The ${source} is invalid.`;
   const field = issue.path.length ? issue.path.join(".") : undefined;
   if (issue.code === "unrecognized_keys") {
     return `The ${source} has fields this endpoint does not take: ${issue.keys.join(", ")}.`;
   }
-  if (field && issue.code === "invalid_type" && issue.input === undefined) return `${field} is required.`;
+  if (field && issue.code === "invalid_type" && valueAt(input, issue.path) === undefined)
+    return `${field} is required.`;
   return field ? `${field}: ${issue.message}` : `The ${source} is invalid: ${issue.message}`;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current = input;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
 }
 
 export function parseWith<S extends z.ZodType>(
@@ -63,7 +73,7 @@ export function parseWith<S extends z.ZodType>(
   code: "invalid_request" | "invalid_scope" = "invalid_request",
 ): z.infer<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new ApiError(code, describeIssue(result.error, source));
+  if (!result.success) throw new ApiError(code, describeIssue(result.error, source, input));
   return result.data;
 }
 

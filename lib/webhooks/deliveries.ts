@@ -1,6 +1,9 @@
+import type { Actor } from "@/lib/accounts/permissions";
+import { isAgencyAdmin } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+import { forbidden, notFound } from "@/lib/errors";
 import type { WebhookEventStatus } from "@/lib/generated/prisma/client";
+import { redeliverWebhookEvent } from "./dispatcher";
 
 /** The delivery log of an app, for its developer page: events, newest first, with their attempts. */
 
@@ -85,4 +88,57 @@ export async function listWebhookDeliveries(options: {
       recentAttempts: deliveryLogs,
     })),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The developer page (app/(admin)/developer/apps/[appId]/webhooks): the same log behind the rules
+// of who may see it. The agency comes from the signed-in actor, never from the request.
+
+export interface DeveloperApp {
+  id: string;
+  name: string;
+  webhookUrl: string | null;
+}
+
+/** Whether the actor may open apps' developer pages (their own agency's apps only). */
+export function canManageApps(actor: Actor): boolean {
+  return isAgencyAdmin(actor.role);
+}
+
+/**
+ * The app, when the actor is an owner or admin of the agency that made it. An app of another
+ * agency and one that does not exist get the same answer, so ids of other agencies are not disclosed.
+ */
+export async function getAppForDeveloper(actor: Actor, appId: string): Promise<DeveloperApp> {
+  if (!canManageApps(actor)) throw forbidden("Only the agency's owners and admins can manage its apps.");
+  const app =
+    appId.length > 0 && appId.length <= 100
+      ? await db().app.findFirst({
+          where: { id: appId, companyId: actor.companyId },
+          select: { id: true, name: true, webhookUrl: true },
+        })
+      : null;
+  if (!app) throw notFound("That app does not exist.");
+  return app;
+}
+
+/** The delivery log of one of the actor's agency's apps. */
+export async function developerWebhookLog(actor: Actor, appId: string): Promise<WebhookDeliveryLog> {
+  const app = await getAppForDeveloper(actor, appId);
+  return listWebhookDeliveries({ appId: app.id, companyId: actor.companyId });
+}
+
+/** The Redeliver button: the event must belong to this app of the actor's agency. */
+export async function redeliverAsDeveloper(
+  actor: Actor,
+  input: { appId: string; eventId: string },
+  now = new Date(),
+): Promise<void> {
+  const app = await getAppForDeveloper(actor, input.appId);
+  const event =
+    input.eventId.length <= 100
+      ? await db().webhookEvent.findFirst({ where: { id: input.eventId, appId: app.id }, select: { id: true } })
+      : null;
+  if (!event) throw notFound("That webhook event does not exist.");
+  await redeliverWebhookEvent(event.id, actor.companyId, now);
 }

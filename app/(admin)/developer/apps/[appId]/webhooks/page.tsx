@@ -1,0 +1,259 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { PageHeader } from "@/components/page-header";
+import { Notice } from "@/components/ui/notice";
+import { Outcome, StatusBadge, Timestamp } from "@/components/webhooks/delivery-log";
+import { RedeliverButton } from "@/components/webhooks/redeliver-button";
+import { requireActor } from "@/lib/auth/session";
+import { appUrl } from "@/lib/env";
+import { DomainError } from "@/lib/errors";
+import { developerWebhookLog, type WebhookDeliveryLog } from "@/lib/webhooks/deliveries";
+import { webhookKeysJwks } from "@/lib/webhooks/signing-key";
+import { redeliverEvent } from "./actions";
+
+export const metadata: Metadata = { title: "Webhooks" };
+
+export default async function AppWebhooksPage({ params }: { params: Promise<{ appId: string }> }) {
+  const { appId } = await params;
+  const actor = await requireActor();
+  let log: WebhookDeliveryLog;
+  try {
+    log = await developerWebhookLog(actor, appId);
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === "forbidden") {
+      return (
+        <Notice title="You don't have permission to manage apps" tone="warning">
+          <p>Only the agency's owners and admins can see an app's webhooks. Ask one of them.</p>
+        </Notice>
+      );
+    }
+    if (error instanceof DomainError && error.kind === "not_found") {
+      // Same answer for "does not exist" and "another agency's app": ids are not disclosed.
+      return (
+        <Notice title="App not found" tone="warning">
+          <p>
+            There is no app here that you can open. Pick one from <Link href="/developer/apps">your apps</Link>.
+          </p>
+        </Notice>
+      );
+    }
+    throw error;
+  }
+  const { app, events } = log;
+  const jwks = await webhookKeysJwks();
+  const keysUrl = `${appUrl()}/.well-known/webhook-keys`;
+  const path = `/developer/apps/${encodeURIComponent(app.id)}/webhooks`;
+
+  return (
+    <>
+      <PageHeader
+        title={`Webhooks · ${app.name}`}
+        description="Every event sent to this app's webhook URL, its attempts, and what the receiver answered. Failed attempts are retried with backoff for at least 24 hours."
+        actions={
+          <Link href={path} className="text-sm font-medium text-brand-700 underline-offset-2 hover:underline">
+            Refresh
+          </Link>
+        }
+      />
+
+      <section aria-labelledby="endpoint" className="mb-6 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
+        <h2 id="endpoint" className="font-semibold">
+          Endpoint
+        </h2>
+        <dl className="mt-3 text-sm">
+          <dt className="font-medium text-slate-700">Webhook URL</dt>
+          <dd className="mt-1 break-all font-mono text-slate-900">
+            {app.webhookUrl ?? (
+              <span className="font-sans text-slate-500">None yet. Events wait until one is set.</span>
+            )}
+          </dd>
+        </dl>
+      </section>
+
+      <section aria-labelledby="verify" className="mb-6 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
+        <h2 id="verify" className="font-semibold">
+          Verifying signatures
+        </h2>
+        <div className="mt-2 space-y-2 text-sm text-slate-700">
+          <p>
+            Webhooks are signed per the{" "}
+            <a href="https://www.standardwebhooks.com/" className="text-brand-700 underline" rel="noreferrer">
+              Standard Webhooks
+            </a>{" "}
+            specification. Each request carries <code>webhook-id</code>, <code>webhook-timestamp</code> (Unix seconds)
+            and <code>webhook-signature: v1a,&lt;signature&gt;</code>, where the signature is the base64 Ed25519
+            signature of <code>&lt;webhook-id&gt;.&lt;webhook-timestamp&gt;.&lt;raw body&gt;</code>.
+          </p>
+          <p>
+            Verify it with one of the public keys below over the exact bytes of the body, reject timestamps more than a
+            few minutes from your clock, and use <code>webhook-id</code> to ignore an event you have already handled
+            (delivery is at least once). The keys are also published at{" "}
+            <a href="/.well-known/webhook-keys" className="break-all text-brand-700 underline">
+              {keysUrl}
+            </a>
+            ; fetch them from there so a new key is picked up.
+          </p>
+        </div>
+        <h3 className="mt-4 text-sm font-semibold text-slate-700">Public signing keys (Ed25519)</h3>
+        <ul className="mt-2 space-y-2">
+          {jwks.keys.map((key) => (
+            <li key={key.kid}>
+              <p className="text-xs text-slate-500">
+                Key id <code className="break-all">{key.kid}</code>
+              </p>
+              <pre className="mt-1 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">
+                {JSON.stringify(key, null, 2)}
+              </pre>
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section aria-labelledby="deliveries">
+        <h2 id="deliveries" className="mb-3 font-semibold">
+          Delivery log
+        </h2>
+        {events.length === 0 ? (
+          <div className="rounded-lg bg-white p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
+            <p className="font-medium text-slate-800">No events yet.</p>
+            <p className="mt-1">
+              Events appear here when someone installs or uninstalls this app. The newest {50} are shown.
+            </p>
+          </div>
+        ) : (
+          <div className="overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+            <table className="min-w-full divide-y divide-slate-200 text-sm">
+              <caption className="sr-only">Webhook events of {app.name}, newest first</caption>
+              <thead className="bg-slate-50 text-left text-xs font-semibold text-slate-600">
+                <tr>
+                  <th scope="col" className="px-3 py-2">
+                    Event
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Status
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Attempts
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Last response
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Next attempt
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Delivered
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    Created
+                  </th>
+                  <th scope="col" className="px-3 py-2">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              {events.map((event) => {
+                const idElement = `webhook-id-${event.id}`;
+                return (
+                  <tbody key={event.id} className="border-t border-slate-200" aria-label={`Event ${event.id}`}>
+                    <tr className="align-top">
+                      <th scope="row" className="px-3 py-2 text-left font-medium text-slate-900">
+                        {event.type}
+                      </th>
+                      <td className="px-3 py-2">
+                        <StatusBadge status={event.status} />
+                      </td>
+                      <td className="px-3 py-2 tabular-nums">
+                        {event.attempts}
+                        {event.totalAttempts !== event.attempts ? (
+                          <span className="block text-xs text-slate-500">{event.totalAttempts} in all</span>
+                        ) : null}
+                      </td>
+                      <td className="px-3 py-2">
+                        <Outcome statusCode={event.lastStatus} error={event.lastError} />
+                      </td>
+                      <td className="px-3 py-2">
+                        <Timestamp value={event.nextAttemptAt} />
+                      </td>
+                      <td className="px-3 py-2">
+                        <Timestamp value={event.deliveredAt} />
+                      </td>
+                      <td className="px-3 py-2">
+                        <Timestamp value={event.createdAt} />
+                      </td>
+                      <td className="px-3 py-2">
+                        <RedeliverButton
+                          action={redeliverEvent}
+                          appId={app.id}
+                          eventId={event.id}
+                          describedById={idElement}
+                        />
+                      </td>
+                    </tr>
+                    <tr>
+                      <td colSpan={8} className="px-3 pb-3">
+                        <p className="text-xs text-slate-500">
+                          webhook-id{" "}
+                          <code id={idElement} className="break-all text-slate-700">
+                            {event.id}
+                          </code>
+                        </p>
+                        <details className="mt-1 text-xs">
+                          <summary className="cursor-pointer text-slate-600 hover:text-slate-900">
+                            Attempt history ({event.totalAttempts})
+                          </summary>
+                          {event.recentAttempts.length === 0 ? (
+                            <p className="mt-2 text-slate-500">Not attempted yet.</p>
+                          ) : (
+                            <table className="mt-2 min-w-full text-xs">
+                              <caption className="sr-only">Attempts for event {event.id}, newest first</caption>
+                              <thead className="text-left text-slate-500">
+                                <tr>
+                                  <th scope="col" className="py-1 pr-4">
+                                    Attempt
+                                  </th>
+                                  <th scope="col" className="py-1 pr-4">
+                                    At
+                                  </th>
+                                  <th scope="col" className="py-1 pr-4">
+                                    Response
+                                  </th>
+                                  <th scope="col" className="py-1 pr-4">
+                                    Took
+                                  </th>
+                                </tr>
+                              </thead>
+                              <tbody>
+                                {event.recentAttempts.map((a) => (
+                                  <tr key={a.id}>
+                                    <td className="py-1 pr-4 tabular-nums">{a.attempt}</td>
+                                    <td className="py-1 pr-4">
+                                      <Timestamp value={a.attemptedAt} />
+                                    </td>
+                                    <td className="py-1 pr-4">
+                                      <Outcome statusCode={a.statusCode} error={a.error} />
+                                    </td>
+                                    <td className="py-1 pr-4 tabular-nums">{a.durationMs} ms</td>
+                                  </tr>
+                                ))}
+                              </tbody>
+                            </table>
+                          )}
+                          {event.totalAttempts > event.recentAttempts.length ? (
+                            <p className="mt-1 text-slate-500">
+                              Showing the newest {event.recentAttempts.length} of {event.totalAttempts} attempts.
+                            </p>
+                          ) : null}
+                        </details>
+                      </td>
+                    </tr>
+                  </tbody>
+                );
+              })}
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,51 @@
+import type { ReactNode } from "react";
+
+/** Presentational pieces of the webhook delivery log (no database access). */
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+const statusStyles: Record<DeliveryStatus, { label: string; mark: string; className: string }> = {
+  pending: { label: "Pending", mark: "◷", className: "bg-amber-50 text-amber-800 ring-amber-200" },
+  delivered: { label: "Delivered", mark: "✓", className: "bg-emerald-50 text-emerald-800 ring-emerald-200" },
+  failed: { label: "Failed", mark: "✕", className: "bg-red-50 text-red-800 ring-red-200" },
+};
+
+/** The status as words (the colour and mark only repeat them). */
+export function StatusBadge({ status }: { status: DeliveryStatus }) {
+  const s = statusStyles[status];
+  return (
+    <span
+      className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${s.className}`}
+    >
+      <span aria-hidden="true">{s.mark}</span>
+      {s.label}
+    </span>
+  );
+}
+
+/** A moment in UTC, the same for everyone who reads the log, with its machine-readable form. */
+export function Timestamp({ value, empty = "—" }: { value: Date | null; empty?: ReactNode }) {
+  if (!value) return <span className="text-slate-400">{empty}</span>;
+  const iso = value.toISOString();
+  return (
+    <time dateTime={iso}>
+      <span className="whitespace-nowrap">{iso.slice(0, 10)}</span>{" "}
+      <span className="whitespace-nowrap">{iso.slice(11, 19)} UTC</span>
+    </time>
+  );
+}
+
+/** What the receiver answered, or why it could not be reached. */
+export function Outcome({ statusCode, error }: { statusCode: number | null; error: string | null }) {
+  if (statusCode !== null) {
+    const ok = statusCode >= 200 && statusCode < 300;
+    return (
+      <span className={ok ? "text-emerald-800" : "text-red-700"}>
+        HTTP {statusCode}
+        {error ? <span className="block text-xs text-slate-500">{error}</span> : null}
+      </span>
+    );
+  }
+  if (error) return <span className="text-red-700">{error}</span>;
+  return <span className="text-slate-400">—</span>;
+}

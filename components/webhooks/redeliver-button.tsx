@@ -1,0 +1,56 @@
+"use client";
+
+import { useActionState } from "react";
+import { useFormStatus } from "react-dom";
+import type { ActionState } from "@/lib/actions";
+import { buttonClass } from "../ui/submit-button";
+
+type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
+
+/** One event's Redeliver button, with the server's answer beside it. */
+export function RedeliverButton({
+  action,
+  appId,
+  eventId,
+  describedById,
+}: {
+  action: Action;
+  appId: string;
+  eventId: string;
+  /** The element naming the event (its webhook-id), so a screen reader says which event the button sends. */
+  describedById?: string;
+}) {
+  const [state, formAction] = useActionState(action, {});
+  const error = state.error ?? Object.values(state.fieldErrors ?? {})[0];
+  return (
+    <form action={formAction} className="flex flex-col items-start gap-1">
+      <input type="hidden" name="appId" value={appId} />
+      <input type="hidden" name="eventId" value={eventId} />
+      <Submit describedById={describedById} />
+      {error ? (
+        <p role="alert" className="text-xs text-red-600">
+          {error}
+        </p>
+      ) : state.message ? (
+        <p role="status" className="text-xs text-emerald-700">
+          {state.message}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+function Submit({ describedById }: { describedById?: string }) {
+  const { pending } = useFormStatus();
+  return (
+    <button
+      type="submit"
+      disabled={pending}
+      aria-disabled={pending}
+      aria-describedby={describedById}
+      className={`${buttonClass("secondary")} px-2.5 py-1 text-xs`}
+    >
+      {pending ? "Redelivering…" : "Redeliver"}
+    </button>
+  );
+}

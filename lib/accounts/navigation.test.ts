@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { agencyNavigation, locationNavigation } from "./navigation";
+import type { Actor } from "./permissions";
+import type { Role } from "./roles";
+
+const actor = (role: Role, overrides: Partial<Actor> = {}): Actor => ({
+  id: "u",
+  email: "u@x.test",
+  name: "U",
+  role,
+  companyId: "c1",
+  agencyPrivateIntegrations: false,
+  locationPrivateIntegrations: false,
+  locationIds: [],
+  ...overrides,
+});
+const labels = (links: { label: string }[]) => links.map((l) => l.label);
+
+describe("settings navigation shows only what a person may use", () => {
+  it.each([
+    [
+      "agency_owner",
+      { agencyPrivateIntegrations: true },
+      ["Agency settings", "Labs", "Team", "Private Integrations", "Marketplace", "Developer"],
+    ],
+    ["agency_admin", {}, ["Agency settings", "Labs", "Team", "Marketplace", "Developer"]],
+    ["agency_user", {}, ["Agency settings", "Marketplace"]],
+    ["agency_user", { agencyPrivateIntegrations: true }, ["Agency settings", "Private Integrations", "Marketplace"]],
+    ["account_admin", { agencyPrivateIntegrations: true }, ["Marketplace"]],
+  ] as const)("%s %o", (role, overrides, expected) => {
+    expect(labels(agencyNavigation(actor(role, overrides)))).toEqual(expected);
+  });
+
+  it("shows a sub-account's Private Integrations to members with the permission only", () => {
+    const location = { id: "l1", companyId: "c1" };
+    expect(
+      labels(
+        locationNavigation(actor("account_user", { locationIds: ["l1"], locationPrivateIntegrations: true }), location),
+      ),
+    ).toContain("Private Integrations");
+    expect(labels(locationNavigation(actor("account_user", { locationIds: ["l1"] }), location))).not.toContain(
+      "Private Integrations",
+    );
+    expect(
+      locationNavigation(actor("account_user", { locationIds: ["l2"], locationPrivateIntegrations: true }), location),
+    ).toEqual([]);
+    expect(
+      locationNavigation(actor("agency_owner", { companyId: "c2", locationPrivateIntegrations: true }), location),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { checkCredentials } from "@/lib/accounts/users";
+import { db } from "@/lib/db/client";
+import { testPassword } from "@/lib/testing/fixtures";
+import { CliError, parseArgv, runCommand } from "./run";
+
+describe("parsing the command line", () => {
+  it("reads flags, repeated flags and --flag=value", () => {
+    expect(parseArgv(["user:create", "--name", "A B", "--location", "l1", "--location=l2", "--flag"])).toEqual({
+      command: "user:create",
+      flags: { name: "A B", location: ["l1", "l2"], flag: true },
+    });
+  });
+
+  it("refuses stray arguments", () => {
+    expect(() => parseArgv(["company:create", "oops"])).toThrow(CliError);
+  });
+});
+
+describe("the operator commands", () => {
+  it("create an agency, a sub-account and a user who can sign in", async () => {
+    const company = await runCommand("company:create", { name: "CLI Agency", "whitelabel-domain": "App.Example.com" });
+    expect(company).toEqual({ id: expect.any(String) });
+    const stored = await db().company.findUniqueOrThrow({ where: { id: String(company.id) } });
+    expect(stored.whitelabelDomain).toBe("app.example.com");
+    const location = await runCommand("location:create", { company: String(company.id), name: "Downtown" });
+    const email = `cli-${Date.now()}@example.test`;
+    const user = await runCommand("user:create", {
+      email,
+      password: testPassword,
+      name: "Cli User",
+      role: "account_user",
+      company: String(company.id),
+      location: String(location.id),
+      "location-pi": "on",
+    });
+    const actor = await checkCredentials(email, testPassword);
+    expect(actor).toMatchObject({
+      id: user.id,
+      role: "account_user",
+      locationIds: [location.id],
+      locationPrivateIntegrations: true,
+    });
+    await expect(
+      runCommand("labs:set", { company: String(company.id), feature: "private-integrations", enabled: "true" }),
+    ).resolves.toEqual({ enabled: true });
+  });
+
+  it.each([
+    [undefined, {}, "Usage"],
+    ["nope", {}, 'Unknown command "nope"'],
+    ["company:create", {}, "--name is required"],
+    ["company:create", { name: "A", color: "red" }, "Unknown flag --color"],
+    ["company:create", { name: ["A", "B"] }, "--name may be given only once"],
+    ["company:create", { name: "A", "whitelabel-domain": "not a host" }, "--whitelabel-domain"],
+    ["location:create", { company: "missing", name: "X" }, "no agency with id missing"],
+    ["labs:set", { company: "x", feature: "other", enabled: "true" }, "--feature"],
+    ["labs:set", { company: "x", feature: "private-integrations", enabled: "yes" }, "--enabled"],
+    ["user:create", { email: "bad", password: testPassword, name: "A", role: "agency_user", company: "x" }, "e-mail"],
+    ["user:create", { email: "a@b.test", password: "x", name: "A", role: "boss", company: "x" }, "--role"],
+  ] as const)("%s %o refuses with a message", async (command, flags, words) => {
+    await expect(runCommand(command, flags as never)).rejects.toThrow(words);
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "./env";
+
+describe("the environment", () => {
+  it("has defaults that need no configuration", () => {
+    const env = parseEnv({});
+    expect(env).toMatchObject({
+      DATABASE_URL: "file:./data/pglite",
+      PORT: 3000,
+      RATE_LIMIT_BURST: 100,
+      RATE_LIMIT_DAILY: 200000,
+    });
+    expect(env.WEBHOOK_ALLOW_PRIVATE).toBe(false);
+  });
+
+  it("treats empty values as unset and reads flags", () => {
+    expect(parseEnv({ PORT: "", WEBHOOK_ALLOW_PRIVATE: "1", RATE_LIMIT_BURST: "0" })).toMatchObject({
+      PORT: 3000,
+      WEBHOOK_ALLOW_PRIVATE: true,
+      RATE_LIMIT_BURST: 0,
+    });
+  });
+
+  it.each([
+    [{ PORT: "http" }, "PORT"],
+    [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
+    [{ SERVER_SECRET: "short" }, "SERVER_SECRET"],
+    [{ APP_URL: "not a url" }, "APP_URL"],
+    [{ SEED_ADMIN_EMAIL: "nope" }, "SEED_ADMIN_EMAIL"],
+    [{ RATE_LIMIT_DAILY: "-1" }, "RATE_LIMIT_DAILY"],
+  ])("fails with a sentence naming the variable: %o", (source, name) => {
+    expect(() => parseEnv(source)).toThrow(new RegExp(`^The environment variable ${name} `));
+  });
+});
