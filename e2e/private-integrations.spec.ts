@@ -73,6 +73,8 @@ for (const { level, present, absent, extra } of levels) {
       await expect(page.getByRole("button", { name: "Create new integration" })).toBeVisible();
 
       const item = card(page, "Reporting");
+      // Focus lands on the new integration once the dialog is closed.
+      await expect(item.getByRole("heading", { name: "Reporting" })).toBeFocused();
       await expect(item).toContainText("Nightly export to the warehouse");
       await expect(item).toContainText(`pit-…${token.slice(-4)}`);
       await expect(item).toContainText("Active");
@@ -129,6 +131,7 @@ for (const { level, present, absent, extra } of levels) {
       await confirmAction(page, item, "Rotate and expire this token later", /keeps working until .* UTC/);
       const t2 = await takeShownToken(page);
       await expect(item).toContainText("Rotating");
+      await expect(item.getByRole("heading", { name: "Sync v2" })).toBeFocused();
       await expect(item).toContainText(new RegExp(`old token pit-…${t1.slice(-4)} stops working on .+ UTC`));
       await works({ [t1]: true, [t2]: true });
 
@@ -136,6 +139,7 @@ for (const { level, present, absent, extra } of levels) {
       await confirmAction(page, item, "Expire Now", "stops working immediately");
       await expect(item).toContainText("Active");
       await expect(item.getByRole("button", { name: "Expire Now" })).toHaveCount(0);
+      await expect(item.getByRole("heading", { name: "Sync v2" })).toBeFocused();
       await works({ [t1]: false, [t2]: true });
 
       // Rotate later, then Cancel rotation: the new one stops, the old one stays.

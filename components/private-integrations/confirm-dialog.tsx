@@ -20,6 +20,7 @@ export function ConfirmDialog({
   onDone,
   onClose,
   fallbackFocus,
+  returnFocus,
 }: {
   title: string;
   children: ReactNode;
@@ -29,6 +30,7 @@ export function ConfirmDialog({
   onDone: (result: ActionState) => void;
   onClose: () => void;
   fallbackFocus?: () => HTMLElement | null;
+  returnFocus?: () => HTMLElement | null;
 }) {
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string>();
@@ -52,6 +54,7 @@ export function ConfirmDialog({
       onClose={onClose}
       preventEscape={pending}
       fallbackFocus={fallbackFocus}
+      returnFocus={returnFocus}
     >
       <div className="space-y-4 p-6">
         <h2 id="confirm-title" className="text-lg font-semibold">

@@ -1,6 +1,6 @@
 "use client";
 
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/actions";
@@ -16,12 +16,8 @@ type Mode = { kind: "list" } | { kind: "create" } | { kind: "edit"; id: string }
 const LIST_HEADING = "pi-list-title";
 const CREATE_BUTTON = "pi-create-button";
 
-function focusSoon(id: string) {
-  requestAnimationFrame(() => document.getElementById(id)?.focus());
-}
-
 function byId(id: string) {
-  return () => document.getElementById(id);
+  return document.getElementById(id);
 }
 
 /**
@@ -56,6 +52,17 @@ export function PrivateIntegrationsManager({
   const [notice, setNotice] = useState("");
   // Server clock minus browser clock, so "keeps working until …" matches what the server will set.
   const [skew] = useState(() => Date.parse(renderedAt) - Date.now());
+  // Where the keyboard goes once the element exists: the re-rendered list can arrive a commit later.
+  const focusNext = useRef<string | null>(null);
+  // Whether the open confirmation was confirmed (then its opener may be gone or about to go).
+  const confirmed = useRef(false);
+  useEffect(() => {
+    const element = focusNext.current ? byId(focusNext.current) : null;
+    if (element) {
+      element.focus();
+      focusNext.current = null;
+    }
+  });
 
   const levelWords = level === "agency" ? "agency-level integrations" : "sub-account integrations";
   const ownerFields: Record<string, string> = locationId ? { locationId } : {};
@@ -67,8 +74,8 @@ export function PrivateIntegrationsManager({
   }
 
   function closeForm(focusId: string) {
+    focusNext.current = focusId;
     setMode({ kind: "list" });
-    focusSoon(focusId);
   }
 
   function created(result: ActionState) {
@@ -79,6 +86,7 @@ export function PrivateIntegrationsManager({
   }
 
   function lifecycleDone(kind: LifecycleKind, item: IntegrationItem, result: ActionState) {
+    confirmed.current = true;
     setConfirm(null);
     setNotice(result.message ?? "");
     const data = result.data as { token?: string; oldTokenExpiresAt?: string } | undefined;
@@ -164,6 +172,7 @@ export function PrivateIntegrationsManager({
                   }}
                   onAction={(kind) => {
                     setNotice("");
+                    confirmed.current = false;
                     setConfirm({ kind, id: item.id });
                   }}
                   editForm={
@@ -202,9 +211,12 @@ export function PrivateIntegrationsManager({
           fields={{ ...ownerFields, integrationId: confirming.id }}
           onDone={(result) => lifecycleDone(confirm.kind, confirming, result)}
           onClose={() => setConfirm(null)}
-          fallbackFocus={() =>
-            document.getElementById(integrationTitleId(confirming.id)) ?? document.getElementById(LIST_HEADING)
-          }
+          returnFocus={() => {
+            if (!confirmed.current) return null;
+            // Rotating or deleting replaces the buttons: land on something that stays.
+            return confirm.kind === "remove" ? byId(LIST_HEADING) : byId(integrationTitleId(confirming.id));
+          }}
+          fallbackFocus={() => byId(integrationTitleId(confirming.id)) ?? byId(LIST_HEADING)}
         />
       ) : null}
 
@@ -212,9 +224,7 @@ export function PrivateIntegrationsManager({
         <TokenDialog
           revealed={revealed}
           onClose={() => setRevealed(null)}
-          fallbackFocus={() =>
-            byId(integrationTitleId(revealed.integrationId))() ?? document.getElementById(LIST_HEADING)
-          }
+          returnFocus={() => byId(integrationTitleId(revealed.integrationId)) ?? byId(LIST_HEADING)}
         />
       ) : null}
     </>
@@ -235,6 +245,7 @@ function LifecycleConfirm({
   onDone,
   onClose,
   fallbackFocus,
+  returnFocus,
 }: {
   kind: LifecycleKind;
   item: IntegrationItem;
@@ -244,8 +255,9 @@ function LifecycleConfirm({
   onDone: (result: ActionState) => void;
   onClose: () => void;
   fallbackFocus: () => HTMLElement | null;
+  returnFocus: () => HTMLElement | null;
 }) {
-  const common = { fields, onDone, onClose, fallbackFocus };
+  const common = { fields, onDone, onClose, fallbackFocus, returnFocus };
   const name = `“${item.name}”`;
   const previous = item.previousToken;
   switch (kind) {

@@ -6,14 +6,15 @@ type FocusTarget = () => HTMLElement | null | undefined;
 
 /**
  * A native modal <dialog>, open while mounted: the browser traps focus and makes the page behind it
- * inert, Escape closes it. On closing, focus goes back to the control that opened it or, when that
- * control is gone (a rotated or deleted integration), to `fallbackFocus`.
+ * inert, Escape closes it. On closing, focus goes to `returnFocus` when given, else back to the
+ * control that opened it or, when that control is gone, to `fallbackFocus`.
  */
 export function Modal({
   labelledBy,
   describedBy,
   onClose,
   fallbackFocus,
+  returnFocus,
   children,
   className = "",
   role,
@@ -23,6 +24,8 @@ export function Modal({
   describedBy?: string;
   onClose: () => void;
   fallbackFocus?: FocusTarget;
+  /** Where focus goes on closing, ahead of the opener (e.g. after an action that removes the opener). */
+  returnFocus?: FocusTarget;
   children: ReactNode;
   className?: string;
   role?: "dialog" | "alertdialog";
@@ -34,13 +37,17 @@ export function Modal({
   const fallbackRef = useRef(fallbackFocus);
   onCloseRef.current = onClose;
   fallbackRef.current = fallbackFocus;
+  const returnRef = useRef(returnFocus);
+  returnRef.current = returnFocus;
   const preventEscapeRef = useRef(preventEscape);
   preventEscapeRef.current = preventEscape;
 
   useLayoutEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const active = document.activeElement;
+    // A form that opened it may have just been removed, leaving focus on <body>: no opener then.
+    const opener = active instanceof HTMLElement && active !== document.body ? active : null;
     if (!dialog.open) dialog.showModal();
     const handleClose = () => onCloseRef.current();
     const handleCancel = (event: Event) => {
@@ -52,9 +59,11 @@ export function Modal({
       dialog.removeEventListener("close", handleClose);
       dialog.removeEventListener("cancel", handleCancel);
       if (dialog.open) dialog.close();
-      const target = [opener, fallbackRef.current?.()].find((el) => el?.isConnected);
       // After React has finished this commit, so a re-rendered list is in place.
-      requestAnimationFrame(() => (target?.isConnected ? target : fallbackRef.current?.())?.focus());
+      requestAnimationFrame(() => {
+        const target = [returnRef.current?.(), opener, fallbackRef.current?.()].find((el) => el?.isConnected);
+        target?.focus();
+      });
     };
   }, []);
 

@@ -19,11 +19,11 @@ export interface RevealedToken {
 export function TokenDialog({
   revealed,
   onClose,
-  fallbackFocus,
+  returnFocus,
 }: {
   revealed: RevealedToken;
   onClose: () => void;
-  fallbackFocus?: () => HTMLElement | null;
+  returnFocus?: () => HTMLElement | null;
 }) {
   const tokenRef = useRef<HTMLElement>(null);
   const [copyState, setCopyState] = useState<"idle" | "copied" | "selected">("idle");
@@ -50,7 +50,7 @@ export function TokenDialog({
   }
 
   return (
-    <Modal labelledBy="pit-token-title" describedBy="pit-token-warning" onClose={onClose} fallbackFocus={fallbackFocus}>
+    <Modal labelledBy="pit-token-title" describedBy="pit-token-warning" onClose={onClose} returnFocus={returnFocus}>
       <div className="space-y-4 p-6">
         <div>
           <h2 id="pit-token-title" className="text-lg font-semibold">
