@@ -112,7 +112,9 @@ test("/openapi.json and the /docs reference", async ({ page, request }) => {
   expect(doc.openapi).toBe("3.1.0");
   expect(Object.keys(doc.paths)).toContain("/contacts/");
 
-  await page.goto("/docs");
+  const docs = await page.goto("/docs");
+  expect(docs?.status()).toBe(200);
+  expect(docs?.headers()["x-trace-id"]).toBeTruthy();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(doc.info.title);
   await expect(page.getByRole("heading", { name: "Errors" })).toBeVisible();
   await expect(page.getByRole("cell", { name: "insufficient_scope", exact: true })).toBeVisible();
