@@ -1,0 +1,16 @@
+import { PGlite } from "@electric-sql/pglite";
+import { readFileSync, readdirSync } from "node:fs";
+const dir = "/work/main/prisma/migrations";
+let t = Date.now();
+const a = new PGlite(); await a.waitReady;
+console.log("fresh init", Date.now() - t);
+t = Date.now();
+for (const d of readdirSync(dir).filter((x) => /^\d/.test(x)).sort()) await a.exec(readFileSync(`${dir}/${d}/migration.sql`, "utf8"));
+console.log("migrate", Date.now() - t);
+t = Date.now();
+const dump = await a.dumpDataDir("none");
+console.log("dump", Date.now() - t, dump.size);
+t = Date.now();
+const b = new PGlite({ loadDataDir: dump }); await b.waitReady;
+console.log("load from dump", Date.now() - t);
+console.log((await b.query("select count(*) from \"User\"")).rows);
