@@ -1,6 +1,6 @@
 // The production build, made only when a source file is newer than the last build (npm start, npm run bench).
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 
@@ -33,9 +33,12 @@ export function buildIfNeeded(): void {
     "next.config.mjs",
     "package.json",
     "postcss.config.mjs",
+    "prisma/schema",
   ];
   if (existsSync(buildId) && statSync(buildId).mtimeMs >= newestSourceChange(sources)) return;
   say("Building the app for production (the first start takes a minute or two)…");
+  // A build that fails half way must not leave a BUILD_ID that passes for a good one next time.
+  rmSync(buildId, { force: true });
   const result = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: process.env });
   if (result.status !== 0) {
     console.error("[start] The build failed; see the messages above.");
