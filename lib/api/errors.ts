@@ -59,7 +59,12 @@ export function bearerChallenge(
   description: string,
   scope?: string,
 ): string {
-  const quote = (s: string) => s.replace(/["\\]/g, "'");
+  // Header values are bytes, and RFC 6750 §3 allows only printable ASCII (no quote or backslash) in them.
+  const quote = (s: string) =>
+    s
+      .replace(/…/g, "...")
+      .replace(/["\\]/g, "'")
+      .replace(/[^\x20-\x7e]/g, "?");
   let value = `Bearer realm="api", error="${code}", error_description="${quote(description)}"`;
   if (scope) value += `, scope="${quote(scope)}"`;
   return value;

@@ -1,0 +1,8 @@
+import { apiRoute, json, otherMethods } from "@/lib/api/handler";
+import { buildOpenApiDocument } from "@/lib/api/openapi/document";
+
+/** GET /openapi.json: OpenAPI 3.1 of every public route, generated from the routes' zod schemas. */
+export const GET = apiRoute(async () =>
+  json(buildOpenApiDocument(), { headers: { "cache-control": "public, max-age=300" } }),
+);
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

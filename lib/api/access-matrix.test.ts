@@ -1,0 +1,232 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { POST as contactsPOST } from "@/app/contacts/route";
+import { GET as locationGET } from "@/app/locations/[locationId]/route";
+import { POST as revokePOST } from "@/app/oauth/revoke/route";
+import {
+  createPrivateIntegration,
+  deletePrivateIntegration,
+  rotateLater,
+  rotateNow,
+} from "@/lib/integrations/lifecycle";
+import { ROTATION_OVERLAP_MS } from "@/lib/integrations/views";
+import type { CreatedApp } from "@/lib/oauth/apps";
+import { formRequest, install, installAndExchange, makeApp } from "@/lib/oauth/testing";
+import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
+import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+
+/**
+ * The access matrix of issue 5: every kind of Bearer token against GET /locations/{id} (own,
+ * another sub-account of the agency, another agency's, nonexistent) and POST /contacts/ (own
+ * sub-account, another one), each cell the exact status and error code.
+ */
+
+const VERSION = "2021-07-28";
+const DAY = 86_400_000;
+
+let A: TestAgency;
+let B: TestAgency;
+const tokens: Record<string, string | null> = {};
+
+async function locationToken(agency: TestAgency, app: CreatedApp, index: number, now?: Date) {
+  const user = await makeUser(agency.company.id, "account_user", { locationIds: [agency.locations[index]!.id] });
+  if (!now)
+    return (await installAndExchange(user, app, { level: "location", locationId: agency.locations[index]!.id }))
+      .access_token;
+  const { code } = await install(
+    user,
+    app.app.clientId,
+    { level: "location", locationId: agency.locations[index]!.id },
+    {},
+    now,
+  );
+  const body = await tokenEndpoint(
+    formRequest("/oauth/token", {
+      grant_type: "authorization_code",
+      client_id: app.app.clientId,
+      client_secret: app.clientSecret,
+      code,
+      user_type: "Location",
+    }),
+    now,
+  );
+  return body.access_token as string;
+}
+
+beforeAll(async () => {
+  A = await makeAgency({ locations: 2, privateIntegrationsLab: true });
+  B = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+  const scopes = ["oauth.readonly", "oauth.write", "locations.readonly", "contacts.write", "contacts.readonly"];
+  const appA = await makeApp(A.company.id, { scopes });
+  const appB = await makeApp(B.company.id, { scopes });
+  const L1 = A.locations[0]!.id;
+  const agencyOwner = { level: "agency", companyId: A.company.id } as const;
+  const subOwner = { level: "location", locationId: L1 } as const;
+
+  tokens.company = (await installAndExchange(A.owner, appA, { level: "agency", locationIds: [L1] })).access_token;
+  tokens.location = await locationToken(A, appA, 0);
+  tokens.agencyPi = (
+    await createPrivateIntegration(A.owner, agencyOwner, { name: "Agency PI", scopes: ["locations.readonly"] })
+  ).token;
+  tokens.subPi = (
+    await createPrivateIntegration(A.owner, subOwner, {
+      name: "Sub PI",
+      scopes: ["locations.readonly", "contacts.write"],
+    })
+  ).token;
+  tokens.expired = await locationToken(A, appA, 0, new Date(Date.now() - 2 * DAY));
+
+  tokens.revoked = await locationToken(A, appA, 0);
+  const revoked = await revokePOST(
+    formRequest("/oauth/revoke", {
+      token: tokens.revoked,
+      client_id: appA.app.clientId,
+      client_secret: appA.clientSecret,
+    }),
+  );
+  expect(revoked.status).toBe(200);
+
+  const rotated = await createPrivateIntegration(A.owner, subOwner, {
+    name: "Rotated",
+    scopes: ["locations.readonly"],
+  });
+  tokens.afterRotateNow = rotated.token;
+  await rotateNow(A.owner, subOwner, rotated.integration.id);
+
+  const past = new Date(Date.now() - ROTATION_OVERLAP_MS - DAY);
+  const aged = await createPrivateIntegration(
+    A.owner,
+    subOwner,
+    { name: "Aged", scopes: ["locations.readonly"] },
+    past,
+  );
+  tokens.after7Days = aged.token;
+  await rotateLater(A.owner, subOwner, aged.integration.id, past);
+
+  const deleted = await createPrivateIntegration(A.owner, subOwner, {
+    name: "Deleted",
+    scopes: ["locations.readonly"],
+  });
+  tokens.deleted = deleted.token;
+  await deletePrivateIntegration(A.owner, subOwner, deleted.integration.id);
+
+  tokens.lackingScope = (
+    await createPrivateIntegration(A.owner, subOwner, { name: "Narrow", scopes: ["contacts.readonly"] })
+  ).token;
+  tokens.otherAgency = (
+    await installAndExchange(B.owner, appB, { level: "agency", locationIds: [B.locations[0]!.id] })
+  ).access_token;
+  tokens.garbage = "not-a-token";
+  tokens.none = null;
+});
+
+type Cell = [number, string?];
+const ok: Cell = [200];
+const created: Cell = [201];
+const forbidden: Cell = [403, "forbidden"];
+const noScope: Cell = [403, "insufficient_scope"];
+const invalid: Cell = [401, "invalid_token"];
+
+// Columns: GET own (A's sub-account 1), other sub-account (A's 2), other agency (B's), nonexistent;
+// POST own (A's sub-account 1), other (A's 2).
+const matrix: Record<string, [Cell, Cell, Cell, Cell, Cell, Cell]> = {
+  company: [ok, ok, forbidden, forbidden, forbidden, forbidden],
+  location: [ok, forbidden, forbidden, forbidden, created, forbidden],
+  agencyPi: [ok, ok, forbidden, forbidden, forbidden, forbidden],
+  subPi: [ok, forbidden, forbidden, forbidden, created, forbidden],
+  expired: [invalid, invalid, invalid, invalid, invalid, invalid],
+  revoked: [invalid, invalid, invalid, invalid, invalid, invalid],
+  afterRotateNow: [invalid, invalid, invalid, invalid, invalid, invalid],
+  after7Days: [invalid, invalid, invalid, invalid, invalid, invalid],
+  deleted: [invalid, invalid, invalid, invalid, invalid, invalid],
+  lackingScope: [noScope, noScope, noScope, noScope, noScope, noScope],
+  otherAgency: [forbidden, forbidden, ok, forbidden, forbidden, forbidden],
+  garbage: [invalid, invalid, invalid, invalid, invalid, invalid],
+  none: [invalid, invalid, invalid, invalid, invalid, invalid],
+};
+
+function headers(token: string | null, extra: Record<string, string> = {}): Record<string, string> {
+  return { version: VERSION, ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...extra };
+}
+
+async function read(pending: Promise<Response>) {
+  const response = await pending;
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+function getLocation(token: string | null, locationId: string) {
+  return read(
+    locationGET(new Request(`http://localhost/locations/${locationId}`, { headers: headers(token) }), {
+      params: Promise.resolve({ locationId }),
+    }),
+  );
+}
+
+function postContact(token: string | null, locationId: string) {
+  const body = {
+    firstName: "Ada",
+    lastName: "Lovelace",
+    email: `ada-${uniqueSuffix()}@example.com`,
+    phone: "+14155550123",
+    locationId,
+  };
+  return read(
+    contactsPOST(
+      new Request("http://localhost/contacts/", {
+        method: "POST",
+        headers: headers(token, { "content-type": "application/json" }),
+        body: JSON.stringify(body),
+      }),
+    ),
+  );
+}
+
+function expectCell(result: Awaited<ReturnType<typeof read>>, [status, code]: Cell, scope: string) {
+  expect(result.status).toBe(status);
+  expect(result.headers.get("x-trace-id")).toBeTruthy();
+  expect(result.headers.get("x-ratelimit-max")).toBe("100");
+  if (!code) return;
+  expect(result.body).toMatchObject({ error: code, statusCode: status, traceId: result.headers.get("x-trace-id") });
+  expect(String(result.body.error_description).length).toBeGreaterThan(20);
+  const challenge = result.headers.get("www-authenticate") ?? "";
+  expect(challenge).toMatch(new RegExp(`^Bearer .*error="${code}"`));
+  if (code === "insufficient_scope") {
+    expect(challenge).toContain(`scope="${scope}"`);
+    expect(result.body.error_description).toContain(scope);
+  }
+}
+
+describe("access matrix", () => {
+  for (const [name, cells] of Object.entries(matrix)) {
+    it(`${name}: GET /locations/{id} own, other, other agency, nonexistent; POST /contacts/ own, other`, async () => {
+      const token = tokens[name] ?? null;
+      const targets = [A.locations[0]!.id, A.locations[1]!.id, B.locations[0]!.id, `missing${uniqueSuffix()}`];
+      for (const [i, locationId] of targets.entries()) {
+        const result = await getLocation(token, locationId);
+        expectCell(result, cells[i]!, "locations.readonly");
+        if (result.status === 200) {
+          expect(result.body).toEqual({
+            location: {
+              id: locationId,
+              companyId: locationId === B.locations[0]!.id ? B.company.id : A.company.id,
+              name: expect.any(String),
+              createdAt: expect.any(String),
+            },
+          });
+        }
+      }
+      for (const [i, locationId] of [A.locations[0]!.id, A.locations[1]!.id].entries()) {
+        const result = await postContact(token, locationId);
+        expectCell(result, cells[4 + i]!, "contacts.write");
+        if (result.status === 201) expect(result.body.contact).toMatchObject({ locationId });
+      }
+    });
+  }
+
+  it("tells an agency-level token on POST /contacts/ to use a Location token", async () => {
+    for (const token of [tokens.company, tokens.agencyPi]) {
+      const result = await postContact(token ?? null, A.locations[0]!.id);
+      expect(result.body.error_description).toMatch(/Location token.*\/oauth\/locationToken/);
+    }
+  });
+});

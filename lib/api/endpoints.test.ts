@@ -1,0 +1,267 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { GET as contactGET } from "@/app/contacts/[contactId]/route";
+import { GET as contactsGET, POST as contactsPOST } from "@/app/contacts/route";
+import { GET as locationGET } from "@/app/locations/[locationId]/route";
+import { GET as installedGET } from "@/app/oauth/installedLocations/route";
+import { POST as locationTokenPOST } from "@/app/oauth/locationToken/route";
+import { db } from "@/lib/db/client";
+import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+
+/** Version, body validation, 409, GET /contacts/{id} and method answers of the token endpoints. */
+
+let A: TestAgency;
+let subPi: string;
+let otherSubPi: string;
+let agencyPi: string;
+let readOnlyPi: string;
+
+beforeAll(async () => {
+  A = await makeAgency({ locations: 2, privateIntegrationsLab: true });
+  const sub = (i: number) => ({ level: "location", locationId: A.locations[i]!.id }) as const;
+  const scopes = ["locations.readonly", "contacts.write", "contacts.readonly"];
+  subPi = (await createPrivateIntegration(A.owner, sub(0), { name: "CRM", scopes })).token;
+  otherSubPi = (await createPrivateIntegration(A.owner, sub(1), { name: "CRM 2", scopes })).token;
+  readOnlyPi = (await createPrivateIntegration(A.owner, sub(0), { name: "RO", scopes: ["contacts.write"] })).token;
+  agencyPi = (
+    await createPrivateIntegration(
+      A.owner,
+      { level: "agency", companyId: A.company.id },
+      { name: "Agency", scopes: ["locations.readonly"] },
+    )
+  ).token;
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely in assertions
+type Body = any;
+
+async function read(
+  pending: Promise<Response>,
+): Promise<{ status: number; headers: Headers; body: Body; text: string }> {
+  const response = await pending;
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: JSON.parse(text), text };
+}
+
+function contactBody(overrides: Record<string, unknown> = {}) {
+  return {
+    firstName: "Grace",
+    lastName: "Hopper",
+    email: `grace-${uniqueSuffix()}@example.com`,
+    phone: "+442071838750",
+    locationId: A.locations[0]!.id,
+    ...overrides,
+  };
+}
+
+function post(
+  body: unknown,
+  options: { token?: string; version?: string | null; contentType?: string; raw?: BodyInit; path?: string } = {},
+) {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${options.token ?? subPi}`,
+    "content-type": options.contentType ?? "application/json",
+  };
+  if (options.version !== null) headers.version = options.version ?? "2021-07-28";
+  return read(
+    contactsPOST(
+      new Request(`http://localhost${options.path ?? "/contacts/"}`, {
+        method: "POST",
+        headers,
+        body: options.raw ?? JSON.stringify(body),
+      }),
+    ),
+  );
+}
+
+function expectError(result: Awaited<ReturnType<typeof read>>, status: number, error: string, text?: RegExp) {
+  expect(result.status).toBe(status);
+  expect(result.body).toMatchObject({ error, statusCode: status, traceId: result.headers.get("x-trace-id") });
+  if (text) expect(result.body.error_description).toMatch(text);
+}
+
+describe("Version header", () => {
+  const cases: [string, string | null, RegExp][] = [
+    ["missing", null, /Version header is required.*2021-04-15, 2021-07-28, 2023-02-21/],
+    ["malformed", "yesterday", /"yesterday" is not supported.*2021-04-15, 2021-07-28, 2023-02-21/],
+    ["unsupported date", "2022-01-01", /"2022-01-01" is not supported/],
+  ];
+  for (const [name, version, text] of cases) {
+    it(`${name}: 400 invalid_version naming the accepted values, on every endpoint`, async () => {
+      expectError(await post(contactBody(), { version }), 400, "invalid_version", text);
+      const headers: Record<string, string> = { authorization: `Bearer ${subPi}`, ...(version ? { version } : {}) };
+      const id = A.locations[0]!.id;
+      const answers = [
+        locationGET(new Request(`http://localhost/locations/${id}`, { headers }), {
+          params: Promise.resolve({ locationId: id }),
+        }),
+        contactGET(new Request("http://localhost/contacts/x", { headers }), {
+          params: Promise.resolve({ contactId: "x" }),
+        }),
+        locationTokenPOST(new Request("http://localhost/oauth/locationToken", { method: "POST", headers })),
+        installedGET(new Request("http://localhost/oauth/installedLocations", { headers })),
+      ];
+      for (const answer of answers) expectError(await read(answer), 400, "invalid_version", text);
+    });
+  }
+
+  it("every accepted version works", async () => {
+    for (const version of ["2021-04-15", "2021-07-28", "2023-02-21"]) {
+      expect((await post(contactBody(), { version })).status).toBe(201);
+    }
+  });
+
+  it("Version is checked before the token: no token and no Version is 400, not 401", async () => {
+    const result = await read(contactsPOST(new Request("http://localhost/contacts/", { method: "POST", body: "{}" })));
+    expectError(result, 400, "invalid_version");
+  });
+});
+
+describe("POST /contacts/ body", () => {
+  it("201 with exactly the contact of SPEC.md", async () => {
+    const body = contactBody({ email: `Mixed.Case-${uniqueSuffix()}@Example.COM` });
+    const result = await post(body);
+    expect(result.status).toBe(201);
+    expect(result.body).toEqual({
+      contact: {
+        id: expect.any(String),
+        locationId: A.locations[0]!.id,
+        firstName: "Grace",
+        lastName: "Hopper",
+        email: (body.email as string).toLowerCase(),
+        phone: "+442071838750",
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
+    });
+  });
+
+  const invalid: [string, Record<string, unknown>, RegExp][] = [
+    ["bad e-mail", { email: "not-an-email" }, /^email: must be an e-mail address/],
+    ["e-mail with spaces", { email: "a b@example.com" }, /^email:/],
+    ["phone without +", { phone: "14155550123" }, /^phone: must be in E.164 format/],
+    ["phone with spaces", { phone: "+1 415 555 0123" }, /^phone: must be in E.164/],
+    ["phone too long", { phone: "+1234567890123456" }, /^phone:/],
+    ["phone starting with 0", { phone: "+0123456" }, /^phone:/],
+    ["missing firstName", { firstName: undefined }, /^firstName is required/],
+    ["missing email", { email: undefined }, /^email is required/],
+    ["missing locationId", { locationId: undefined }, /^locationId is required/],
+    ["extra field", { tags: ["x"] }, /fields this endpoint does not take: tags/],
+    ["number for firstName", { firstName: 42 }, /^firstName: must be a string/],
+    ["null phone", { phone: null }, /^phone: must be a string/],
+    ["empty lastName", { lastName: "   " }, /^lastName: must not be empty/],
+    ["object for locationId", { locationId: { id: "x" } }, /^locationId: must be a string/],
+  ];
+  for (const [name, overrides, text] of invalid) {
+    it(`${name}: 400 invalid_request naming the field`, async () => {
+      expectError(await post(contactBody(overrides)), 400, "invalid_request", text);
+    });
+  }
+
+  it("not JSON, an array, the wrong content type, broken UTF-8: 400", async () => {
+    expectError(await post(null, { raw: "{firstName:" }), 400, "invalid_request", /not valid JSON/);
+    expectError(await post([contactBody()]), 400, "invalid_request");
+    expectError(await post(null, { raw: "null" }), 400, "invalid_request");
+    expectError(
+      await post(null, { raw: "firstName=Ada", contentType: "application/x-www-form-urlencoded" }),
+      400,
+      "invalid_request",
+      /Content-Type: application\/json/,
+    );
+    expectError(await post(null, { raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }), 400, "invalid_request", /UTF-8/);
+  });
+
+  it("a 2 MB body is refused with 413 and the error body, never a 5xx", async () => {
+    const big = JSON.stringify(contactBody({ firstName: "x".repeat(2 * 1024 * 1024) }));
+    const result = await post(null, { raw: big });
+    expectError(result, 413, "invalid_request", /larger than/);
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 32; i++) controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+        controller.close();
+      },
+    });
+    const streamed = await read(
+      contactsPOST(
+        new Request("http://localhost/contacts/", {
+          method: "POST",
+          headers: { authorization: `Bearer ${subPi}`, version: "2021-07-28", "content-type": "application/json" },
+          body: stream,
+          duplex: "half",
+        } as RequestInit),
+      ),
+    );
+    expectError(streamed, 413, "invalid_request");
+  });
+
+  it("an agency-level token is told to use a Location token before its body is read", async () => {
+    expectError(await post("garbage", { token: agencyPi }), 403, "forbidden", /\/oauth\/locationToken/);
+  });
+});
+
+describe("409 on a duplicate e-mail in one sub-account", () => {
+  it("answers 409 conflict with the existing contact's id; another sub-account may use the e-mail", async () => {
+    const body = contactBody();
+    const first = await post(body);
+    expect(first.status).toBe(201);
+    const again = await post({ ...body, firstName: "Other", email: (body.email as string).toUpperCase() });
+    expectError(again, 409, "conflict", /already exists/);
+    expect(again.body.contactId).toBe(first.body.contact.id);
+    expect(again.body.meta).toEqual({ contactId: first.body.contact.id, matchingField: "email" });
+    const elsewhere = await post({ ...body, locationId: A.locations[1]!.id }, { token: otherSubPi });
+    expect(elsewhere.status).toBe(201);
+  });
+
+  it("ten concurrent creations of one e-mail: one 201, nine 409 with its id", async () => {
+    const body = contactBody();
+    const results = await Promise.all(Array.from({ length: 10 }, () => post(body)));
+    const createdResults = results.filter((r) => r.status === 201);
+    expect(createdResults).toHaveLength(1);
+    const id = createdResults[0]!.body.contact.id;
+    for (const r of results.filter((r) => r.status !== 201)) {
+      expectError(r, 409, "conflict");
+      expect(r.body.contactId).toBe(id);
+    }
+    expect(await db().contact.count({ where: { locationId: A.locations[0]!.id, email: body.email as string } })).toBe(
+      1,
+    );
+  });
+});
+
+describe("GET /contacts/{contactId}", () => {
+  const get = (contactId: string, token: string) =>
+    read(
+      contactGET(
+        new Request(`http://localhost/contacts/${contactId}`, {
+          headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
+        }),
+        { params: Promise.resolve({ contactId }) },
+      ),
+    );
+
+  it("reads a contact of the token's sub-account; another sub-account's is 404; agency tokens 403", async () => {
+    const created = await post(contactBody());
+    const id = created.body.contact.id;
+    const result = await get(id, subPi);
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual({ contact: created.body.contact });
+    expectError(await get(id, otherSubPi), 404, "not_found");
+    expectError(await get("nope", subPi), 404, "not_found");
+    expectError(await get(id, agencyPi), 403, "forbidden", /Location token/);
+    const narrow = await get(id, readOnlyPi);
+    expectError(narrow, 403, "insufficient_scope", /contacts.readonly/);
+    expect(narrow.headers.get("www-authenticate")).toContain('scope="contacts.readonly"');
+  });
+});
+
+describe("paths and methods", () => {
+  it("POST /contacts and POST /contacts/ both answer 201 (the same handler, no redirect)", async () => {
+    expect((await post(contactBody(), { path: "/contacts" })).status).toBe(201);
+    expect((await post(contactBody(), { path: "/contacts/" })).status).toBe(201);
+  });
+
+  it("an unserved method is 405 with Allow and the error body", async () => {
+    const result = await read(contactsGET(new Request("http://localhost/contacts/")));
+    expectError(result, 405, "invalid_request", /Use POST/);
+    expect(result.headers.get("allow")).toBe("POST");
+  });
+});

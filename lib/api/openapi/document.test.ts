@@ -1,0 +1,158 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { describe, expect, it } from "vitest";
+import { GET } from "@/app/openapi.json/route";
+import { errorStatus } from "@/lib/api/errors";
+import { errorCatalog } from "./error-catalog";
+
+const appDir = join(process.cwd(), "app");
+/** Internal routes left out of the public document on purpose (see operations.ts). */
+const internal = ["/api/auth/{nextauth}", "/api/operator", "/{path}"];
+
+function routeFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return routeFiles(path);
+    return name === "route.ts" ? [path] : [];
+  });
+}
+
+/** app/locations/[locationId]/route.ts → /locations/{locationId}; route groups vanish. */
+function urlPath(file: string): string {
+  const parts = relative(appDir, file).split(sep).slice(0, -1);
+  const segments = parts
+    .filter((p) => !/^\(.*\)$/.test(p))
+    .map((p) => p.replace(/^\[\.\.\.(.+)\]$/, "{$1}").replace(/^\[(.+)\]$/, "{$1}"));
+  return `/${segments.join("/")}`;
+}
+
+/** The methods a route file serves: `export const GET = …` other than the 405 helpers. */
+function servedMethods(source: string): string[] {
+  const methods = new Set<string>();
+  for (const match of source.matchAll(
+    /export\s+(?:const|async function|function)\s+(GET|POST|PUT|PATCH|DELETE)\b([^\n]*)/g,
+  )) {
+    if (!/methodNotAllowed\(|otherMethods\(/.test(match[2] ?? "")) methods.add(match[1]!);
+  }
+  for (const match of source.matchAll(/export\s*\{([^}]*)\}/g)) {
+    for (const m of match[1]!.matchAll(/\bas\s+(GET|POST|PUT|PATCH|DELETE)\b/g)) methods.add(m[1]!);
+  }
+  return [...methods];
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is walked loosely
+type Doc = any;
+
+async function document(): Promise<Doc> {
+  const response = await GET(new Request("http://localhost/openapi.json"));
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+  return JSON.parse(await response.text());
+}
+
+describe("/openapi.json", () => {
+  it("is an OpenAPI 3.1 document whose every $ref resolves", async () => {
+    const doc = await document();
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    const refs: string[] = [];
+    const walk = (node: unknown) => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (!node || typeof node !== "object") return;
+      for (const [k, v] of Object.entries(node)) {
+        if (k === "$ref") refs.push(v as string);
+        else walk(v);
+      }
+    };
+    walk(doc);
+    expect(refs.length).toBeGreaterThan(10);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(doc.components.schemas[ref.split("/").pop()!], ref).toBeDefined();
+    }
+    for (const [path, item] of Object.entries<Doc>(doc.paths)) {
+      expect(path).toMatch(/^\//);
+      for (const [method, op] of Object.entries<Doc>(item)) {
+        expect(["get", "post", "put", "patch", "delete"]).toContain(method);
+        expect(op.operationId).toEqual(expect.any(String));
+        expect(Object.keys(op.responses).length).toBeGreaterThan(0);
+        for (const p of op.parameters) expect(["path", "query", "header"]).toContain(p.in);
+        const placeholders = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+        expect(op.parameters.filter((p: Doc) => p.in === "path").map((p: Doc) => p.name)).toEqual(placeholders);
+      }
+    }
+  });
+
+  it("lists every route handler in app/ (path and method), internal ones excepted", async () => {
+    const doc = await document();
+    const documented = new Set<string>();
+    for (const [path, item] of Object.entries<Doc>(doc.paths)) {
+      for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${path.replace(/\/$/, "")}`);
+    }
+    const files = routeFiles(appDir);
+    expect(files.length).toBeGreaterThan(10);
+    const missing: string[] = [];
+    for (const file of files) {
+      const path = urlPath(file);
+      if (internal.includes(path)) continue;
+      const methods = servedMethods(readFileSync(file, "utf8"));
+      expect(methods.length, file).toBeGreaterThan(0);
+      for (const method of methods) if (!documented.has(`${method} ${path}`)) missing.push(`${method} ${path}`);
+    }
+    expect(missing).toEqual([]);
+    for (const route of [
+      "POST /contacts",
+      "GET /locations/{locationId}",
+      "POST /oauth/token",
+      "GET /.well-known/jwks.json",
+    ]) {
+      expect(documented).toContain(route);
+    }
+  });
+
+  it("documents every error code with its meaning and an example, and each operation's errors", async () => {
+    const doc = await document();
+    const codes = doc["x-error-codes"].map((e: Doc) => e.code);
+    expect(codes.sort()).toEqual(Object.keys(errorStatus).sort());
+    for (const entry of doc["x-error-codes"]) {
+      expect(entry.status).toBe(errorStatus[entry.code as keyof typeof errorStatus]);
+      expect(entry.meaning.length).toBeGreaterThan(20);
+      expect(entry.example).toMatchObject({
+        error: entry.code,
+        statusCode: entry.status,
+        error_description: expect.any(String),
+      });
+    }
+    expect(Object.keys(errorCatalog).sort()).toEqual(Object.keys(errorStatus).sort());
+    const create = doc.paths["/contacts/"].post;
+    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "429", "500"]);
+    expect(Object.keys(create.responses["403"].content["application/json"].examples).sort()).toEqual([
+      "forbidden",
+      "insufficient_scope",
+    ]);
+    expect(create.responses["429"].headers["Retry-After"]).toBeDefined();
+    expect(create.responses["201"].headers["X-RateLimit-Remaining"]).toBeDefined();
+    expect(create.parameters).toContainEqual(
+      expect.objectContaining({
+        name: "Version",
+        in: "header",
+        required: true,
+        schema: { type: "string", enum: ["2021-04-15", "2021-07-28", "2023-02-21"] },
+      }),
+    );
+    expect(doc["x-check-order"].length).toBeGreaterThan(5);
+  });
+
+  it("the request and response schemas are the routes' own zod schemas", async () => {
+    const doc = await document();
+    const newContact = doc.components.schemas.NewContact;
+    expect(newContact.required.sort()).toEqual(["email", "firstName", "lastName", "locationId", "phone"]);
+    expect(newContact.additionalProperties).toBe(false);
+    expect(newContact.properties.phone.pattern).toBe("^\\+[1-9]\\d{1,14}$");
+    expect(newContact.properties.email.format).toBe("email");
+    const contact = doc.paths["/contacts/"].post.responses["201"].content["application/json"].schema;
+    expect(doc.components.schemas[contact.$ref.split("/").pop()].properties.contact.properties).toHaveProperty(
+      "createdAt",
+    );
+  });
+});

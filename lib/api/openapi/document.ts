@@ -1,0 +1,239 @@
+import { z } from "zod";
+import { type ErrorCode, errorStatus } from "@/lib/api/errors";
+import { BURST_WINDOW_MS, currentLimits } from "@/lib/api/rate-limit";
+import { apiVersions } from "@/lib/api/version";
+import { appUrl } from "@/lib/env";
+import { errorCatalog, errorExample } from "./error-catalog";
+import { type Operation, operations } from "./operations";
+
+/** The OpenAPI 3.1 document of the whole app, generated from `operations` and the error catalog. */
+
+type Json = Record<string, unknown>;
+
+export const checkOrder = [
+  "Version header: 400 invalid_version.",
+  "Bearer authentication: 401 invalid_token.",
+  "Rate limit: 429 rate_limited (every authenticated request counts).",
+  "Token level: 403 forbidden when an agency-level token calls a sub-account endpoint (before the scope, since such a token can never hold a sub-account scope).",
+  "Scope: 403 insufficient_scope naming the scope.",
+  "Body or query: 400 invalid_request naming the field (413 when too large). It depends on the request alone, so it reveals nothing about other accounts.",
+  "Access to the addressed sub-account: 403 forbidden, the same whether or not it exists.",
+  "The data: 404 not_found, 409 conflict.",
+];
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema, as requests send or responses carry it. */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
+  const out = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
+  delete out.$schema;
+  return simplify(out) as Json;
+}
+
+// zod's date-time regex says no more than `format: date-time` does, and buries the reference.
+function simplify(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(simplify);
+  if (!node || typeof node !== "object") return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "pattern" && (node as Json).format === "date-time") continue;
+    out[k] = simplify(v);
+  }
+  return out;
+}
+
+function parameters(op: Operation): Json[] {
+  const params: Json[] = [];
+  const add = (where: "path" | "query", shape: z.ZodObject | undefined) => {
+    if (!shape) return;
+    const schema = jsonSchema(shape, "input") as { properties?: Record<string, Json>; required?: string[] };
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      const { description, ...rest } = property;
+      params.push({
+        name,
+        in: where,
+        required: where === "path" || (schema.required ?? []).includes(name),
+        ...(description ? { description } : {}),
+        schema: rest,
+      });
+    }
+  };
+  add("path", op.pathParams);
+  add("query", op.query);
+  if (op.version) {
+    params.push({
+      name: "Version",
+      in: "header",
+      required: true,
+      description: "The API version: one of the platform's dated versions.",
+      schema: { type: "string", enum: [...apiVersions] },
+      example: "2021-07-28",
+    });
+  }
+  return params;
+}
+
+const rateLimitHeaders: Record<string, Json> = {
+  "X-RateLimit-Limit-Daily": { description: "Requests allowed per UTC day.", schema: { type: "integer" } },
+  "X-RateLimit-Daily-Remaining": {
+    description: "Requests left today (after authentication).",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Interval-Milliseconds": { description: "The burst window: 10000.", schema: { type: "integer" } },
+  "X-RateLimit-Max": { description: "Requests allowed per burst window.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in this window (after authentication).",
+    schema: { type: "integer" },
+  },
+};
+const traceHeader = {
+  "x-trace-id": { description: "Equals the body's traceId where there is one.", schema: { type: "string" } },
+};
+
+function errorResponses(op: Operation): Record<string, Json> {
+  const codes: Partial<Record<ErrorCode, string>> = { ...op.errors, server_error: "A defect on our side." };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of Object.keys(codes) as ErrorCode[]) {
+    const status = errorStatus[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  if (op.body) byStatus.set(413, ["invalid_request"]);
+  const responses: Record<string, Json> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const lines = list.map(
+      (code) => `\`${code}\`: ${status === 413 ? "the body is larger than allowed." : codes[code]}`,
+    );
+    const headers: Json = { ...traceHeader };
+    if (op.rateLimited) Object.assign(headers, rateLimitHeaders);
+    if (status === 429)
+      headers["Retry-After"] = { description: "Seconds until the window ends.", schema: { type: "integer" } };
+    if ((status === 401 || status === 403) && op.auth === "bearer") {
+      headers["WWW-Authenticate"] = {
+        description: 'RFC 6750 §3: Bearer realm="api", error="<code>", error_description="…"[, scope="…"].',
+        schema: { type: "string" },
+      };
+    }
+    responses[String(status)] = {
+      description: lines.join("\n\n"),
+      headers,
+      content: {
+        "application/json": {
+          schema: { $ref: "#/components/schemas/Error" },
+          examples: Object.fromEntries(
+            list.map((code) => [code, { summary: codes[code], value: errorExample(code, status) }]),
+          ),
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+export function buildOpenApiDocument(): Json {
+  const schemas: Json = {};
+  const ref = (name: string, schema: z.ZodType, io: "input" | "output") => {
+    schemas[name] ??= jsonSchema(schema, io);
+    return { $ref: `#/components/schemas/${name}` };
+  };
+  const paths: Record<string, Json> = {};
+  for (const op of operations) {
+    const headers: Json = { ...traceHeader };
+    if (op.rateLimited) Object.assign(headers, rateLimitHeaders);
+    if (op.success.noStore) headers["Cache-Control"] = { description: "no-store", schema: { type: "string" } };
+    const content = op.success.schema
+      ? {
+          [op.success.contentType ?? "application/json"]: {
+            schema: ref(op.success.name ?? op.operationId, op.success.schema, "output"),
+          },
+        }
+      : op.success.contentType
+        ? { [op.success.contentType]: {} }
+        : undefined;
+    const security =
+      op.auth === "bearer"
+        ? [{ bearer: op.scope ? [op.scope] : [] }]
+        : op.auth === "client"
+          ? [{ clientSecretBasic: [] }, {}]
+          : [];
+    paths[op.path] ??= {};
+    (paths[op.path] as Json)[op.method] = {
+      operationId: op.operationId,
+      tags: [op.tag],
+      summary: op.summary,
+      description: op.scope ? `${op.description}\n\nScope: \`${op.scope}\`.` : op.description,
+      security,
+      ...(op.rateLimited ? { "x-rate-limited": true } : {}),
+      parameters: parameters(op),
+      ...(op.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { [op.body.contentType]: { schema: ref(op.body.name, op.body.schema, "input") } },
+            },
+          }
+        : {}),
+      responses: {
+        [String(op.success.status)]: { description: op.success.description, headers, ...(content ? { content } : {}) },
+        ...errorResponses(op),
+      },
+    };
+  }
+  const limits = currentLimits();
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Token service API",
+      version: "1.0.0",
+      description: [
+        "The authorization and token service of a platform with agencies (token type Company) and sub-accounts (Location).",
+        "",
+        'Every error is JSON: `{"error", "error_description", "statusCode", "traceId"}`; the codes are listed under `x-error-codes` and in each response. Paths answer with and without a trailing slash, never redirecting. A method a path does not serve is 405 `invalid_request` with an Allow header.',
+        "",
+        `Rate limits (endpoints marked x-rate-limited): ${limits.burst || "no"} requests per ${BURST_WINDOW_MS / 1000} seconds and ${limits.daily || "no"} per UTC day, per app or private integration per sub-account or agency; 0 in RATE_LIMIT_BURST or RATE_LIMIT_DAILY turns one off (its headers are then left out).`,
+        "",
+        "Order of checks on the endpoints that tokens unlock (the first failing one answers):",
+        ...checkOrder.map((step, i) => `${i + 1}. ${step}`),
+        "",
+        "Not documented, on purpose (internal): /api/auth/* (sign-in for the admin screens) and /api/operator.",
+      ].join("\n"),
+    },
+    servers: [{ url: appUrl() }],
+    tags: [...new Set(operations.map((op) => op.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "An access token (ES256 JWT from POST /oauth/token or /oauth/locationToken) or a private-integration token (pit-…). Scopes are checked per endpoint.",
+        },
+        clientSecretBasic: {
+          type: "http",
+          scheme: "basic",
+          description:
+            "client_id:client_secret (client_secret_basic). The alternative, client_secret_post, sends client_id and client_secret as form fields, so those operations also list an empty requirement.",
+        },
+      },
+      schemas: {
+        Error: {
+          type: "object",
+          required: ["error", "error_description", "statusCode", "traceId"],
+          properties: {
+            error: { type: "string", enum: Object.keys(errorStatus) },
+            error_description: { type: "string", description: "A sentence a person can act on." },
+            statusCode: { type: "integer" },
+            traceId: { type: "string", format: "uuid" },
+            contactId: { type: "string", description: "409 on POST /contacts/: the existing contact's id." },
+          },
+        },
+        ...schemas,
+      },
+    },
+    "x-error-codes": (Object.keys(errorStatus) as ErrorCode[]).map((code) => ({
+      code,
+      status: errorStatus[code],
+      meaning: errorCatalog[code].meaning,
+      example: errorExample(code),
+    })),
+    "x-check-order": checkOrder,
+  };
+}

@@ -1,0 +1,90 @@
+import { type ErrorCode, errorStatus } from "@/lib/api/errors";
+
+/**
+ * Every error code of the HTTP API, what it means and an example answer. Keyed by the ErrorCode
+ * type, so a code added to `errorStatus` fails to compile until it is documented here; /openapi.json
+ * and /docs are generated from this, so the published list cannot drift from the code.
+ */
+export const errorCatalog: Record<ErrorCode, { meaning: string; example: string }> = {
+  invalid_request: {
+    meaning:
+      "The request is malformed: a parameter or field is missing, of the wrong type or format, sent twice, or the body has the wrong content type, broken encoding or is too large (413). Also used with 405 for an unserved method. The description names the field.",
+    example: "email: must be an e-mail address such as ada@example.com",
+  },
+  invalid_client: {
+    meaning:
+      "Client authentication failed: unknown client_id, wrong client_secret, or no credentials (OAuth endpoints).",
+    example: "Client authentication failed: check client_id and client_secret.",
+  },
+  invalid_grant: {
+    meaning:
+      "The authorization code or refresh token is invalid, expired, already used, issued to another client, or does not match redirect_uri, code_verifier or user_type.",
+    example: "The authorization code has already been used.",
+  },
+  unauthorized_client: {
+    meaning: "The client may not use this grant type.",
+    example: "This client may not use the refresh_token grant.",
+  },
+  unsupported_grant_type: {
+    meaning: "grant_type is not authorization_code or refresh_token.",
+    example: 'grant_type "password" is not supported; use authorization_code or refresh_token.',
+  },
+  invalid_scope: {
+    meaning: "A requested scope is unknown or not granted to the app.",
+    example: '"contacts.delete" is not a known scope.',
+  },
+  invalid_version: {
+    meaning:
+      "The Version header is missing or not one of the platform's dated versions: 2021-04-15, 2021-07-28, 2023-02-21.",
+    example: "The Version header is required. Send one of: 2021-04-15, 2021-07-28, 2023-02-21.",
+  },
+  invalid_token: {
+    meaning:
+      'No Bearer token, or the token is malformed, unknown, expired, revoked, rotated out, or its app was uninstalled or its integration deleted. Carries WWW-Authenticate: Bearer error="invalid_token".',
+    example: "The access token has expired. Get a new one from POST /oauth/token with grant_type=refresh_token.",
+  },
+  insufficient_scope: {
+    meaning:
+      'The token is valid but lacks the scope the endpoint needs; the description and the WWW-Authenticate scope="…" name it.',
+    example:
+      "This token lacks the contacts.write scope. Edit the private integration to add it (its token keeps working with the new scopes).",
+  },
+  forbidden: {
+    meaning:
+      "The token may not act here: a token of another agency or sub-account (also when the addressed one does not exist, so ids reveal nothing), or an agency-level token at a sub-account endpoint (use a Location token from POST /oauth/locationToken).",
+    example:
+      "A Company token cannot call sub-account endpoints. Use a Location token: exchange the Company token at POST /oauth/locationToken, or use a sub-account private integration.",
+  },
+  not_found: {
+    meaning: "Nothing with this id exists within the token's reach, or nothing is served at this path.",
+    example: "No contact with this id exists in this token's sub-account.",
+  },
+  conflict: {
+    meaning:
+      "The change conflicts with existing data, e.g. a contact with this e-mail already exists in the sub-account (its id is in contactId).",
+    example:
+      "A contact with this email already exists in this sub-account; its id is in contactId. Update that contact instead.",
+  },
+  rate_limited: {
+    meaning:
+      "Over 100 requests in 10 seconds or 200,000 in a UTC day for this app or private integration on this sub-account or agency. Retry-After says how many seconds to wait.",
+    example:
+      "Rate limit of 100 requests per 10 seconds reached for this app or integration on this account. Retry after 4 seconds.",
+  },
+  server_error: {
+    meaning: "A defect on our side. Nothing about the cause is shown; quote the traceId to support.",
+    example: "Something went wrong on our side. Try again; if it keeps happening, contact support with the traceId.",
+  },
+};
+
+export function errorExample(code: ErrorCode, status: number = errorStatus[code]) {
+  return {
+    error: code,
+    error_description: errorCatalog[code].example,
+    statusCode: status,
+    traceId: "3f2c9a4e-8b1d-4c6a-9f0e-2d7b5a1c8e93",
+    ...(code === "conflict"
+      ? { contactId: "cm3x5con0000001", meta: { contactId: "cm3x5con0000001", matchingField: "email" } }
+      : {}),
+  };
+}

@@ -1,0 +1,404 @@
+import { z } from "zod";
+import type { ErrorCode } from "@/lib/api/errors";
+import { apiVersions } from "@/lib/api/version";
+import { contactSchema, newContactSchema } from "@/lib/contacts/contacts";
+import { locationSchema } from "@/lib/locations/get-location";
+import { allScopes, type Scope } from "@/lib/scopes";
+
+/**
+ * Every public route of the app as an OpenAPI operation. The token endpoints use the very zod
+ * schemas their handlers parse and answer with; the OAuth endpoints (which read their forms step by
+ * step, RFC 6749 style) are described here with zod too. A test walks app/**\/route.ts and fails
+ * when a served method is missing from this list.
+ *
+ * Left out as internal, on purpose: /api/auth/* (next-auth's sign-in plumbing for the admin
+ * screens), /api/operator (the operator console's endpoint) and the catch-all JSON 404.
+ */
+
+export type Auth = "bearer" | "client" | "none";
+
+export interface Operation {
+  method: "get" | "post";
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  auth: Auth;
+  /** Needs the Version header. */
+  version?: boolean;
+  /** Counted by the API rate limits (and so carries the X-RateLimit-* headers). */
+  rateLimited?: boolean;
+  scope?: Scope;
+  pathParams?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: { contentType: "application/json" | "application/x-www-form-urlencoded"; name: string; schema: z.ZodType };
+  success: {
+    status: number;
+    description: string;
+    contentType?: string;
+    name?: string;
+    schema?: z.ZodType;
+    noStore?: boolean;
+  };
+  /** The error codes this operation answers with, and what each means here, in check order. */
+  errors: Partial<Record<ErrorCode, string>>;
+}
+
+const id = (example: string, description?: string) => z.string().meta({ examples: [example], description });
+const jwk = z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string().optional(), use: z.string().optional() });
+const jwks = z.object({ keys: z.array(jwk) });
+
+const userType = z.enum(["Company", "Location"]);
+const tokenForm = z.object({
+  grant_type: z.enum(["authorization_code", "refresh_token"]),
+  client_id: z.string().optional().meta({ description: "Or HTTP Basic." }),
+  client_secret: z.string().optional().meta({ description: "Or HTTP Basic." }),
+  code: z
+    .string()
+    .optional()
+    .meta({ description: "authorization_code: the code from the redirect; single use, 10 minutes." }),
+  user_type: userType.optional().meta({
+    description: "authorization_code: required, Company or Location as the installation. refresh_token: optional.",
+  }),
+  redirect_uri: z
+    .string()
+    .optional()
+    .meta({ description: "authorization_code: must equal the one of the authorization request." }),
+  code_verifier: z
+    .string()
+    .optional()
+    .meta({ description: "authorization_code: the PKCE verifier, when a code_challenge was sent." }),
+  refresh_token: z
+    .string()
+    .optional()
+    .meta({ description: "refresh_token: single use; rotates; reuse revokes its family." }),
+});
+const tokenResponse = z.object({
+  access_token: z.string().meta({ description: "ES256 JWT." }),
+  token_type: z.literal("Bearer"),
+  expires_in: z.literal(86399),
+  refresh_token: z.string(),
+  scope: z.string().meta({ description: "Space-separated." }),
+  refreshTokenId: z.string().optional().meta({ description: "Not in /oauth/locationToken answers." }),
+  userType,
+  companyId: z.string(),
+  locationId: z.string().optional().meta({ description: "Location tokens only." }),
+  isBulkInstallation: z
+    .boolean()
+    .optional()
+    .meta({ description: "true for Company, false for Location; not in /oauth/locationToken answers." }),
+  userId: z.string(),
+  approvedLocations: z
+    .array(z.string())
+    .optional()
+    .meta({ description: "Company tokens: the sub-accounts chosen at install." }),
+  traceId: z.string().optional().meta({ description: "/oauth/locationToken answers only." }),
+});
+const revokeForm = z.object({
+  token: z.string(),
+  token_type_hint: z.enum(["access_token", "refresh_token"]).optional(),
+  client_id: z.string().optional(),
+  client_secret: z.string().optional(),
+});
+const introspection = z.looseObject({
+  active: z.boolean(),
+  token_type: z.string().optional(),
+  scope: z.string().optional(),
+  client_id: z.string().optional(),
+  sub: z.string().optional(),
+  iss: z.string().optional(),
+  jti: z.string().optional(),
+  iat: z.number().int().optional(),
+  exp: z.number().int().optional(),
+  authClass: userType.optional(),
+  authClassId: z.string().optional(),
+  companyId: z.string().optional(),
+  locationId: z.string().optional(),
+});
+
+const bearer401 = "The Bearer token is missing, malformed, unknown, expired or revoked (WWW-Authenticate says which).";
+const tokenErrors = (scope: Scope, forbidden: string, extra: Partial<Record<ErrorCode, string>> = {}) => ({
+  invalid_version: "Version header missing or not an accepted date.",
+  invalid_token: bearer401,
+  rate_limited: "Over the app's or integration's limits on this account.",
+  ...("forbiddenFirst" in extra ? {} : {}),
+  forbidden,
+  insufficient_scope: `The token lacks ${scope}.`,
+  ...extra,
+});
+
+export const operations: Operation[] = [
+  {
+    method: "get",
+    path: "/locations/{locationId}",
+    operationId: "getLocation",
+    tag: "Sub-accounts",
+    summary: "Get a sub-account",
+    description:
+      "Allowed: a Location token or sub-account private integration of that sub-account, a Company token or agency private integration of its agency. Anything else is 403 forbidden whether or not the sub-account exists.",
+    auth: "bearer",
+    version: true,
+    rateLimited: true,
+    scope: "locations.readonly",
+    pathParams: z.object({ locationId: id("cm3x5loc0000001") }),
+    success: {
+      status: 200,
+      description: "The sub-account.",
+      name: "LocationResponse",
+      schema: z.object({ location: locationSchema }),
+    },
+    errors: tokenErrors(
+      "locations.readonly",
+      "The token is not of this sub-account or its agency, or the sub-account does not exist.",
+    ),
+  },
+  {
+    method: "post",
+    path: "/contacts/",
+    operationId: "createContact",
+    tag: "Contacts",
+    summary: "Create a contact",
+    description:
+      "Allowed: a Location token or sub-account private integration of the body's locationId. A Company token or agency private integration gets 403 forbidden: exchange it for a Location token at POST /oauth/locationToken. POST /contacts answers the same, without a redirect.",
+    auth: "bearer",
+    version: true,
+    rateLimited: true,
+    scope: "contacts.write",
+    body: { contentType: "application/json", name: "NewContact", schema: newContactSchema },
+    success: {
+      status: 201,
+      description: "The contact was created.",
+      name: "ContactResponse",
+      schema: z.object({ contact: contactSchema }),
+    },
+    errors: tokenErrors(
+      "contacts.write",
+      "An agency-level token (checked before the scope), or locationId is not the token's sub-account (checked after the body).",
+      {
+        invalid_request: "The body is not JSON, has a missing, extra or invalid field (named), or is over 1 MB (413).",
+        conflict: "A contact with this e-mail exists in the sub-account; contactId is its id.",
+      },
+    ),
+  },
+  {
+    method: "get",
+    path: "/contacts/{contactId}",
+    operationId: "getContact",
+    tag: "Contacts",
+    summary: "Get a contact",
+    description: "A contact of the token's own sub-account; any other id is 404.",
+    auth: "bearer",
+    version: true,
+    rateLimited: true,
+    scope: "contacts.readonly",
+    pathParams: z.object({ contactId: id("cm3x5con0000001") }),
+    success: {
+      status: 200,
+      description: "The contact.",
+      name: "ContactResponse",
+      schema: z.object({ contact: contactSchema }),
+    },
+    errors: tokenErrors("contacts.readonly", "An agency-level token: use a Location token.", {
+      not_found: "No contact with this id in the token's sub-account.",
+    }),
+  },
+  {
+    method: "get",
+    path: "/oauth/chooselocation",
+    operationId: "authorize",
+    tag: "OAuth",
+    summary: "Install screen (authorization endpoint)",
+    description:
+      "An HTML screen for a signed-in user (RFC 6749 §4.1.1). On Install the browser goes to redirect_uri?code=…&state=…; on Cancel to redirect_uri?error=access_denied&state=…. A bad client_id or redirect_uri shows an error screen and never redirects.",
+    auth: "none",
+    query: z.object({
+      response_type: z.literal("code"),
+      client_id: z.string(),
+      redirect_uri: z.string().meta({ description: "Exactly one registered for the app." }),
+      scope: z
+        .string()
+        .optional()
+        .meta({ description: "Space-separated subset of the app's scopes; absent means all." }),
+      state: z.string().optional(),
+      code_challenge: z.string().optional(),
+      code_challenge_method: z.literal("S256").optional(),
+    }),
+    success: { status: 200, description: "The install screen.", contentType: "text/html" },
+    errors: {},
+  },
+  {
+    method: "post",
+    path: "/oauth/token",
+    operationId: "token",
+    tag: "OAuth",
+    summary: "Exchange a code or refresh token for tokens",
+    description:
+      "RFC 6749 §4.1.3 and §6. A code used twice fails and revokes every token issued from it; a refresh token used twice revokes its family. Answers carry Cache-Control: no-store.",
+    auth: "client",
+    body: { contentType: "application/x-www-form-urlencoded", name: "TokenRequest", schema: tokenForm },
+    success: { status: 200, description: "Tokens.", name: "TokenResponse", schema: tokenResponse, noStore: true },
+    errors: {
+      invalid_request: "Not a form body, a parameter missing or sent twice.",
+      unsupported_grant_type: "grant_type is not authorization_code or refresh_token.",
+      invalid_client: "Client authentication failed.",
+      invalid_grant: "The code or refresh token is invalid, expired, used, or does not match.",
+      unauthorized_client: "The client may not use this grant.",
+      invalid_scope: "A requested scope is not allowed.",
+    },
+  },
+  {
+    method: "post",
+    path: "/oauth/locationToken",
+    operationId: "locationToken",
+    tag: "OAuth",
+    summary: "Exchange a Company token for a Location token",
+    description:
+      "The Company access token must be of companyId and carry oauth.write; the app must be installed on locationId. The Location token's scope is the installation's sub-account-level scopes.",
+    auth: "bearer",
+    version: true,
+    scope: "oauth.write",
+    body: {
+      contentType: "application/x-www-form-urlencoded",
+      name: "LocationTokenRequest",
+      schema: z.object({ companyId: z.string(), locationId: z.string() }),
+    },
+    success: {
+      status: 200,
+      description: "A Location token.",
+      name: "TokenResponse",
+      schema: tokenResponse,
+      noStore: true,
+    },
+    errors: {
+      invalid_version: "Version header missing or not an accepted date.",
+      invalid_token: bearer401,
+      forbidden:
+        "A Location or private-integration token, another company, a sub-account not of the company, or the app not installed there.",
+      insufficient_scope: "The Company token lacks oauth.write.",
+      invalid_request: "Not a form body, or companyId or locationId missing.",
+    },
+  },
+  {
+    method: "get",
+    path: "/oauth/installedLocations",
+    operationId: "installedLocations",
+    tag: "OAuth",
+    summary: "Sub-accounts the app is installed on",
+    description: "For a Company access token with oauth.readonly, of companyId.",
+    auth: "bearer",
+    version: true,
+    scope: "oauth.readonly",
+    query: z.object({ companyId: z.string(), appId: z.string().optional() }),
+    success: {
+      status: 200,
+      description: "The sub-accounts.",
+      name: "InstalledLocations",
+      schema: z.object({
+        locations: z.array(z.object({ id: z.string(), name: z.string(), isInstalled: z.boolean() })),
+        count: z.number().int(),
+        traceId: z.string(),
+      }),
+    },
+    errors: {
+      invalid_version: "Version header missing or not an accepted date.",
+      invalid_token: bearer401,
+      forbidden: "Not a Company access token, or companyId/appId is not the token's.",
+      insufficient_scope: "The Company token lacks oauth.readonly.",
+      invalid_request: "companyId missing.",
+    },
+  },
+  {
+    method: "post",
+    path: "/oauth/revoke",
+    operationId: "revoke",
+    tag: "OAuth",
+    summary: "Revoke a token (RFC 7009)",
+    description:
+      "An access token alone, or a refresh token with its whole grant. An unknown token is 200 too (RFC 7009 §2.2).",
+    auth: "client",
+    body: { contentType: "application/x-www-form-urlencoded", name: "RevokeRequest", schema: revokeForm },
+    success: { status: 200, description: "Revoked (or never valid)." },
+    errors: { invalid_request: "Not a form body, or token missing.", invalid_client: "Client authentication failed." },
+  },
+  {
+    method: "post",
+    path: "/oauth/introspect",
+    operationId: "introspect",
+    tag: "OAuth",
+    summary: "Introspect a token (RFC 7662)",
+    description: 'The client\'s own tokens only; anything else is {"active": false}.',
+    auth: "client",
+    body: { contentType: "application/x-www-form-urlencoded", name: "IntrospectRequest", schema: revokeForm },
+    success: { status: 200, description: "The token's state.", name: "Introspection", schema: introspection },
+    errors: { invalid_request: "Not a form body, or token missing.", invalid_client: "Client authentication failed." },
+  },
+  {
+    method: "get",
+    path: "/.well-known/jwks.json",
+    operationId: "jwks",
+    tag: "Discovery",
+    summary: "Access-token signing keys (JWKS)",
+    description: "The ES256 public keys of every access token that may still be alive, by kid.",
+    auth: "none",
+    success: { status: 200, description: "JWKS.", name: "Jwks", schema: jwks },
+    errors: {},
+  },
+  {
+    method: "get",
+    path: "/.well-known/oauth-authorization-server",
+    operationId: "authorizationServerMetadata",
+    tag: "Discovery",
+    summary: "Authorization server metadata (RFC 8414)",
+    description: "Endpoints, grant types, auth methods and every scope.",
+    auth: "none",
+    success: {
+      status: 200,
+      description: "Metadata.",
+      name: "AuthorizationServerMetadata",
+      schema: z.looseObject({
+        issuer: z.string(),
+        authorization_endpoint: z.string(),
+        token_endpoint: z.string(),
+        jwks_uri: z.string(),
+        scopes_supported: z.array(z.enum(allScopes as [Scope, ...Scope[]])),
+      }),
+    },
+    errors: {},
+  },
+  {
+    method: "get",
+    path: "/.well-known/webhook-keys",
+    operationId: "webhookKeys",
+    tag: "Discovery",
+    summary: "Webhook signing keys (Ed25519 JWKS)",
+    description: "Verify webhook-signature v1a with these (Standard Webhooks).",
+    auth: "none",
+    success: { status: 200, description: "JWKS of OKP keys.", name: "WebhookKeys", schema: jwks },
+    errors: {},
+  },
+  {
+    method: "get",
+    path: "/api/health",
+    operationId: "health",
+    tag: "Service",
+    summary: "Liveness",
+    description: "No database, no auth.",
+    auth: "none",
+    success: { status: 200, description: "Up.", name: "Health", schema: z.object({ status: z.literal("ok") }) },
+    errors: {},
+  },
+  {
+    method: "get",
+    path: "/openapi.json",
+    operationId: "openapi",
+    tag: "Service",
+    summary: "This document",
+    description: "OpenAPI 3.1, generated from the routes' zod schemas. Readable at /docs.",
+    auth: "none",
+    success: { status: 200, description: "The OpenAPI document.", contentType: "application/json" },
+    errors: {},
+  },
+];
+
+export { apiVersions };

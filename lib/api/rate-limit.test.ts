@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as locationGET } from "@/app/locations/[locationId]/route";
+import { openDatabase } from "@/lib/db/adapter";
+import { databaseHandle, db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import {
+  BURST_WINDOW_MS,
+  type CounterStore,
+  DatabaseCounterStore,
+  hitRateLimit,
+  MemoryCounterStore,
+  type RateLimits,
+} from "./rate-limit";
+
+const limits: RateLimits = { burst: 100, daily: 200_000 };
+// A window start, so 10 seconds from here are one window.
+const t0 = new Date(Math.ceil(Date.parse("2031-03-04T05:06:00.000Z") / BURST_WINDOW_MS) * BURST_WINDOW_MS);
+const at = (ms: number) => new Date(t0.getTime() + ms);
+
+const stores: [string, () => CounterStore][] = [
+  ["memory", () => new MemoryCounterStore()],
+  ["database", () => new DatabaseCounterStore()],
+];
+
+describe.each(stores)("%s counters", (_name, makeStore) => {
+  it("lets 100 requests through in 10 seconds and refuses the 101st with Retry-After to the window's end", async () => {
+    const store = makeStore();
+    const subject = `app:${uniqueSuffix()}|location:x`;
+    for (let i = 1; i <= 100; i++) {
+      const decision = await hitRateLimit(subject, { now: at(i * 10), limits, store });
+      expect(decision.allowed).toBe(true);
+      expect(decision.headers["x-ratelimit-remaining"]).toBe(String(100 - i));
+    }
+    const refused = await hitRateLimit(subject, { now: at(3_500), limits, store });
+    expect(refused).toEqual({
+      allowed: false,
+      refusedBy: "burst",
+      retryAfter: 7,
+      headers: {
+        "x-ratelimit-limit-daily": "200000",
+        "x-ratelimit-daily-remaining": "199900",
+        "x-ratelimit-interval-milliseconds": "10000",
+        "x-ratelimit-max": "100",
+        "x-ratelimit-remaining": "0",
+      },
+    });
+    // The next window starts afresh; the refused request did not count against the day.
+    const next = await hitRateLimit(subject, { now: at(BURST_WINDOW_MS), limits, store });
+    expect(next.allowed).toBe(true);
+    expect(next.headers["x-ratelimit-remaining"]).toBe("99");
+    expect(next.headers["x-ratelimit-daily-remaining"]).toBe("199899");
+  });
+
+  it("subjects are separate: another app or sub-account has its own budget", async () => {
+    const store = makeStore();
+    const small = { burst: 2, daily: 0 };
+    const a = `app:${uniqueSuffix()}|location:1`;
+    const b = `app:${uniqueSuffix()}|location:1`;
+    for (let i = 0; i < 2; i++) expect((await hitRateLimit(a, { now: t0, limits: small, store })).allowed).toBe(true);
+    expect((await hitRateLimit(a, { now: t0, limits: small, store })).allowed).toBe(false);
+    expect((await hitRateLimit(b, { now: t0, limits: small, store })).allowed).toBe(true);
+  });
+
+  it("the daily limit refuses until the next UTC day", async () => {
+    const store = makeStore();
+    const subject = `pit:${uniqueSuffix()}|company:c`;
+    const daily = { burst: 100, daily: 3 };
+    const noon = new Date("2031-03-04T12:00:00.000Z");
+    for (let i = 0; i < 3; i++) {
+      expect(
+        (await hitRateLimit(subject, { now: new Date(noon.getTime() + i * 20_000), limits: daily, store })).allowed,
+      ).toBe(true);
+    }
+    const refused = await hitRateLimit(subject, { now: new Date(noon.getTime() + 60_000), limits: daily, store });
+    expect(refused).toMatchObject({ allowed: false, refusedBy: "daily", retryAfter: 12 * 3600 - 60 });
+    expect(refused.headers["x-ratelimit-daily-remaining"]).toBe("0");
+    const tomorrow = await hitRateLimit(subject, { now: new Date("2031-03-05T00:00:00.000Z"), limits: daily, store });
+    expect(tomorrow.allowed).toBe(true);
+  });
+
+  it("0 turns a limit off: no counting, no headers for it", async () => {
+    const store = makeStore();
+    const subject = `app:${uniqueSuffix()}|location:z`;
+    const burstOnly = { burst: 1, daily: 0 };
+    const first = await hitRateLimit(subject, { now: t0, limits: burstOnly, store });
+    expect(first.headers).toEqual({
+      "x-ratelimit-interval-milliseconds": "10000",
+      "x-ratelimit-max": "1",
+      "x-ratelimit-remaining": "0",
+    });
+    expect((await hitRateLimit(subject, { now: t0, limits: { burst: 0, daily: 0 }, store })).allowed).toBe(true);
+    const dailyOnly = await hitRateLimit(subject, { now: t0, limits: { burst: 0, daily: 5 }, store });
+    expect(dailyOnly.headers).toEqual({ "x-ratelimit-limit-daily": "5", "x-ratelimit-daily-remaining": "4" });
+  });
+
+  it("200 concurrent requests: exactly 100 let through", async () => {
+    const store = makeStore();
+    const subject = `app:${uniqueSuffix()}|location:c`;
+    const decisions = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store })),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
+  });
+});
+
+describe("ended windows are deleted from the table in the background", () => {
+  it("removes rows whose window ended", async () => {
+    const store = new DatabaseCounterStore();
+    const key = `b|cleanup-${uniqueSuffix()}|1`;
+    await db().rateLimitCounter.create({ data: { key, count: 3, expiresAt: new Date(Date.now() - 60_000) } });
+    await store.hit(
+      { key: `b|live-${uniqueSuffix()}|1`, expiresAt: new Date(Date.now() + 10_000) },
+      undefined,
+      10,
+      new Date(),
+    );
+    await expect.poll(() => db().rateLimitCounter.findUnique({ where: { key } })).toBeNull();
+  });
+});
+
+describe("through the route: the 101st request in 10 seconds", () => {
+  it("gets 429 rate_limited with Retry-After and the X-RateLimit-* headers; every answer carries them", async () => {
+    expect(env().RATE_LIMIT_BURST).toBe(100);
+    const { locations, owner } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+    const locationId = locations[0]!.id;
+    const { token } = await createPrivateIntegration(
+      owner,
+      { level: "location", locationId },
+      { name: "Busy", scopes: ["locations.readonly"] },
+    );
+    // Start early in a window so the 101 requests fall in one.
+    const into = Date.now() % BURST_WINDOW_MS;
+    if (into > 4_000) await new Promise((r) => setTimeout(r, BURST_WINDOW_MS - into + 20));
+    const call = () =>
+      locationGET(
+        new Request(`http://localhost/locations/${locationId}`, {
+          headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
+        }),
+        { params: Promise.resolve({ locationId }) },
+      );
+    for (let i = 1; i <= 100; i++) {
+      const response = await call();
+      expect(response.status).toBe(200);
+      expect(response.headers.get("x-ratelimit-remaining")).toBe(String(100 - i));
+      expect(response.headers.get("x-ratelimit-max")).toBe("100");
+      expect(response.headers.get("x-ratelimit-interval-milliseconds")).toBe("10000");
+      expect(response.headers.get("x-ratelimit-limit-daily")).toBe("200000");
+      expect(response.headers.get("x-ratelimit-daily-remaining")).toBe(String(200_000 - i));
+    }
+    const refused = await call();
+    expect(refused.status).toBe(429);
+    const body = await refused.json();
+    expect(body).toMatchObject({ error: "rate_limited", statusCode: 429, traceId: refused.headers.get("x-trace-id") });
+    expect(body.error_description).toMatch(/100 requests per 10 seconds.*Retry after \d+ seconds/);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(10);
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(refused.headers.get("x-ratelimit-daily-remaining")).toBe("199900");
+  });
+
+  it("answers before authentication carry the limits (there is no caller to count yet)", async () => {
+    const response = await locationGET(
+      new Request("http://localhost/locations/x", { headers: { version: "2021-07-28" } }),
+      {
+        params: Promise.resolve({ locationId: "x" }),
+      },
+    );
+    expect(response.status).toBe(401);
+    expect(response.headers.get("x-ratelimit-max")).toBe("100");
+    expect(response.headers.get("x-ratelimit-limit-daily")).toBe("200000");
+    expect(response.headers.get("x-ratelimit-remaining")).toBeNull();
+  });
+});
+
+// Two PrismaClients with pools of their own stand in for two app instances sharing PostgreSQL.
+describe.runIf(databaseHandle().kind === "postgresql")("two instances on PostgreSQL", () => {
+  let second: PrismaClient;
+  beforeAll(() => {
+    second = new PrismaClient({ adapter: openDatabase(env().DATABASE_URL).adapterFactory });
+  });
+  afterAll(async () => {
+    await second.$disconnect();
+  });
+
+  it("share one budget: of 150 concurrent requests split across them, exactly 100 pass", async () => {
+    const one = new DatabaseCounterStore();
+    const two = new DatabaseCounterStore(() => second);
+    const subject = `app:${uniqueSuffix()}|location:two`;
+    const decisions = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store: i % 2 ? one : two })),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
+    const refused = decisions.filter((d) => !d.allowed);
+    expect(refused.every((d) => d.retryAfter === 10 && d.headers["x-ratelimit-remaining"] === "0")).toBe(true);
+    // The day counted only the 100 that passed.
+    const last = await hitRateLimit(subject, { now: at(BURST_WINDOW_MS), limits, store: two });
+    expect(last.headers["x-ratelimit-daily-remaining"]).toBe(String(200_000 - 101));
+  });
+});

@@ -1,0 +1,70 @@
+import type { Scope } from "@/lib/scopes";
+import { authenticateBearer, bearerError, requireLocationToken, requireScope } from "@/lib/tokens/bearer";
+import { type Principal, rateLimitSubject } from "@/lib/tokens/principal";
+import { ApiError } from "./errors";
+import { apiRoute, errorResponse, type RequestContext } from "./handler";
+import { hitRateLimit, limitHeaders, rateLimitedError } from "./rate-limit";
+import { type ApiVersion, requireVersion } from "./version";
+
+/**
+ * The endpoints that tokens unlock. Every request goes through the same ordered checks; the first
+ * that fails answers (documented in /openapi.json and /docs):
+ *
+ * 1. `Version` header (400 invalid_version): cheapest, says nothing about anyone.
+ * 2. Bearer authentication (401 invalid_token): the caller must be known before it is counted.
+ * 3. Rate limit (429 rate_limited): every authenticated request counts, refused ones included,
+ *    so probing scopes or ids costs quota like any other call.
+ * 4. Token level (403 forbidden): a sub-account endpoint refuses agency-level tokens, telling the
+ *    caller to use a Location token. Before the scope, because an agency-level token can never
+ *    hold a sub-account scope and "add the scope" would send the caller the wrong way.
+ * 5. Scope (403 insufficient_scope, naming the scope).
+ * 6. The endpoint's own rules, in this order: the body (400 invalid_request), then access to the
+ *    addressed sub-account (403 forbidden) and the data (404 not_found, 409 conflict). Validation
+ *    comes before the sub-account check because the sub-account id is in the body; a 400 depends
+ *    on the request alone and reveals nothing about other accounts.
+ *
+ * Every answer carries the X-RateLimit-* headers: the limits always, the remaining counts from
+ * step 3 on.
+ */
+export interface TokenRouteContext<P> extends RequestContext {
+  params: P;
+  principal: Principal;
+  version: ApiVersion;
+}
+
+export interface TokenRouteOptions {
+  scope: Scope;
+  /** `Location`: a sub-account endpoint; agency-level tokens get 403 forbidden before the scope check. */
+  level?: "Location";
+}
+
+export function tokenRoute<P = Record<string, never>>(
+  options: TokenRouteOptions,
+  handler: (request: Request, context: TokenRouteContext<P>) => Promise<Response>,
+) {
+  return apiRoute<P>(async (request, context) => {
+    let headers = limitHeaders();
+    let response: Response;
+    try {
+      const version = requireVersion(request);
+      const principal = await authenticateBearer(request);
+      const decision = await hitRateLimit(rateLimitSubject(principal));
+      headers = decision.headers;
+      if (!decision.allowed) throw rateLimitedError(decision);
+      if (options.level === "Location") requireLocationToken(principal);
+      requireScope(principal, options.scope);
+      response = await handler(request, { ...context, principal, version });
+    } catch (error) {
+      response = errorResponse(withChallenge(error), context.traceId, request);
+    }
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    return response;
+  });
+}
+
+/** SPEC.md: every 401 and 403 of a Bearer-protected endpoint carries the RFC 6750 §3 challenge. */
+function withChallenge(error: unknown): unknown {
+  if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) return error;
+  if (Object.keys(error.headers).some((name) => name.toLowerCase() === "www-authenticate")) return error;
+  return bearerError(error.code as "forbidden", error.description);
+}

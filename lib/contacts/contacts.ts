@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { requireLocationToken } from "@/lib/tokens/bearer";
+import type { Principal } from "@/lib/tokens/principal";
+
+/** E.164: a plus, a country code not starting with 0, at most 15 digits in all. */
+export const E164 = /^\+[1-9]\d{1,14}$/;
+
+const name = (example: string) =>
+  z
+    .string({ error: "must be a string" })
+    .trim()
+    .min(1, { error: "must not be empty" })
+    .max(100, { error: "must be at most 100 characters" })
+    .meta({ examples: [example] });
+
+export const newContactSchema = z
+  .strictObject({
+    firstName: name("Ada"),
+    lastName: name("Lovelace"),
+    email: z
+      .email({ error: "must be an e-mail address such as ada@example.com" })
+      .max(254, { error: "must be at most 254 characters" })
+      .transform((v) => v.toLowerCase())
+      .meta({ description: "Stored in lower case; unique within the sub-account.", examples: ["ada@example.com"] }),
+    phone: z
+      .string({ error: "must be a string" })
+      .regex(E164, { error: "must be in E.164 format: + then country code and number, digits only, e.g. +14155550123" })
+      .meta({ description: "E.164.", examples: ["+14155550123"] }),
+    locationId: z
+      .string({ error: "must be a string" })
+      .min(1, { error: "must not be empty" })
+      .max(100, { error: "must be at most 100 characters" })
+      .meta({ description: "The sub-account of the token.", examples: ["cm3x5loc0000001"] }),
+  })
+  .meta({ description: "A new contact of the token's sub-account." });
+export type NewContact = z.output<typeof newContactSchema>;
+
+export const contactSchema = z
+  .object({
+    id: z.string().meta({ examples: ["cm3x5con0000001"] }),
+    locationId: z.string().meta({ examples: ["cm3x5loc0000001"] }),
+    firstName: z.string().nullable().meta({ examples: ["Ada"] }),
+    lastName: z.string().nullable().meta({ examples: ["Lovelace"] }),
+    email: z.string().nullable().meta({ examples: ["ada@example.com"] }),
+    phone: z.string().nullable().meta({ examples: ["+14155550123"] }),
+    createdAt: z.iso.datetime().meta({ examples: ["2026-01-15T09:30:00.000Z"] }),
+  })
+  .meta({ description: "A contact of a sub-account." });
+export type ContactView = z.infer<typeof contactSchema>;
+
+const contactSelect = {
+  id: true,
+  locationId: true,
+  firstName: true,
+  lastName: true,
+  email: true,
+  phone: true,
+  createdAt: true,
+} as const;
+
+function toView(row: Prisma.ContactGetPayload<{ select: typeof contactSelect }>): ContactView {
+  return { ...row, createdAt: row.createdAt.toISOString() };
+}
+
+/** 409 conflict carrying the id of the contact that already has this e-mail. */
+function duplicate(contactId: string): ApiError {
+  return new ApiError(
+    "conflict",
+    "A contact with this email already exists in this sub-account; its id is in contactId. Update that contact instead.",
+    { extra: { contactId, meta: { contactId, matchingField: "email" } } },
+  );
+}
+
+/**
+ * POST /contacts/: a Location token of the body's sub-account creates the contact. The e-mail is
+ * unique per sub-account; a concurrent duplicate is caught by the unique index and answered alike.
+ */
+export async function createContact(
+  principal: Principal,
+  input: NewContact,
+  now: Date = new Date(),
+): Promise<ContactView> {
+  const locationId = requireLocationToken(principal);
+  if (input.locationId !== locationId) {
+    throw new ApiError(
+      "forbidden",
+      "This token belongs to another sub-account: locationId must be the token's own sub-account.",
+    );
+  }
+  const existing = await db().contact.findUnique({
+    where: { locationId_email: { locationId, email: input.email } },
+    select: { id: true },
+  });
+  if (existing) throw duplicate(existing.id);
+  try {
+    const row = await db().contact.create({
+      data: {
+        locationId,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        email: input.email,
+        phone: input.phone,
+        createdAt: now,
+      },
+      select: contactSelect,
+    });
+    return toView(row);
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      const winner = await db().contact.findUnique({
+        where: { locationId_email: { locationId, email: input.email } },
+        select: { id: true },
+      });
+      if (winner) throw duplicate(winner.id);
+    }
+    throw error;
+  }
+}
+
+/** GET /contacts/{contactId}: a contact of the token's own sub-account; any other id is 404. */
+export async function getContact(principal: Principal, contactId: string): Promise<ContactView> {
+  const locationId = requireLocationToken(principal);
+  const row = await db().contact.findFirst({ where: { id: contactId, locationId }, select: contactSelect });
+  if (!row) throw new ApiError("not_found", "No contact with this id exists in this token's sub-account.");
+  return toView(row);
+}

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { db } from "@/lib/db/client";
+import type { Principal } from "@/lib/tokens/principal";
+
+export const locationSchema = z
+  .object({
+    id: z.string().meta({ examples: ["cm3x5loc0000001"] }),
+    companyId: z.string().meta({ description: "The agency the sub-account belongs to.", examples: ["cm3x5cmp0000001"] }),
+    name: z.string().meta({ examples: ["Downtown Dental"] }),
+    createdAt: z.iso.datetime().meta({ examples: ["2026-01-15T09:30:00.000Z"] }),
+  })
+  .meta({ description: "A sub-account." });
+export type LocationView = z.infer<typeof locationSchema>;
+
+/**
+ * The same refusal whether the sub-account is someone else's or does not exist, so an id reveals
+ * nothing (SPEC.md: "Anything else: 403 forbidden, whether or not the location exists").
+ */
+function notYours(principal: Principal): ApiError {
+  const whose =
+    principal.authClass === "Location"
+      ? "A sub-account token can read only its own sub-account"
+      : "An agency token can read only its agency's sub-accounts";
+  return new ApiError("forbidden", `${whose}; this token cannot read this one.`);
+}
+
+/**
+ * GET /locations/{locationId}: a Location token (access or private integration) of that
+ * sub-account, or a Company token (access or private integration) of its agency. One query, with
+ * the token's ids in the WHERE clause.
+ */
+export async function getLocationForPrincipal(principal: Principal, locationId: string): Promise<LocationView> {
+  if (principal.authClass === "Location" && principal.locationId !== locationId) throw notYours(principal);
+  const row = await db().location.findFirst({
+    where: { id: locationId, companyId: principal.companyId },
+    select: { id: true, companyId: true, name: true, createdAt: true },
+  });
+  if (!row) throw notYours(principal);
+  return { ...row, createdAt: row.createdAt.toISOString() };
+}
