@@ -21,5 +21,6 @@ export const config = {
     "/marketplace/:path*",
     "/developer/:path*",
     "/oauth/chooselocation/:path*",
+    "/docs",
   ],
 };

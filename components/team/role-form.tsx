@@ -1,31 +1,44 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
 import type { ActionState } from "@/lib/actions";
 import { inputClass } from "../ui/field";
 import { SubmitButton } from "../ui/submit-button";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 
+/** A member's role, and for sub-account roles the sub-accounts they work in. */
 export function RoleForm({
   action,
   userId,
   role,
   roles,
   label,
+  locations,
+  locationIds,
 }: {
   action: Action;
   userId: string;
   role: string;
   roles: { value: string; label: string }[];
   label: string;
+  locations: { id: string; name: string }[];
+  locationIds: string[];
 }) {
   const [state, formAction] = useActionState(action, {});
+  const [chosenRole, setChosenRole] = useState(role);
   const error = state.error ?? state.fieldErrors?.role ?? state.fieldErrors?.locationIds;
+  const subAccountRole = chosenRole.startsWith("account_");
   return (
     <form action={formAction} className="flex flex-wrap items-center gap-2">
       <input type="hidden" name="userId" value={userId} />
-      <select name="role" defaultValue={role} aria-label={label} className={`${inputClass} w-48`}>
+      <select
+        name="role"
+        value={chosenRole}
+        onChange={(e) => setChosenRole(e.target.value)}
+        aria-label={label}
+        className={`${inputClass} w-48`}
+      >
         {roles.map((r) => (
           <option key={r.value} value={r.value}>
             {r.label}
@@ -35,6 +48,25 @@ export function RoleForm({
       <SubmitButton variant="secondary" pendingLabel="Saving…">
         Save role
       </SubmitButton>
+      {subAccountRole ? (
+        <fieldset className="w-full">
+          <legend className="text-xs font-medium text-slate-600">Sub-accounts</legend>
+          <div className="mt-1 flex flex-wrap gap-x-4 gap-y-1">
+            {locations.map((l) => (
+              <label key={l.id} className="flex items-center gap-1.5 text-sm">
+                <input
+                  type="checkbox"
+                  name="locationIds[]"
+                  value={l.id}
+                  defaultChecked={locationIds.includes(l.id)}
+                  className="h-4 w-4 rounded border-slate-300"
+                />
+                {l.name}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      ) : null}
       {error ? (
         <p role="alert" className="w-full text-sm text-red-600">
           {error}

@@ -6,7 +6,9 @@ import type { Principal } from "@/lib/tokens/principal";
 export const locationSchema = z
   .object({
     id: z.string().meta({ examples: ["cm3x5loc0000001"] }),
-    companyId: z.string().meta({ description: "The agency the sub-account belongs to.", examples: ["cm3x5cmp0000001"] }),
+    companyId: z
+      .string()
+      .meta({ description: "The agency the sub-account belongs to.", examples: ["cm3x5cmp0000001"] }),
     name: z.string().meta({ examples: ["Downtown Dental"] }),
     createdAt: z.iso.datetime().meta({ examples: ["2026-01-15T09:30:00.000Z"] }),
   })

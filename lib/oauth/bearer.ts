@@ -1,12 +1,9 @@
 import { ApiError, bearerChallenge } from "@/lib/api/errors";
 import type { Scope } from "@/lib/scopes";
-import { verifyAccessToken } from "@/lib/tokens/access-token";
+import { authenticateBearer, bearerToken } from "@/lib/tokens/bearer";
 import type { Principal } from "@/lib/tokens/principal";
 
-/**
- * The Company access token that /oauth/locationToken and /oauth/installedLocations take. 401 and
- * 403 answers carry `WWW-Authenticate: Bearer error="…"` (RFC 6750 §3).
- */
+/** Bearer errors of the OAuth endpoints: 401 and 403 answers carry `WWW-Authenticate` (RFC 6750 §3). */
 
 function challenge(code: string, description: string, scope?: string): Record<string, string> {
   // bearerChallenge types RFC 6750's three codes; SPEC.md's 403 forbidden uses the same header shape.
@@ -21,29 +18,19 @@ export function bearerError(
   return new ApiError(code, description, { headers: challenge(code, description, scope) });
 }
 
-const reasons = {
-  malformed: "The access token is malformed. Send the access_token of a token response as is.",
-  unknown: "The access token was not issued by this server.",
-  expired: "The access token has expired. Get a new one with grant_type=refresh_token.",
-  revoked: "The access token has been revoked or the app uninstalled.",
-} as const;
-
+/**
+ * The Company access token that /oauth/locationToken and /oauth/installedLocations take, verified
+ * by the one Bearer path of the API (`authenticateBearer`). A private-integration token is refused
+ * before any lookup: these endpoints are for apps.
+ */
 export async function requireCompanyToken(request: Request, scope: Scope, now = new Date()): Promise<Principal> {
-  const header = request.headers.get("authorization");
-  const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
-  if (!match) {
-    throw bearerError("invalid_token", "Send the app's Company access token as Authorization: Bearer <token>.");
-  }
-  const token = match[1]!;
-  if (token.startsWith("pit-")) {
+  if (bearerToken(request).startsWith("pit-")) {
     throw bearerError(
       "forbidden",
       "Private-integration tokens cannot be used here; use the Company access token of an app installed on the agency.",
     );
   }
-  const result = await verifyAccessToken(token, now);
-  if (!result.ok) throw bearerError("invalid_token", reasons[result.reason]);
-  const { principal } = result;
+  const principal = await authenticateBearer(request, now);
   if (principal.authClass !== "Company") {
     throw bearerError(
       "forbidden",

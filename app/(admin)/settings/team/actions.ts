@@ -21,9 +21,10 @@ export const addTeamMember = actorAction(addSchema, async (input, actor) => {
 });
 
 export const changeRole = actorAction(
-  z.object({ userId: z.string().min(1), role: roleSchema, locationIds: z.array(z.string()).optional() }),
-  async (input, actor) => {
-    await updateTeamMember(actor, input);
+  z.object({ userId: z.string().min(1), role: roleSchema, locationIds: z.array(z.string()).default([]) }),
+  async ({ userId, role, locationIds }, actor) => {
+    // Agency roles reach every sub-account; the checkboxes only exist for sub-account roles.
+    await updateTeamMember(actor, { userId, role, locationIds: role.startsWith("account_") ? locationIds : [] });
     revalidatePath("/settings/team");
     return { ok: true, message: "Role saved." };
   },

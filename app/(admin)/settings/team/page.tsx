@@ -56,6 +56,8 @@ export default async function TeamPage() {
                     role={member.role}
                     roles={roleOptions}
                     label={`Role of ${member.name}`}
+                    locations={locations.map(({ id, name }) => ({ id, name }))}
+                    locationIds={member.locationIds}
                   />
                 ) : null}
               </div>

@@ -1,0 +1,192 @@
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { IntegrationCard } from "@/components/private-integrations/integration-card";
+import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
+import type { Actor } from "@/lib/accounts/permissions";
+import { listAuditLog } from "@/lib/integrations/audit-log";
+import { createPrivateIntegration, getPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
+import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+
+/** The screens' server actions: the session, zod, the gates and the show-once answer. */
+
+let signedIn: Actor | null = null;
+vi.mock("@/lib/auth/session", () => ({ getActor: async () => signedIn }));
+vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
+
+const agencyActions = await import("./actions");
+const locationActions = await import("@/app/(admin)/location/[locationId]/settings/private-integrations/actions");
+
+function form(fields: Record<string, string | string[]>): FormData {
+  const data = new FormData();
+  for (const [k, v] of Object.entries(fields)) for (const item of [v].flat()) data.append(k, item);
+  return data;
+}
+
+beforeEach(() => {
+  signedIn = null;
+});
+
+describe("create", () => {
+  it("returns the token once, in data, and the token works", async () => {
+    const { owner, locations } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+    signedIn = owner;
+    const result = await locationActions.createIntegration(
+      {},
+      form({ locationId: locations[0]!.id, name: "Zapier", "scopes[]": ["contacts.write", "locations.readonly"] }),
+    );
+    expect(result.ok).toBe(true);
+    const token = String(result.data?.token);
+    expect(token).toMatch(/^pit-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const verified = await verifyPrivateIntegrationToken(token);
+    expect(verified.ok && verified.principal.locationId).toBe(locations[0]!.id);
+    expect(JSON.stringify(result.values ?? {})).not.toContain(token);
+  });
+
+  it.each([
+    [{ name: "", "scopes[]": ["locations.readonly"] }, { name: "Enter a name." }],
+    [{ name: "Zapier" }, { scopes: "Choose at least one scope." }],
+    [{ name: "x".repeat(81), "scopes[]": ["locations.readonly"] }, { name: "Use a name of at most 80 characters." }],
+  ])("puts zod's refusal beside the field: %j", async (fields, expected) => {
+    const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    signedIn = owner;
+    const result = await agencyActions.createIntegration({}, form(fields));
+    expect(result.ok).toBeUndefined();
+    expect(result.fieldErrors).toMatchObject(expected);
+    expect(result.data).toBeUndefined();
+  });
+
+  it("refuses a scope of the other level beside the scopes", async () => {
+    const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    signedIn = owner;
+    const result = await agencyActions.createIntegration({}, form({ name: "X", "scopes[]": ["contacts.write"] }));
+    expect(result.fieldErrors?.scopes).toContain("contacts.write cannot be given to an agency integration");
+  });
+
+  it("refuses without a session, with Labs off, without the permission and for another agency", async () => {
+    const { company, owner, locations } = await makeAgency({ locations: 1 });
+    const fields = { name: "X", "scopes[]": "locations.readonly" };
+    expect((await agencyActions.createIntegration({}, form(fields))).error).toMatch(/session has ended/);
+    signedIn = owner;
+    expect((await agencyActions.createIntegration({}, form(fields))).error).toMatch(/must be enabled in Labs/);
+
+    const other = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+    const member = await makeUser(other.company.id, "agency_user", { agencyPrivateIntegrations: false });
+    signedIn = member;
+    expect((await agencyActions.createIntegration({}, form(fields))).error).toMatch(/Agency private integrations/);
+
+    signedIn = other.owner;
+    const cross = await locationActions.createIntegration({}, form({ ...fields, locationId: locations[0]!.id }));
+    expect(cross.error).toMatch(/no such sub-account in your agency/);
+    expect(cross.data).toBeUndefined();
+    expect(company.id).not.toBe(other.company.id);
+  });
+});
+
+describe("lifecycle actions", () => {
+  async function setup() {
+    const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    const owned = { level: "agency", companyId: company.id } as const;
+    const { integration, token } = await createPrivateIntegration(owner, owned, {
+      name: "Sync",
+      scopes: ["locations.readonly"],
+    });
+    signedIn = owner;
+    return { owner, owned, id: integration.id, token };
+  }
+  const works = async (token: string) => (await verifyPrivateIntegrationToken(token)).ok;
+
+  it("edit keeps the token; rotate later, expire now, cancel, rotate now and delete do what SPEC.md says", async () => {
+    const { owner, owned, id, token: t1 } = await setup();
+    const saved = await agencyActions.updateIntegration(
+      {},
+      form({ integrationId: id, name: "Sync v2", description: "d", "scopes[]": ["users.readonly"] }),
+    );
+    expect(saved).toMatchObject({ ok: true, message: "Saved “Sync v2”. Its token did not change." });
+    expect(saved.data).toBeUndefined();
+    expect(await works(t1)).toBe(true);
+
+    const later = await agencyActions.rotateIntegrationLater({}, form({ integrationId: id }));
+    const t2 = String(later.data?.token);
+    expect(later.data?.oldTokenExpiresAt).toEqual(expect.any(String));
+    expect([await works(t1), await works(t2)]).toEqual([true, true]);
+
+    expect((await agencyActions.expireOldToken({}, form({ integrationId: id }))).ok).toBe(true);
+    expect([await works(t1), await works(t2)]).toEqual([false, true]);
+
+    const t3 = String((await agencyActions.rotateIntegrationLater({}, form({ integrationId: id }))).data?.token);
+    expect((await agencyActions.cancelIntegrationRotation({}, form({ integrationId: id }))).ok).toBe(true);
+    expect([await works(t2), await works(t3)]).toEqual([true, false]);
+
+    const t4 = String((await agencyActions.rotateIntegrationNow({}, form({ integrationId: id }))).data?.token);
+    expect([await works(t2), await works(t4)]).toEqual([false, true]);
+
+    // A second rotation while one is in progress is refused with a sentence, not a 500.
+    await agencyActions.rotateIntegrationLater({}, form({ integrationId: id }));
+    const again = await agencyActions.rotateIntegrationNow({}, form({ integrationId: id }));
+    expect(again.error).toMatch(/already in progress/);
+
+    expect((await agencyActions.deleteIntegration({}, form({ integrationId: id }))).ok).toBe(true);
+    expect(await works(t4)).toBe(false);
+    await expect(getPrivateIntegration(owner, owned, id)).rejects.toThrow(/does not exist/);
+
+    const labels = (await listAuditLog(owner, owned)).map((e) => toAuditItem(e));
+    expect(labels.map((e) => e.label)).toContain("Deleted");
+    const everything = JSON.stringify(labels);
+    for (const t of [t1, t2, t3, t4]) expect(everything).not.toContain(t);
+  });
+
+  it("refuses an integration id of another agency as not found", async () => {
+    const { id } = await setup();
+    const other = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    signedIn = other.owner;
+    for (const action of [
+      agencyActions.rotateIntegrationLater,
+      agencyActions.rotateIntegrationNow,
+      agencyActions.expireOldToken,
+      agencyActions.cancelIntegrationRotation,
+      agencyActions.deleteIntegration,
+    ]) {
+      const result = await action({}, form({ integrationId: id }));
+      expect(result.error).toMatch(/does not exist here/);
+      expect(result.data).toBeUndefined();
+    }
+  });
+
+  it("refuses a missing integration id beside the field", async () => {
+    await setup();
+    expect((await agencyActions.deleteIntegration({}, form({}))).fieldErrors?.integrationId).toBeDefined();
+  });
+});
+
+describe("the integration card", () => {
+  it("flags a token of 90 days or more, and shows when a rotating old token stops working", async () => {
+    const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    const owned = { level: "agency", companyId: company.id } as const;
+    const created = new Date("2030-01-01T10:00:00Z");
+    const { integration } = await createPrivateIntegration(
+      owner,
+      owned,
+      { name: "Old", scopes: ["locations.readonly"] },
+      created,
+    );
+    const render = (now: Date) =>
+      getPrivateIntegration(owner, owned, integration.id, now).then((view) =>
+        renderToStaticMarkup(
+          createElement(IntegrationCard, { item: toIntegrationItem(view), onEdit: () => {}, onAction: () => {} }),
+        ),
+      );
+    expect(await render(new Date("2030-03-31T09:00:00Z"))).not.toContain("Rotation recommended");
+    expect(await render(new Date("2030-04-08T10:00:00Z"))).toContain("Rotation recommended: created 97 days ago");
+    const { rotateLater } = await import("@/lib/integrations/lifecycle");
+    await rotateLater(owner, owned, integration.id, new Date("2030-04-21T14:05:00Z"));
+    const html = await render(new Date("2030-04-21T15:00:00Z"));
+    expect(html).toContain("stops working on");
+    expect(html).toContain("28 Apr 2030, 14:05 UTC");
+    expect(html).toContain("Expire Now");
+    expect(html).toContain("Cancel rotation");
+    expect(html).not.toContain("Rotate and expire this token later");
+    expect(html).not.toContain("Rotation recommended");
+  });
+});

@@ -1,0 +1,86 @@
+import Link from "next/link";
+import { AuditLogView } from "@/components/private-integrations/audit-log";
+import { PrivateIntegrationsManager } from "@/components/private-integrations/manager";
+import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
+import type { IntegrationActions } from "@/components/private-integrations/types";
+import { Notice } from "@/components/ui/notice";
+import type { Actor } from "@/lib/accounts/permissions";
+import { checkIntegrationAccess, type IntegrationOwner } from "@/lib/integrations/access";
+import { listAuditLog } from "@/lib/integrations/audit-log";
+import { listPrivateIntegrations } from "@/lib/integrations/lifecycle";
+import { scopeGroups } from "@/lib/scopes";
+
+const AUDIT_LIMIT = 50;
+
+/**
+ * One level's Private Integrations screen. The gate is decided here on the server before any data
+ * is read: another agency's sub-account is "not found", Labs off says so, no permission says so.
+ */
+export async function PrivateIntegrationsScreen({
+  actor,
+  owner,
+  actions,
+}: {
+  actor: Actor;
+  owner: IntegrationOwner;
+  actions: IntegrationActions;
+}) {
+  const access = await checkIntegrationAccess(actor, owner);
+  if (!access.ok) return <AccessNotice reason={access.reason} message={access.message} level={owner.level} />;
+
+  const now = new Date();
+  const [integrations, audit] = await Promise.all([
+    listPrivateIntegrations(actor, owner, now),
+    listAuditLog(actor, owner, { limit: AUDIT_LIMIT }),
+  ]);
+  return (
+    <PrivateIntegrationsManager
+      level={access.owner.level}
+      ownerName={access.owner.name}
+      locationId={access.owner.locationId ?? undefined}
+      items={integrations.map(toIntegrationItem)}
+      groups={scopeGroups(access.owner.level)}
+      actions={actions}
+      renderedAt={now.toISOString()}
+    >
+      <AuditLogView entries={audit.map(toAuditItem)} limit={AUDIT_LIMIT} />
+    </PrivateIntegrationsManager>
+  );
+}
+
+function AccessNotice({
+  reason,
+  message,
+  level,
+}: {
+  reason: "not_found" | "labs_off" | "forbidden";
+  message: string;
+  level: "agency" | "location";
+}) {
+  if (reason === "labs_off") {
+    return (
+      <Notice title="Private Integrations must be enabled in Labs" tone="warning">
+        <p>
+          The feature must be enabled in{" "}
+          <Link href="/settings/labs" className="font-medium text-brand-700 underline">
+            Settings › Labs
+          </Link>{" "}
+          before anyone can create or manage private integrations. An agency owner or admin can turn it on there.
+        </p>
+        <p>Tokens already issued keep working.</p>
+      </Notice>
+    );
+  }
+  if (reason === "not_found") {
+    return (
+      <Notice title={level === "location" ? "Sub-account not found" : "Agency not found"} tone="warning">
+        <p>There is nothing here that you can open. Pick a sub-account from the sub-account switcher.</p>
+      </Notice>
+    );
+  }
+  return (
+    <Notice title="You don't have permission to manage private integrations" tone="warning">
+      <p>{message}</p>
+    </Notice>
+  );
+}

@@ -1,0 +1,90 @@
+"use client";
+
+import { type ReactNode, useState, useTransition } from "react";
+import { buttonClass } from "@/components/ui/submit-button";
+import type { ActionState } from "@/lib/actions";
+import { Modal } from "./modal";
+import { Spinner } from "./spinner";
+import type { FormAction } from "./types";
+
+/**
+ * "Are you sure?" that says exactly what will happen, then runs the server action. Its confirm
+ * button is always named `Confirm`; refusals are shown inside the dialog.
+ */
+export function ConfirmDialog({
+  title,
+  children,
+  action,
+  fields,
+  tone = "primary",
+  onDone,
+  onClose,
+  fallbackFocus,
+  returnFocus,
+}: {
+  title: string;
+  children: ReactNode;
+  action: FormAction;
+  fields: Record<string, string>;
+  tone?: "primary" | "danger";
+  onDone: (result: ActionState) => void;
+  onClose: () => void;
+  fallbackFocus?: () => HTMLElement | null;
+  returnFocus?: () => HTMLElement | null;
+}) {
+  const [pending, startTransition] = useTransition();
+  const [error, setError] = useState<string>();
+
+  function confirm() {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.set(k, v);
+    setError(undefined);
+    startTransition(async () => {
+      const result = await action({}, form);
+      if (result.ok) onDone(result);
+      else setError(result.error ?? Object.values(result.fieldErrors ?? {})[0] ?? "That did not work; try again.");
+    });
+  }
+
+  return (
+    <Modal
+      role="alertdialog"
+      labelledBy="confirm-title"
+      describedBy="confirm-body"
+      onClose={onClose}
+      preventEscape={pending}
+      fallbackFocus={fallbackFocus}
+      returnFocus={returnFocus}
+    >
+      <div className="space-y-4 p-6">
+        <h2 id="confirm-title" className="text-lg font-semibold">
+          {title}
+        </h2>
+        <div id="confirm-body" className="space-y-2 text-sm text-slate-700">
+          {children}
+        </div>
+        {error ? (
+          <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700 ring-1 ring-red-200">
+            {error}
+          </p>
+        ) : null}
+        <div className="flex flex-wrap justify-end gap-2">
+          {/* biome-ignore lint/a11y/noAutofocus: in a modal dialog, focus starts on the safe choice */}
+          <button type="button" autoFocus onClick={onClose} disabled={pending} className={buttonClass("secondary")}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            onClick={confirm}
+            disabled={pending}
+            aria-busy={pending}
+            className={buttonClass(tone === "danger" ? "danger" : "primary")}
+          >
+            {pending ? <Spinner /> : null}
+            Confirm
+          </button>
+        </div>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,170 @@
+import type { ReactNode } from "react";
+import { buttonClass } from "@/components/ui/submit-button";
+import { formatDate, formatDateTime, pluralDays } from "./format";
+import type { IntegrationItem } from "./types";
+
+export type LifecycleKind = "rotateLater" | "rotateNow" | "expireNow" | "cancelRotation" | "remove";
+
+export function integrationTitleId(id: string) {
+  return `pi-${id}-title`;
+}
+
+const SCOPES_SHOWN = 8;
+
+/** One integration: what it can do, its token's state, and its actions. */
+export function IntegrationCard({
+  item,
+  editForm,
+  onEdit,
+  onAction,
+}: {
+  item: IntegrationItem;
+  /** While editing, the form takes the place of the details. */
+  editForm?: ReactNode;
+  onEdit: () => void;
+  onAction: (kind: LifecycleKind) => void;
+}) {
+  const titleId = integrationTitleId(item.id);
+  const rotating = item.status === "rotating" && item.previousToken;
+
+  return (
+    <article aria-labelledby={titleId} className="rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <h3 id={titleId} tabIndex={-1} className="text-base font-semibold break-words text-slate-900">
+            {item.name}
+          </h3>
+          {item.description ? (
+            <p className="mt-0.5 text-sm break-words whitespace-pre-line text-slate-600">{item.description}</p>
+          ) : null}
+        </div>
+        <div className="flex flex-wrap gap-2">
+          {rotating ? <Badge tone="blue">Rotating</Badge> : <Badge tone="green">Active</Badge>}
+          {item.token.rotationDue && !rotating ? (
+            <Badge tone="amber">Rotation recommended: created {pluralDays(item.token.ageDays)} ago</Badge>
+          ) : null}
+        </div>
+      </div>
+
+      {editForm ? (
+        <div className="mt-4 border-t border-slate-100 pt-4">{editForm}</div>
+      ) : (
+        <>
+          {rotating && item.previousToken ? (
+            <section
+              aria-label="Rotation in progress"
+              className="mt-4 rounded-md bg-blue-50 p-4 text-sm text-blue-950 ring-1 ring-blue-200"
+            >
+              <p className="font-medium">
+                Rotation in progress: the old token <code className="font-mono">{item.previousToken.hint}</code> stops
+                working on{" "}
+                <time dateTime={item.previousToken.expiresAt}>{formatDateTime(item.previousToken.expiresAt)}</time>.
+              </p>
+              <p className="mt-1 text-blue-900">
+                The new token <code className="font-mono">{item.token.hint}</code> already works. Once everything uses
+                it, expire the old one now; if the new one was a mistake, cancel the rotation to keep the old one.
+              </p>
+              <div className="mt-3 flex flex-wrap gap-2">
+                <button type="button" onClick={() => onAction("expireNow")} className={buttonClass("primary")}>
+                  Expire Now
+                </button>
+                <button type="button" onClick={() => onAction("cancelRotation")} className={buttonClass("secondary")}>
+                  Cancel rotation
+                </button>
+              </div>
+            </section>
+          ) : null}
+
+          <dl className="mt-4 grid gap-x-6 gap-y-3 text-sm sm:grid-cols-3">
+            <div>
+              <dt className="text-xs font-medium text-slate-500">Token</dt>
+              <dd className="mt-0.5 font-mono text-slate-800">{item.token.hint}</dd>
+            </div>
+            <div>
+              <dt className="text-xs font-medium text-slate-500">Created</dt>
+              <dd className="mt-0.5 text-slate-800">
+                <time dateTime={item.createdAt} title={formatDateTime(item.createdAt)}>
+                  {formatDate(item.createdAt)}
+                </time>
+                {item.createdBy ? <span className="text-slate-500"> by {item.createdBy}</span> : null}
+                {item.token.createdAt !== item.createdAt ? (
+                  <span className="block text-xs text-slate-500">
+                    Token issued {formatDate(item.token.createdAt)} ({pluralDays(item.token.ageDays)} ago)
+                  </span>
+                ) : null}
+              </dd>
+            </div>
+            <div>
+              <dt className="text-xs font-medium text-slate-500">Last used</dt>
+              <dd className="mt-0.5 text-slate-800">
+                {item.lastUsedAt ? <time dateTime={item.lastUsedAt}>{formatDateTime(item.lastUsedAt)}</time> : "Never"}
+              </dd>
+            </div>
+            <div className="sm:col-span-3">
+              <dt className="text-xs font-medium text-slate-500">
+                Scopes <span className="text-slate-400">({item.scopes.length})</span>
+              </dt>
+              <dd className="mt-1">
+                <ScopeChips scopes={item.scopes} />
+              </dd>
+            </div>
+          </dl>
+
+          <div className="mt-5 flex flex-wrap gap-2 border-t border-slate-100 pt-4">
+            {rotating ? null : (
+              <>
+                <button type="button" onClick={() => onAction("rotateLater")} className={buttonClass("secondary")}>
+                  Rotate and expire this token later
+                </button>
+                <button type="button" onClick={() => onAction("rotateNow")} className={buttonClass("secondary")}>
+                  Rotate and expire this token now
+                </button>
+              </>
+            )}
+            <button id={`pi-${item.id}-edit`} type="button" onClick={onEdit} className={buttonClass("secondary")}>
+              Edit
+            </button>
+            <button
+              type="button"
+              onClick={() => onAction("remove")}
+              className={`${buttonClass("secondary")} text-red-700 ring-red-200 hover:bg-red-50 sm:ml-auto`}
+            >
+              Delete
+            </button>
+          </div>
+        </>
+      )}
+    </article>
+  );
+}
+
+function ScopeChips({ scopes }: { scopes: string[] }) {
+  const chip = (s: string) => (
+    <li key={s} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700">
+      {s}
+    </li>
+  );
+  if (scopes.length <= SCOPES_SHOWN) return <ul className="flex flex-wrap gap-1.5">{scopes.map(chip)}</ul>;
+  return (
+    <>
+      <ul className="flex flex-wrap gap-1.5">{scopes.slice(0, SCOPES_SHOWN).map(chip)}</ul>
+      <details className="mt-1.5">
+        <summary className="cursor-pointer text-xs text-brand-700">{scopes.length - SCOPES_SHOWN} more</summary>
+        <ul className="mt-1.5 flex flex-wrap gap-1.5">{scopes.slice(SCOPES_SHOWN).map(chip)}</ul>
+      </details>
+    </>
+  );
+}
+
+function Badge({ tone, children }: { tone: "green" | "blue" | "amber"; children: ReactNode }) {
+  const colors = {
+    green: "bg-emerald-50 text-emerald-800 ring-emerald-200",
+    blue: "bg-blue-50 text-blue-800 ring-blue-200",
+    amber: "bg-amber-50 text-amber-900 ring-amber-300",
+  } as const;
+  return (
+    <span className={`inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${colors[tone]}`}>
+      {children}
+    </span>
+  );
+}

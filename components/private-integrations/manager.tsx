@@ -1,0 +1,345 @@
+"use client";
+
+import { type ReactNode, useEffect, useRef, useState } from "react";
+import { PageHeader } from "@/components/page-header";
+import { buttonClass } from "@/components/ui/submit-button";
+import type { ActionState } from "@/lib/actions";
+import { ConfirmDialog } from "./confirm-dialog";
+import { formatDateTime, ROTATION_OVERLAP_DAYS } from "./format";
+import { IntegrationCard, integrationTitleId, type LifecycleKind } from "./integration-card";
+import { IntegrationForm } from "./integration-form";
+import { type RevealedToken, TokenDialog } from "./token-dialog";
+import type { IntegrationActions, IntegrationItem, ScopeGroup } from "./types";
+
+type Mode = { kind: "list" } | { kind: "create" } | { kind: "edit"; id: string };
+
+const LIST_HEADING = "pi-list-title";
+const CREATE_BUTTON = "pi-create-button";
+
+function byId(id: string) {
+  return document.getElementById(id);
+}
+
+/**
+ * The Private Integrations screen of one level: the list, the create and edit forms, every
+ * lifecycle action behind a confirmation, and the show-once token dialog. A new token lives only in
+ * this component's state while its dialog is open; closing the dialog forgets it.
+ */
+export function PrivateIntegrationsManager({
+  level,
+  ownerName,
+  locationId,
+  items,
+  groups,
+  actions,
+  renderedAt,
+  children,
+}: {
+  level: "agency" | "location";
+  ownerName: string;
+  locationId?: string;
+  items: IntegrationItem[];
+  groups: ScopeGroup[];
+  actions: IntegrationActions;
+  /** The server's clock when the page was rendered, for dates in confirmations. */
+  renderedAt: string;
+  /** Shown below the list (the activity log). */
+  children?: ReactNode;
+}) {
+  const [mode, setMode] = useState<Mode>({ kind: "list" });
+  const [confirm, setConfirm] = useState<{ kind: LifecycleKind; id: string } | null>(null);
+  const [revealed, setRevealed] = useState<RevealedToken | null>(null);
+  const [notice, setNotice] = useState("");
+  // Server clock minus browser clock, so "keeps working until …" matches what the server will set.
+  const [skew] = useState(() => Date.parse(renderedAt) - Date.now());
+  // Where the keyboard goes once the element exists: the re-rendered list can arrive a commit later.
+  const focusNext = useRef<string | null>(null);
+  // Whether the open confirmation was confirmed (then its opener may be gone or about to go).
+  const confirmed = useRef(false);
+  useEffect(() => {
+    const element = focusNext.current ? byId(focusNext.current) : null;
+    if (element) {
+      element.focus();
+      focusNext.current = null;
+    }
+  });
+
+  const levelWords = level === "agency" ? "agency-level integrations" : "sub-account integrations";
+  const ownerFields: Record<string, string> = locationId ? { locationId } : {};
+  const confirming = confirm ? items.find((i) => i.id === confirm.id) : undefined;
+
+  function openCreate() {
+    setNotice("");
+    setMode({ kind: "create" });
+  }
+
+  function closeForm(focusId: string) {
+    focusNext.current = focusId;
+    setMode({ kind: "list" });
+  }
+
+  function created(result: ActionState) {
+    const data = result.data as { token: string; integrationId: string; name: string };
+    setMode({ kind: "list" });
+    setNotice(`“${data.name}” was created.`);
+    setRevealed({ token: data.token, integrationId: data.integrationId, integrationName: data.name });
+  }
+
+  function lifecycleDone(kind: LifecycleKind, item: IntegrationItem, result: ActionState) {
+    confirmed.current = true;
+    setConfirm(null);
+    setNotice(result.message ?? "");
+    const data = result.data as { token?: string; oldTokenExpiresAt?: string } | undefined;
+    if (data?.token) {
+      setRevealed({
+        token: data.token,
+        integrationId: item.id,
+        integrationName: item.name,
+        note:
+          kind === "rotateLater" && data.oldTokenExpiresAt
+            ? `The old token ${item.token.hint} keeps working until ${formatDateTime(data.oldTokenExpiresAt)}.`
+            : `The old token ${item.token.hint} no longer works.`,
+      });
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Private Integrations"
+        description={
+          <>
+            Static tokens with only the scopes you choose, for {level === "agency" ? "the agency" : "the sub-account"}{" "}
+            <strong className="font-medium text-slate-800">{ownerName}</strong>. Each token is shown once; rotate it at
+            least every 90 days.
+          </>
+        }
+        actions={
+          mode.kind === "create" ? null : (
+            <button id={CREATE_BUTTON} type="button" onClick={openCreate} className={buttonClass("primary")}>
+              Create new integration
+            </button>
+          )
+        }
+      />
+
+      <p role="status" aria-live="polite" className={notice ? "mb-4 text-sm text-emerald-800" : "sr-only"}>
+        {notice}
+      </p>
+
+      {mode.kind === "create" ? (
+        <section
+          aria-labelledby="pi-create-title"
+          className="mb-8 rounded-lg bg-white p-5 shadow-sm ring-1 ring-brand-500/40"
+        >
+          <h2 id="pi-create-title" className="mb-4 text-base font-semibold">
+            New private integration
+          </h2>
+          <IntegrationForm
+            mode="create"
+            idPrefix="pi-new"
+            groups={groups}
+            levelWords={levelWords}
+            action={actions.create}
+            fields={ownerFields}
+            onDone={created}
+            onCancel={() => closeForm(CREATE_BUTTON)}
+          />
+        </section>
+      ) : null}
+
+      <section aria-labelledby={LIST_HEADING}>
+        <h2 id={LIST_HEADING} tabIndex={-1} className="mb-3 text-sm font-semibold text-slate-700">
+          {items.length === 1 ? "1 integration" : `${items.length} integrations`}
+        </h2>
+        {items.length === 0 ? (
+          <div className="rounded-lg border-2 border-dashed border-slate-200 p-8 text-center">
+            <p className="font-medium text-slate-800">No private integrations yet</p>
+            <p className="mx-auto mt-1 max-w-md text-sm text-slate-600">
+              Create one to give your own scripts or a third-party tool a token that can do only what you allow. You can
+              change its scopes, rotate it or delete it at any time.
+            </p>
+          </div>
+        ) : (
+          <ul className="space-y-4">
+            {items.map((item) => (
+              <li key={item.id}>
+                <IntegrationCard
+                  item={item}
+                  onEdit={() => {
+                    setNotice("");
+                    setMode({ kind: "edit", id: item.id });
+                  }}
+                  onAction={(kind) => {
+                    setNotice("");
+                    confirmed.current = false;
+                    setConfirm({ kind, id: item.id });
+                  }}
+                  editForm={
+                    mode.kind === "edit" && mode.id === item.id ? (
+                      <IntegrationForm
+                        mode="edit"
+                        idPrefix={`pi-${item.id}`}
+                        initial={item}
+                        groups={groups}
+                        levelWords={levelWords}
+                        action={actions.update}
+                        fields={{ ...ownerFields, integrationId: item.id }}
+                        onDone={(result) => {
+                          setNotice(result.message ?? "Saved.");
+                          closeForm(`pi-${item.id}-edit`);
+                        }}
+                        onCancel={() => closeForm(`pi-${item.id}-edit`)}
+                      />
+                    ) : undefined
+                  }
+                />
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      {children}
+
+      {confirm && confirming ? (
+        <LifecycleConfirm
+          kind={confirm.kind}
+          item={confirming}
+          now={() => new Date(Date.now() + skew)}
+          actions={actions}
+          fields={{ ...ownerFields, integrationId: confirming.id }}
+          onDone={(result) => lifecycleDone(confirm.kind, confirming, result)}
+          onClose={() => setConfirm(null)}
+          returnFocus={() => {
+            if (!confirmed.current) return null;
+            // Rotating or deleting replaces the buttons: land on something that stays.
+            return confirm.kind === "remove" ? byId(LIST_HEADING) : byId(integrationTitleId(confirming.id));
+          }}
+          fallbackFocus={() => byId(integrationTitleId(confirming.id)) ?? byId(LIST_HEADING)}
+        />
+      ) : null}
+
+      {revealed ? (
+        <TokenDialog
+          revealed={revealed}
+          onClose={() => setRevealed(null)}
+          returnFocus={() => byId(integrationTitleId(revealed.integrationId)) ?? byId(LIST_HEADING)}
+        />
+      ) : null}
+    </>
+  );
+}
+
+function Hint({ children }: { children: ReactNode }) {
+  return <code className="rounded bg-slate-100 px-1 font-mono text-[13px]">{children}</code>;
+}
+
+/** The confirmation of one lifecycle action, saying exactly what will happen and when. */
+function LifecycleConfirm({
+  kind,
+  item,
+  now,
+  actions,
+  fields,
+  onDone,
+  onClose,
+  fallbackFocus,
+  returnFocus,
+}: {
+  kind: LifecycleKind;
+  item: IntegrationItem;
+  now: () => Date;
+  actions: IntegrationActions;
+  fields: Record<string, string>;
+  onDone: (result: ActionState) => void;
+  onClose: () => void;
+  fallbackFocus: () => HTMLElement | null;
+  returnFocus: () => HTMLElement | null;
+}) {
+  const common = { fields, onDone, onClose, fallbackFocus, returnFocus };
+  const name = `“${item.name}”`;
+  const previous = item.previousToken;
+  switch (kind) {
+    case "rotateLater": {
+      const until = new Date(now().getTime() + ROTATION_OVERLAP_DAYS * 24 * 60 * 60 * 1000);
+      return (
+        <ConfirmDialog title={`Rotate the token of ${name}?`} action={actions.rotateLater} {...common}>
+          <p>A new token is created and shown once.</p>
+          <p>
+            The current token <Hint>{item.token.hint}</Hint> keeps working until{" "}
+            <strong>{formatDateTime(until)}</strong> ({ROTATION_OVERLAP_DAYS} days), then stops. Put the new token in
+            place before then; you can expire the old one sooner, or cancel the rotation.
+          </p>
+        </ConfirmDialog>
+      );
+    }
+    case "rotateNow":
+      return (
+        <ConfirmDialog
+          title={`Rotate the token of ${name} and expire it now?`}
+          action={actions.rotateNow}
+          tone="danger"
+          {...common}
+        >
+          <p>A new token is created and shown once.</p>
+          <p>
+            The current token <Hint>{item.token.hint}</Hint> <strong>stops working immediately</strong>: anything still
+            using it is refused until it has the new token.
+          </p>
+        </ConfirmDialog>
+      );
+    case "expireNow":
+      return (
+        <ConfirmDialog
+          title={`Expire the old token of ${name} now?`}
+          action={actions.expireNow}
+          tone="danger"
+          {...common}
+        >
+          <p>
+            The old token {previous ? <Hint>{previous.hint}</Hint> : null} <strong>stops working immediately</strong>
+            {previous ? <> instead of on {formatDateTime(previous.expiresAt)}</> : null}.
+          </p>
+          <p>
+            The new token <Hint>{item.token.hint}</Hint> keeps working. Do this once everything uses the new token.
+          </p>
+        </ConfirmDialog>
+      );
+    case "cancelRotation":
+      return (
+        <ConfirmDialog
+          title={`Cancel the rotation of ${name}?`}
+          action={actions.cancelRotation}
+          tone="danger"
+          {...common}
+        >
+          <p>
+            The new token <Hint>{item.token.hint}</Hint> <strong>stops working immediately</strong>.
+          </p>
+          <p>
+            The old token {previous ? <Hint>{previous.hint}</Hint> : null} stays and keeps working, with no end date.
+          </p>
+        </ConfirmDialog>
+      );
+    case "remove": {
+      const hints = [item.token.hint, previous?.hint].filter(Boolean) as string[];
+      return (
+        <ConfirmDialog title={`Delete ${name}?`} action={actions.remove} tone="danger" {...common}>
+          <p>
+            {hints.length > 1 ? "Both of its tokens" : "Its token"}{" "}
+            {hints.map((h, i) => (
+              <span key={h}>
+                {i ? " and " : ""}
+                <Hint>{h}</Hint>
+              </span>
+            ))}{" "}
+            <strong>stop{hints.length > 1 ? "" : "s"} working immediately</strong> and the integration disappears from
+            this list.
+          </p>
+          <p>This cannot be undone. The activity log keeps a record of it.</p>
+        </ConfirmDialog>
+      );
+    }
+  }
+}

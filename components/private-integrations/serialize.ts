@@ -1,0 +1,74 @@
+import type { IntegrationAuditEntry } from "@/lib/integrations/audit-log";
+import type { PrivateIntegrationView } from "@/lib/integrations/views";
+import { formatDateTime } from "./format";
+import type { AuditItem, IntegrationItem } from "./types";
+
+/** What the client component receives: plain strings, no hash, no secret. */
+export function toIntegrationItem(view: PrivateIntegrationView): IntegrationItem {
+  return {
+    id: view.id,
+    name: view.name,
+    description: view.description,
+    scopes: view.scopes,
+    createdAt: view.createdAt.toISOString(),
+    createdBy: view.createdBy?.name ?? null,
+    lastUsedAt: view.lastUsedAt?.toISOString() ?? null,
+    status: view.status,
+    token: {
+      hint: view.token.hint,
+      createdAt: view.token.createdAt.toISOString(),
+      ageDays: view.token.ageDays,
+      rotationDue: view.token.rotationDue,
+    },
+    previousToken: view.previousToken
+      ? {
+          hint: view.previousToken.hint,
+          expiresAt: view.previousToken.expiresAt.toISOString(),
+          lastUsedAt: view.previousToken.lastUsedAt?.toISOString() ?? null,
+        }
+      : null,
+  };
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+
+/** The audit entry's non-secret details as short sentences. */
+export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
+  const d = entry.details;
+  const details: string[] = [];
+  const renamedFrom = str(d.renamedFrom);
+  if (renamedFrom) details.push(`Renamed from “${renamedFrom}”`);
+  if (d.descriptionChanged === true) details.push("Description changed");
+  const added = list(d.scopesAdded);
+  const removed = list(d.scopesRemoved);
+  if (added.length) details.push(`Scopes added: ${added.join(", ")}`);
+  if (removed.length) details.push(`Scopes removed: ${removed.join(", ")}`);
+  if (entry.action === "private_integration_created" || entry.action === "private_integration_deleted") {
+    const scopes = list(d.scopes);
+    if (scopes.length) details.push(`Scopes: ${scopes.join(", ")}`);
+  }
+  const tokenHint = str(d.tokenHint);
+  if (tokenHint) details.push(`New token ${tokenHint}`);
+  const oldHint = str(d.oldTokenHint);
+  const oldExpires = str(d.oldTokenExpiresAt);
+  if (oldHint) {
+    details.push(
+      oldExpires
+        ? `Old token ${oldHint} works until ${formatDateTime(oldExpires)}`
+        : `Old token ${oldHint} stopped working`,
+    );
+  }
+  const cancelled = str(d.cancelledTokenHint);
+  const kept = str(d.keptTokenHint);
+  if (cancelled) details.push(`Token ${cancelled} stopped working`);
+  if (kept) details.push(`Token ${kept} kept`);
+  return {
+    id: entry.id,
+    label: entry.label,
+    at: entry.at.toISOString(),
+    integrationName: entry.integrationName,
+    actor: entry.actor ? entry.actor.name : null,
+    details,
+  };
+}

@@ -1,0 +1,101 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { buttonClass } from "@/components/ui/submit-button";
+import { Modal } from "./modal";
+
+export interface RevealedToken {
+  token: string;
+  integrationId: string;
+  integrationName: string;
+  /** What else the person should know, e.g. until when the old token keeps working. */
+  note?: string;
+}
+
+/**
+ * The only time a token is shown: a modal with the whole token, a Copy button and a warning that it
+ * cannot be seen again. Closing it drops the token from memory (the parent forgets it).
+ */
+export function TokenDialog({
+  revealed,
+  onClose,
+  returnFocus,
+}: {
+  revealed: RevealedToken;
+  onClose: () => void;
+  returnFocus?: () => HTMLElement | null;
+}) {
+  const tokenRef = useRef<HTMLElement>(null);
+  const [copyState, setCopyState] = useState<"idle" | "copied" | "selected">("idle");
+
+  function selectToken() {
+    const node = tokenRef.current;
+    const selection = window.getSelection();
+    if (!node || !selection) return;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(revealed.token);
+      setCopyState("copied");
+    } catch {
+      // No clipboard permission (some browsers, embedded views): select it so Ctrl+C copies it.
+      selectToken();
+      setCopyState("selected");
+    }
+  }
+
+  return (
+    <Modal labelledBy="pit-token-title" describedBy="pit-token-warning" onClose={onClose} returnFocus={returnFocus}>
+      <div className="space-y-4 p-6">
+        <div>
+          <h2 id="pit-token-title" className="text-lg font-semibold">
+            Your new token for “{revealed.integrationName}”
+          </h2>
+          <p
+            id="pit-token-warning"
+            className="mt-3 flex gap-2 rounded-md bg-amber-50 px-3 py-2 text-sm font-medium text-amber-900 ring-1 ring-amber-200"
+          >
+            <span aria-hidden="true">⚠</span>
+            <span>Copy this token now. You won't be able to see it again.</span>
+          </p>
+        </div>
+        <div className="flex items-stretch gap-2">
+          <code
+            ref={tokenRef}
+            data-testid="pit-token"
+            className="min-w-0 flex-1 rounded-md bg-slate-900 px-3 py-2.5 font-mono text-sm break-all text-emerald-300 select-all"
+          >
+            {revealed.token}
+          </code>
+          <button type="button" onClick={copy} className={buttonClass("secondary")}>
+            Copy
+          </button>
+        </div>
+        <p role="status" aria-live="polite" className="min-h-5 text-sm text-emerald-700">
+          {copyState === "copied"
+            ? "✓ Copied to the clipboard."
+            : copyState === "selected"
+              ? "The token is selected: press Ctrl+C (⌘C on a Mac) to copy it."
+              : ""}
+        </p>
+        <div className="space-y-1 text-sm text-slate-600">
+          {revealed.note ? <p>{revealed.note}</p> : null}
+          <p>
+            Send it as <code className="font-mono text-xs">Authorization: Bearer pit-…</code> and keep it in a secret
+            store, never in code. If it is lost, rotate it.
+          </p>
+        </div>
+        <div className="flex justify-end">
+          <button type="button" onClick={onClose} className={buttonClass("primary")}>
+            Done
+          </button>
+        </div>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,48 @@
+import type { ActionState } from "@/lib/actions";
+
+/** A server action as the screens call it (the shape `actorAction` builds). */
+export type FormAction = (prev: ActionState, formData: FormData) => Promise<ActionState>;
+
+/** The lifecycle actions of one level, all checked again on the server. */
+export interface IntegrationActions {
+  create: FormAction;
+  update: FormAction;
+  rotateLater: FormAction;
+  rotateNow: FormAction;
+  expireNow: FormAction;
+  cancelRotation: FormAction;
+  remove: FormAction;
+}
+
+/** One integration as the client receives it: dates as ISO strings, no secret. */
+export interface IntegrationItem {
+  id: string;
+  name: string;
+  description: string;
+  scopes: string[];
+  createdAt: string;
+  createdBy: string | null;
+  lastUsedAt: string | null;
+  status: "active" | "rotating";
+  token: { hint: string; createdAt: string; ageDays: number; rotationDue: boolean };
+  previousToken: { hint: string; expiresAt: string; lastUsedAt: string | null } | null;
+}
+
+export interface ScopeOption {
+  name: string;
+  description: string;
+}
+
+export interface ScopeGroup {
+  group: string;
+  scopes: ScopeOption[];
+}
+
+export interface AuditItem {
+  id: string;
+  label: string;
+  at: string;
+  integrationName: string;
+  actor: string | null;
+  details: string[];
+}

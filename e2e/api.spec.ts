@@ -1,0 +1,123 @@
+import { randomBytes } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { runCli } from "./support/cli";
+import { createAgency, createUser, signIn } from "./support/world";
+
+/**
+ * The API that tokens unlock, over real HTTP on the production build: a Location token from a
+ * real install, both trailing-slash forms without a redirect, the 101st request, /openapi.json
+ * and the /docs page.
+ */
+
+const callback = "https://app.example.test/oauth/callback";
+const version = { Version: "2021-07-28" };
+
+test("a Location token creates and reads a contact, with and without trailing slashes, until the rate limit", async ({
+  page,
+  request,
+}) => {
+  const agency = await createAgency({ locations: 1 });
+  const locationId = agency.locationIds[0]!;
+  const user = await createUser(agency.companyId, "account_user", { locations: [locationId] });
+  const app = await runCli<{ clientId: string; clientSecret: string }>("app:create", {
+    company: agency.companyId,
+    name: `App ${randomBytes(3).toString("hex")}`,
+    "redirect-uri": callback,
+    scopes: "locations.readonly contacts.write contacts.readonly",
+    "install-setting": "everyone",
+  });
+  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
+  await signIn(page, user.email);
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: app.clientId,
+    redirect_uri: callback,
+    state: "s",
+  });
+  await page.goto(`/oauth/chooselocation?${query}`);
+  await page.getByRole("button", { name: "Install" }).click();
+  await page.waitForURL(`${callback}?**`);
+  const code = new URL(page.url()).searchParams.get("code")!;
+  const token = await request.post("/oauth/token", {
+    form: {
+      grant_type: "authorization_code",
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      code,
+      user_type: "Location",
+    },
+  });
+  expect(token.status()).toBe(200);
+  const headers = { ...version, Authorization: `Bearer ${(await token.json()).access_token}` };
+
+  const contact = (email: string) => ({
+    firstName: "Ada",
+    lastName: "Lovelace",
+    email,
+    phone: "+14155550123",
+    locationId,
+  });
+  let contactId = "";
+  for (const path of ["/contacts/", "/contacts"]) {
+    const created = await request.post(path, {
+      headers,
+      data: contact(`ada-${randomBytes(4).toString("hex")}@example.com`),
+      maxRedirects: 0,
+    });
+    expect(created.status(), path).toBe(201);
+    expect(created.headers()["x-ratelimit-max"]).toBe("100");
+    contactId = (await created.json()).contact.id;
+  }
+  for (const path of [
+    `/contacts/${contactId}`,
+    `/contacts/${contactId}/`,
+    `/locations/${locationId}`,
+    `/locations/${locationId}/`,
+  ]) {
+    const answer = await request.get(path, { headers, maxRedirects: 0 });
+    expect(answer.status(), path).toBe(200);
+    expect(answer.headers()["x-trace-id"]).toBeTruthy();
+  }
+  const duplicate = await request.post("/contacts/", { headers, data: contact("dup@example.com") });
+  expect(duplicate.status()).toBe(201);
+  const again = await request.post("/contacts/", { headers, data: contact("dup@example.com") });
+  expect(again.status()).toBe(409);
+  expect((await again.json()).contactId).toBe((await duplicate.json()).contact.id);
+
+  const unauthenticated = await request.post("/contacts/", { headers: version, data: {}, maxRedirects: 0 });
+  expect(unauthenticated.status()).toBe(401);
+  expect(unauthenticated.headers()["www-authenticate"]).toMatch(/^Bearer .*error="invalid_token"/);
+
+  // 9 requests so far in this window at most; go past 100.
+  const statuses: number[] = [];
+  let retryAfter = "";
+  for (let i = 0; i < 120 && !statuses.includes(429); i++) {
+    const answer = await request.get(`/locations/${locationId}`, { headers });
+    statuses.push(answer.status());
+    if (answer.status() === 429) {
+      retryAfter = answer.headers()["retry-after"] ?? "";
+      expect(answer.headers()["x-ratelimit-remaining"]).toBe("0");
+      expect((await answer.json()).error).toBe("rate_limited");
+    }
+  }
+  expect(statuses.at(-1)).toBe(429);
+  expect(statuses.slice(0, -1).every((s) => s === 200)).toBe(true);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+});
+
+test("/openapi.json and the /docs reference", async ({ page, request }) => {
+  const spec = await request.get("/openapi.json");
+  expect(spec.status()).toBe(200);
+  const doc = await spec.json();
+  expect(doc.openapi).toBe("3.1.0");
+  expect(Object.keys(doc.paths)).toContain("/contacts/");
+
+  const docs = await page.goto("/docs");
+  expect(docs?.status()).toBe(200);
+  expect(docs?.headers()["x-trace-id"]).toBeTruthy();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(doc.info.title);
+  await expect(page.getByRole("heading", { name: "Errors" })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "insufficient_scope", exact: true })).toBeVisible();
+  await expect(page.getByRole("region", { name: "POST /contacts/" })).toContainText("contacts.write");
+  await expect(page.locator("script[src^='http']")).toHaveCount(0);
+});

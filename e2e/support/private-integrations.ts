@@ -1,0 +1,68 @@
+import { type APIRequestContext, expect, type Locator, type Page } from "@playwright/test";
+
+export const tokenPattern = /^pit-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function screenPath(level: "agency" | "location", locationId: string): string {
+  return level === "agency"
+    ? "/settings/private-integrations"
+    : `/location/${locationId}/settings/private-integrations`;
+}
+
+/**
+ * Reads the token from the show-once dialog, checks the warning and Copy, closes the dialog with
+ * `Done` or Escape and checks the token is gone from the page.
+ */
+export async function takeShownToken(page: Page, close: "Done" | "Escape" = "Done"): Promise<string> {
+  const dialog = page.getByRole("dialog");
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText("Copy this token now. You won't be able to see it again.");
+  const token = ((await dialog.getByTestId("pit-token").textContent()) ?? "").trim();
+  expect(token).toMatch(tokenPattern);
+  await dialog.getByRole("button", { name: "Copy", exact: true }).click();
+  // Headless Chromium may refuse the clipboard: then the token is selected for Ctrl+C instead.
+  await expect(dialog.getByRole("status")).toHaveText(/Copied to the clipboard|The token is selected/);
+  if (close === "Done") await dialog.getByRole("button", { name: "Done" }).click();
+  else await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("pit-token")).toHaveCount(0);
+  expect(await page.content()).not.toContain(token);
+  return token;
+}
+
+export function card(page: Page, name: string): Locator {
+  return page.getByRole("article", { name, exact: true });
+}
+
+/** Presses a lifecycle button on an integration, checks the confirmation says `expected`, confirms. */
+export async function confirmAction(page: Page, integration: Locator, button: string, expected: RegExp | string) {
+  await integration.getByRole("button", { name: button, exact: true }).click();
+  const dialog = page.getByRole("alertdialog");
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText(expected);
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await expect(dialog).toBeHidden();
+}
+
+let apiAnswers: boolean | undefined;
+
+/** Whether GET /locations/{id} (the API tokens unlock) is served by this build. */
+export async function locationsApiServed(request: APIRequestContext, locationId: string): Promise<boolean> {
+  if (apiAnswers === undefined) {
+    const res = await request.get(`/locations/${locationId}`, { headers: { Version: "2021-07-28" } });
+    const body = (await res.json().catch(() => ({}))) as { error_description?: string };
+    apiAnswers = !(res.status() === 404 && /Nothing is served/.test(body.error_description ?? ""));
+  }
+  return apiAnswers;
+}
+
+/** Which tokens open GET /locations/{id} right now: 200 for a working one, 401 for one that stopped. */
+export async function tokenStatuses(request: APIRequestContext, locationId: string, tokens: string[]) {
+  const out: number[] = [];
+  for (const token of tokens) {
+    const res = await request.get(`/locations/${locationId}`, {
+      headers: { Authorization: `Bearer ${token}`, Version: "2021-07-28" },
+    });
+    out.push(res.status());
+  }
+  return out;
+}

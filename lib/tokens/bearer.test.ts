@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as locationGET } from "@/app/locations/[locationId]/route";
+import { openDatabase } from "@/lib/db/adapter";
+import { databaseHandle } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import {
+  createPrivateIntegration,
+  expireOldTokenNow,
+  rotateLater,
+  updatePrivateIntegration,
+} from "@/lib/integrations/lifecycle";
+import { tokenHint } from "@/lib/integrations/token";
+import { formRequest, install, makeApp } from "@/lib/oauth/testing";
+import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
+import { uninstallApp } from "@/lib/oauth/uninstall";
+import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { authenticateBearer, bearerToken } from "./bearer";
+
+let A: TestAgency;
+let locationId: string;
+
+beforeAll(async () => {
+  A = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+  locationId = A.locations[0]!.id;
+});
+
+const sub = () => ({ level: "location", locationId }) as const;
+
+function call(token: string) {
+  return locationGET(
+    new Request(`http://localhost/locations/${locationId}`, {
+      headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
+    }),
+    { params: Promise.resolve({ locationId }) },
+  );
+}
+
+async function refusal(request: Request) {
+  try {
+    await authenticateBearer(request);
+  } catch (error) {
+    return error as { status: number; code: string; description: string; headers: Record<string, string> };
+  }
+  throw new Error("accepted");
+}
+
+describe("the Authorization header", () => {
+  const cases: [string, Record<string, string>, RegExp][] = [
+    ["absent", {}, /Send Authorization: Bearer <token>/],
+    ["another scheme", { authorization: "Basic YTpi" }, /must be Bearer followed by one token/],
+    ["two tokens", { authorization: "Bearer a b" }, /must be Bearer followed by one token/],
+    ["an empty token", { authorization: "Bearer " }, /must be Bearer followed by one token/],
+    ["garbage", { authorization: "Bearer ¿qué?" }, /neither an access token .* nor a private-integration token/],
+    ["a pit- of the wrong shape", { authorization: "Bearer pit-1234" }, /is malformed/],
+    [
+      "a JWT not signed by us",
+      { authorization: "Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln" },
+      /access token is malformed|not issued by this server/,
+    ],
+    [
+      "an unknown pit- token",
+      { authorization: "Bearer pit-0123abcd-0123-4567-89ab-0123456789ab" },
+      /not known: its integration may have been deleted/,
+    ],
+  ];
+  for (const [name, headers, text] of cases) {
+    it(`${name}: 401 invalid_token with an ASCII RFC 6750 challenge`, async () => {
+      const error = await refusal(new Request("http://localhost/", { headers }));
+      expect(error).toMatchObject({ status: 401, code: "invalid_token" });
+      expect(error.description).toMatch(text);
+      const challenge = error.headers["www-authenticate"]!;
+      expect(challenge).toMatch(/^Bearer realm="api", error="invalid_token", error_description="[\x20-\x7e]+"$/);
+    });
+  }
+
+  it("the scheme is case-insensitive (RFC 7235 §2.1)", () => {
+    expect(bearerToken(new Request("http://localhost/", { headers: { authorization: "bearer  abc " } }))).toBe("abc");
+  });
+});
+
+describe("changes apply to the very next request (no verification cache)", () => {
+  it("uninstalling the app: its Location token is refused at once", async () => {
+    const app = await makeApp(A.company.id);
+    const user = await makeUser(A.company.id, "account_user", { locationIds: [locationId] });
+    const { code, installationId } = await install(user, app.app.clientId, { level: "location", locationId });
+    const body = await tokenEndpoint(
+      formRequest("/oauth/token", {
+        grant_type: "authorization_code",
+        client_id: app.app.clientId,
+        client_secret: app.clientSecret,
+        code,
+        user_type: "Location",
+      }),
+    );
+    const token = body.access_token as string;
+    expect((await call(token)).status).toBe(200);
+    await uninstallApp({ installationId });
+    const refused = await call(token);
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).error_description).toMatch(/revoked or the app was uninstalled/);
+  });
+
+  it("editing an integration's scopes applies at once; Expire Now stops the old token at once", async () => {
+    const { token, integration } = await createPrivateIntegration(A.owner, sub(), {
+      name: "Edit",
+      scopes: ["locations.readonly"],
+    });
+    expect((await call(token)).status).toBe(200);
+    await updatePrivateIntegration(A.owner, sub(), integration.id, { name: "Edit", scopes: ["contacts.readonly"] });
+    const narrowed = await call(token);
+    expect(narrowed.status).toBe(403);
+    expect(narrowed.headers.get("www-authenticate")).toContain('scope="locations.readonly"');
+    await updatePrivateIntegration(A.owner, sub(), integration.id, { name: "Edit", scopes: ["locations.readonly"] });
+    const rotated = await rotateLater(A.owner, sub(), integration.id);
+    expect((await call(token)).status).toBe(200);
+    expect((await call(rotated.token)).status).toBe(200);
+    await expireOldTokenNow(A.owner, sub(), integration.id);
+    expect((await call(token)).status).toBe(401);
+    expect((await call(rotated.token)).status).toBe(200);
+  });
+});
+
+// Another PrismaClient with its own pool stands in for a second instance sharing PostgreSQL.
+describe.runIf(databaseHandle().kind === "postgresql")("a revocation made by another instance", () => {
+  let other: PrismaClient;
+  beforeAll(() => {
+    other = new PrismaClient({ adapter: openDatabase(env().DATABASE_URL).adapterFactory });
+  });
+  afterAll(async () => {
+    await other.$disconnect();
+  });
+
+  it("is refused by this instance's next request, measured in milliseconds", async () => {
+    const { token } = await createPrivateIntegration(A.owner, sub(), {
+      name: "Remote",
+      scopes: ["locations.readonly"],
+    });
+    expect((await call(token)).status).toBe(200);
+    // What rotateNow does to the old token, committed through the other instance's connection.
+    await other.privateIntegrationToken.updateMany({
+      where: { hint: tokenHint(token), integration: { locationId } },
+      data: { slot: null, revokedAt: new Date() },
+    });
+    const committed = performance.now();
+    const refused = await call(token);
+    const elapsed = performance.now() - committed;
+    expect(refused.status).toBe(401);
+    // The refusal needs no propagation: the first request after the commit sees it.
+    expect(elapsed).toBeLessThan(1000);
+  });
+});
