@@ -59,7 +59,8 @@ if (existsSync(playwrightReport)) {
 // instances, SIGKILL mid-delivery), or one on PGlite; reuses the build the end-to-end step made.
 ok =
   step("Multi-instance and crash tests (short)", process.execPath, [bin("tsx"), "scripts/stress.ts", "--short"]) && ok;
-const stressReport = resolve("test-results/stress", String(Number(process.env.E2E_PORT ?? 3100) + 80), "results.json");
+const stressPort = process.env.STRESS_PORT ?? String(Number(process.env.E2E_PORT ?? 3100) + 80);
+const stressReport = resolve("test-results/stress", stressPort, "results.json");
 if (existsSync(stressReport)) {
   const r = JSON.parse(readFileSync(stressReport, "utf8")) as { checks?: { passed: number; failed: number } };
   passed += r.checks?.passed ?? 0;
