@@ -1,8 +1,6 @@
 // npm start: secrets, migrations, first-start seed, a production build when needed, then `next start`.
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
 import { seedIfEmpty } from "@/lib/accounts/seed";
 import { announceServer, withdrawAnnouncement } from "@/lib/cli/operator";
 import { pgliteDataDir } from "@/lib/db/adapter";
@@ -10,45 +8,11 @@ import { databaseHandle, disconnectDb } from "@/lib/db/client";
 import { deployMigrations } from "@/lib/db/migrations";
 import { appUrl, env } from "@/lib/env";
 import { ensureServerSecret } from "@/lib/local-env";
+import { buildIfNeeded } from "./build-if-needed";
 
 const require = createRequire(import.meta.url);
 const nextBin = require.resolve("next/dist/bin/next");
 const say = (message: string) => console.log(`[start] ${message}`);
-
-function newestSourceChange(paths: string[]): number {
-  let newest = 0;
-  const visit = (p: string) => {
-    if (!existsSync(p)) return;
-    const s = statSync(p);
-    if (s.isDirectory()) {
-      for (const entry of readdirSync(p)) if (entry !== "node_modules" && entry !== "generated") visit(join(p, entry));
-    } else newest = Math.max(newest, s.mtimeMs);
-  };
-  paths.forEach(visit);
-  return newest;
-}
-
-function buildIfNeeded(): void {
-  const distDir = process.env.NEXT_DIST_DIR || ".next";
-  const buildId = resolve(distDir, "BUILD_ID");
-  const sources = [
-    "app",
-    "components",
-    "lib",
-    "proxy.ts",
-    "instrumentation.ts",
-    "next.config.mjs",
-    "package.json",
-    "postcss.config.mjs",
-  ];
-  if (existsSync(buildId) && statSync(buildId).mtimeMs >= newestSourceChange(sources)) return;
-  say("Building the app for production (the first start takes a minute or two)…");
-  const result = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: process.env });
-  if (result.status !== 0) {
-    console.error("[start] The build failed; see the messages above.");
-    process.exit(1);
-  }
-}
 
 async function main() {
   if (ensureServerSecret())

@@ -1,4 +1,4 @@
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getServerSession } from "next-auth";
 import type { Actor } from "@/lib/accounts/permissions";
@@ -7,6 +7,9 @@ import { authOptions } from "./options";
 
 /** The signed-in person, read fresh from the database, or null. */
 export async function getActor(): Promise<Actor | null> {
+  // Reading the cookies first makes every page that asks for the session render per request, so
+  // `next build` never tries to prerender one (and never needs the server secret).
+  await cookies();
   const session = (await getServerSession(authOptions())) as { userId?: string } | null;
   if (!session?.userId) return null;
   return loadActor(session.userId);

@@ -1,6 +1,7 @@
 import { env } from "@/lib/env";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { type DatabaseHandle, openDatabase } from "./adapter";
+import { dbTimingEnabled, withDbTiming } from "./timing";
 
 interface Connection {
   prisma: PrismaClient;
@@ -14,7 +15,9 @@ const holder = globalThis as typeof globalThis & { __tokenServiceDb?: Connection
 function connect(): Connection {
   if (!holder.__tokenServiceDb) {
     const handle = openDatabase(env().DATABASE_URL);
-    const prisma = new PrismaClient({ adapter: handle.adapterFactory });
+    // BENCH_DB_TIMING=1 (npm run bench only) counts the time spent in database calls.
+    const adapter = dbTimingEnabled() ? withDbTiming(handle.adapterFactory) : handle.adapterFactory;
+    const prisma = new PrismaClient({ adapter });
     holder.__tokenServiceDb = { prisma, handle };
   }
   return holder.__tokenServiceDb;
@@ -29,10 +32,21 @@ export function databaseHandle(): DatabaseHandle {
   return connect().handle;
 }
 
+const closeHooks = new WeakMap<DatabaseHandle, Set<() => Promise<void>>>();
+
+/** Runs `hook` when the database of `handle` is disconnected (e.g. a LISTEN connection of its own). */
+export function onDisconnect(handle: DatabaseHandle, hook: () => Promise<void>): void {
+  const hooks = closeHooks.get(handle) ?? new Set();
+  hooks.add(hook);
+  closeHooks.set(handle, hooks);
+}
+
 export async function disconnectDb(): Promise<void> {
   const current = holder.__tokenServiceDb;
   if (!current) return;
   holder.__tokenServiceDb = undefined;
+  for (const hook of closeHooks.get(current.handle) ?? []) await hook().catch(() => {});
+  closeHooks.delete(current.handle);
   await current.prisma.$disconnect();
   await current.handle.close();
 }

@@ -3,6 +3,7 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { db, type Tx } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/errors";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
+import { changeTokenState } from "@/lib/tokens/verification-cache";
 import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } from "./access";
 import { type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
 import { mintToken } from "./token";
@@ -70,19 +71,22 @@ async function withLockedIntegration<T>(
   change: (tx: Tx, row: IntegrationRow) => Promise<T>,
 ): Promise<T> {
   try {
-    return await db().$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ id: string }[]>`
+    // Every lifecycle action changes what a token may do: see lib/tokens/verification-cache.ts.
+    return await changeTokenState(() =>
+      db().$transaction(async (tx) => {
+        const locked = await tx.$queryRaw<{ id: string }[]>`
         SELECT id FROM "PrivateIntegration"
         WHERE id = ${integrationId} AND "companyId" = ${owner.companyId}
         FOR UPDATE`;
-      if (locked.length === 0) throw notFound(notFoundMessage);
-      const row = await tx.privateIntegration.findFirst({
-        where: { id: integrationId, ...ownerWhere(owner) },
-        include: { tokens: liveSlots },
-      });
-      if (!row) throw notFound(notFoundMessage);
-      return change(tx, row);
-    });
+        if (locked.length === 0) throw notFound(notFoundMessage);
+        const row = await tx.privateIntegration.findFirst({
+          where: { id: integrationId, ...ownerWhere(owner) },
+          include: { tokens: liveSlots },
+        });
+        if (!row) throw notFound(notFoundMessage);
+        return change(tx, row);
+      }),
+    );
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
       throw conflict("Someone changed this integration's tokens at the same moment; reload the page and try again.");

@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { describeError, log } from "@/lib/log";
 import { scopesAtLevel } from "@/lib/scopes";
 import type { VerifyResult } from "@/lib/tokens/principal";
+import { cachedVerification } from "@/lib/tokens/verification-cache";
 import { isPrivateIntegrationToken } from "./token";
 
 /** lastUsedAt is written at most this often per token. */
@@ -27,13 +28,13 @@ interface TokenLookupRow {
  */
 export async function verifyPrivateIntegrationToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
   if (!isPrivateIntegrationToken(token)) return { ok: false, reason: "malformed" };
-  const rows = await db().$queryRaw<TokenLookupRow[]>`
-    SELECT t.id, t.slot::text AS slot, t."expiresAt", t."revokedAt", t."lastUsedAt",
-           i.id AS "integrationId", i."companyId", i."locationId", i.scopes
-    FROM "PrivateIntegrationToken" t
-    JOIN "PrivateIntegration" i ON i.id = t."integrationId"
-    WHERE t."tokenHash" = ${hashSecret(token)}`;
-  const row = rows[0];
+  const tokenHash = hashSecret(token);
+  // A live token's row may come from the verification cache (emptied by every revocation).
+  const row = await cachedVerification(
+    `pit:${tokenHash}`,
+    () => lookupToken(tokenHash),
+    (found) => found !== undefined && found.revokedAt === null && found.slot !== null,
+  );
   if (!row) return { ok: false, reason: "unknown" };
   if (row.revokedAt !== null || row.slot === null) return { ok: false, reason: "revoked" };
   const expiresAt = row.expiresAt === null ? null : new Date(row.expiresAt);
@@ -53,6 +54,16 @@ export async function verifyPrivateIntegrationToken(token: string, now: Date = n
       ...(expiresAt ? { expiresAt } : {}),
     },
   };
+}
+
+async function lookupToken(tokenHash: string): Promise<TokenLookupRow | undefined> {
+  const rows = await db().$queryRaw<TokenLookupRow[]>`
+    SELECT t.id, t.slot::text AS slot, t."expiresAt", t."revokedAt", t."lastUsedAt",
+           i.id AS "integrationId", i."companyId", i."locationId", i.scopes
+    FROM "PrivateIntegrationToken" t
+    JOIN "PrivateIntegration" i ON i.id = t."integrationId"
+    WHERE t."tokenHash" = ${tokenHash}`;
+  return rows[0];
 }
 
 // Tokens whose lastUsedAt this process is writing or wrote recently, so a burst of requests in one

@@ -6,6 +6,7 @@ import { db } from "@/lib/db/client";
 import { DomainError, forbidden, invalid } from "@/lib/errors";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { type Scope, splitScopeString } from "@/lib/scopes";
+import { changeTokenState } from "@/lib/tokens/verification-cache";
 import { type AppView, findAppByClientId } from "./apps";
 import { revokeGrants } from "./grants/revoke-grants";
 import { enqueueInstallEvents } from "./install-events";
@@ -380,10 +381,11 @@ export async function approveInstall(options: ApproveInstallOptions): Promise<Ap
 
   let installationId: string;
   try {
-    installationId = await run();
+    installationId = await changeTokenState(run);
   } catch (error) {
     // Two first installs of the same place at once: the loser re-authorizes the winner's row.
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") installationId = await run();
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")
+      installationId = await changeTokenState(run);
     else throw error;
   }
   return { installationId, code, redirectTo: redirectWith(redirectUri, { code, state }) };

@@ -4,6 +4,7 @@ import { canAccessLocation } from "@/lib/accounts/permissions";
 import { isAgencyRole } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
 import { forbidden, notFound } from "@/lib/errors";
+import { changeTokenState } from "@/lib/tokens/verification-cache";
 import { canInstall } from "./authorization";
 import { revokeGrants } from "./grants/revoke-grants";
 import { enqueueInstallEvents } from "./install-events";
@@ -40,6 +41,11 @@ export function canUninstall(
 }
 
 export async function uninstallApp(options: UninstallOptions): Promise<{ revokedGrants: number }> {
+  // Its tokens stop working at once on this instance: see lib/tokens/verification-cache.ts.
+  return changeTokenState(() => uninstallInTransaction(options));
+}
+
+async function uninstallInTransaction(options: UninstallOptions): Promise<{ revokedGrants: number }> {
   const now = options.now ?? new Date();
   return db().$transaction(async (tx) => {
     const installation = await tx.installation.findUnique({

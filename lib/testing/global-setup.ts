@@ -1,5 +1,10 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
 import type { TestProject } from "vitest/node";
+import { migrationsDir } from "@/lib/db/migrations";
 import { createTestDatabase, dropTestDatabase } from "./postgres";
 
 /**
@@ -10,8 +15,10 @@ export default async function setup(project: TestProject) {
   const server = process.env.TEST_DATABASE_URL;
   if (!server) {
     project.provide("databaseUrl", "memory://");
+    project.provide("pgliteTemplate", await migratedPgliteSnapshot());
     return;
   }
+  project.provide("pgliteTemplate", "");
   const name = `vitest_${process.pid}_${randomBytes(4).toString("hex")}`;
   const url = await createTestDatabase(server, name);
   project.provide("databaseUrl", url);
@@ -20,8 +27,30 @@ export default async function setup(project: TestProject) {
   };
 }
 
+/**
+ * A migrated empty PGlite database as a tarball, made once per migration history: each test file
+ * restores it (about a second) instead of running initdb and the migrations (several seconds).
+ */
+async function migratedPgliteSnapshot(): Promise<string> {
+  const migrations = readdirSync(migrationsDir)
+    .filter((d) => /^\d/.test(d))
+    .sort()
+    .map((d) => readFileSync(join(migrationsDir, d, "migration.sql"), "utf8"));
+  const digest = createHash("sha256").update(migrations.join("\n--\n")).digest("hex").slice(0, 16);
+  const path = join(tmpdir(), `token-service-pglite-${digest}.tar`);
+  if (existsSync(path)) return path;
+  const pglite = new PGlite();
+  for (const sql of migrations) await pglite.exec(sql);
+  const dump = await pglite.dumpDataDir("none");
+  writeFileSync(path, Buffer.from(await dump.arrayBuffer()));
+  await pglite.close();
+  return path;
+}
+
 declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** Path of a migrated PGlite snapshot, or "" on PostgreSQL. */
+    pgliteTemplate: string;
   }
 }

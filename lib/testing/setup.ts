@@ -6,13 +6,16 @@ import { migrationsDir } from "@/lib/db/migrations";
 import { resetEnvCache } from "@/lib/env";
 
 process.env.DATABASE_URL = inject("databaseUrl");
+const template = inject("pgliteTemplate");
+if (template) process.env.PGLITE_TEMPLATE = template;
 process.env.SERVER_SECRET ??= "test-server-secret-test-server-secret-0123456789";
 process.env.LOG_LEVEL ??= "silent";
 resetEnvCache();
 
 beforeAll(async () => {
   const { pglite } = databaseHandle();
-  if (!pglite) return; // PostgreSQL: migrated once by the global setup.
+  // PostgreSQL is migrated once by the global setup; PGlite starts from the migrated snapshot.
+  if (!pglite || template) return;
   // PGlite in memory: run the migration SQL directly, much faster than the schema engine.
   for (const dir of readdirSync(migrationsDir)
     .filter((d) => /^\d/.test(d))

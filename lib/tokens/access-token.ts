@@ -5,6 +5,7 @@ import { appUrl } from "@/lib/env";
 import { isScope, type Scope } from "@/lib/scopes";
 import type { Principal, VerifyResult } from "./principal";
 import { type ActiveSigningKey, activeSigningKey, verificationKey } from "./signing-keys";
+import { cachedVerification, cacheKey } from "./verification-cache";
 
 /** SPEC.md: expires_in 86399. */
 export const ACCESS_TOKEN_TTL_SECONDS = 86_399;
@@ -93,7 +94,7 @@ interface TokenStateRow {
 
 /**
  * Whether a token, its grant and its installation are all still alive: one query over three
- * primary keys. (A cache may sit in front of this later; revocation must then invalidate it.)
+ * primary keys. The verification cache in front of it is emptied by every change of these rows.
  */
 async function tokenState(jti: string): Promise<TokenStateRow | undefined> {
   const rows = await db().$queryRaw<TokenStateRow[]>`
@@ -110,10 +111,25 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
  * Verifies an access token: signature under one of our published keys, issuer, expiry, and that
- * neither the token, its grant nor its installation has been revoked or uninstalled.
+ * neither the token, its grant nor its installation has been revoked or uninstalled. A success
+ * for these exact bytes may come from the verification cache (emptied by every revocation); the
+ * expiry is checked against `now` on every call.
  */
 export async function verifyAccessToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
   if (token.length > 8192 || !JWT_SHAPE.test(token)) return { ok: false, reason: "malformed" };
+  const result = await cachedVerification(
+    cacheKey("jwt", token),
+    () => verifyWithDatabase(token, now),
+    (r) => r.ok,
+  );
+  if (!result.ok) return result;
+  if (result.principal.expiresAt && result.principal.expiresAt.getTime() <= now.getTime()) {
+    return { ok: false, reason: "expired" };
+  }
+  return { ok: true, principal: { ...result.principal, scopes: [...result.principal.scopes] } };
+}
+
+async function verifyWithDatabase(token: string, now: Date): Promise<VerifyResult> {
   let kid: string | undefined;
   try {
     const header = decodeProtectedHeader(token);

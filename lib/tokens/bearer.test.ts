@@ -143,10 +143,12 @@ describe.runIf(databaseHandle().kind === "postgresql")("a revocation made by ano
       data: { slot: null, revokedAt: new Date() },
     });
     const committed = performance.now();
-    const refused = await call(token);
+    // SPEC.md: refused within one second by every other instance. This instance may hold the token
+    // in its verification cache until the NOTIFY of the commit arrives (milliseconds).
+    let refused = await call(token);
+    while (refused.status === 200 && performance.now() - committed < 1000) refused = await call(token);
     const elapsed = performance.now() - committed;
     expect(refused.status).toBe(401);
-    // The refusal needs no propagation: the first request after the commit sees it.
     expect(elapsed).toBeLessThan(1000);
   });
 });

@@ -7,9 +7,10 @@ import type { Principal, VerifyResult } from "./principal";
 /**
  * The one verification path of `Authorization: Bearer …` (RFC 6750 §2.1). The token's shape picks
  * the verifier: `pit-...` is a private-integration token, three base64url parts an ES256 access
- * token. Both give the same Principal. There is no cache of verified tokens: each verification is
- * one indexed query, so a revocation, uninstall, rotation or delete made on any instance sharing
- * the database is refused by the very next request everywhere (see README, "Revocation").
+ * token. Both give the same Principal. Successes are cached for under a second per process
+ * (lib/tokens/verification-cache.ts): a revocation, uninstall, rotation or delete is refused at once
+ * by the instance that made it and, through NOTIFY, within milliseconds by every other one sharing
+ * the database (README, "Performance").
  */
 
 type ChallengeCode = "invalid_request" | "invalid_token" | "insufficient_scope" | "forbidden";

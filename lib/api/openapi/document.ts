@@ -192,7 +192,7 @@ export function buildOpenApiDocument(): Json {
         "Order of checks on the endpoints that tokens unlock (the first failing one answers):",
         ...checkOrder.map((step, i) => `${i + 1}. ${step}`),
         "",
-        "Not documented, on purpose (internal): /api/auth/* (sign-in for the admin screens) and /api/operator.",
+        "Not documented, on purpose (internal): /api/auth/* (sign-in for the admin screens), /api/operator, and /api/bench/db-time (exists only under npm run bench).",
       ].join("\n"),
     },
     servers: [{ url: appUrl() }],

@@ -1,0 +1,135 @@
+import { createPublicKey, type JsonWebKey, randomBytes, verify } from "node:crypto";
+import { expect, type Page, test } from "@playwright/test";
+import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { runCli } from "./support/cli";
+import { createAgency, signIn } from "./support/world";
+
+/**
+ * INSTALL webhooks as an app developer meets them: a real HTTP server of the app's receives the
+ * events of an install done in the browser and checks their Standard Webhooks signatures against
+ * the published keys (with node:crypto only, as any app would); an event sent while that server
+ * is down is retried and still arrives once it is back.
+ */
+
+const callback = "https://app.example.test/oauth/callback";
+
+async function createHookedApp(companyId: string, webhookUrl: string) {
+  return runCli<{ appId: string; clientId: string }>("app:create", {
+    company: companyId,
+    name: `Hooked ${randomBytes(3).toString("hex")}`,
+    "redirect-uri": callback,
+    scopes: "oauth.readonly oauth.write locations.readonly contacts.write",
+    "install-setting": "everyone",
+    "webhook-url": webhookUrl,
+  });
+}
+
+async function installForSubAccounts(page: Page, clientId: string, keep: string[], all: string[]) {
+  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
+  const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: callback, state: "s" });
+  await page.goto(`/oauth/chooselocation?${query}`);
+  for (const name of all) {
+    const box = page.getByRole("checkbox", { name, exact: true });
+    if (keep.includes(name)) await box.check();
+    else await box.uncheck();
+  }
+  await page.getByRole("button", { name: "Install" }).click();
+  await page.waitForURL(`${callback}?**`);
+}
+
+/** What an app does with a delivery: verify `v1a,<base64 Ed25519>` over "<id>.<timestamp>.<body>". */
+function signatureVerifies(webhook: ReceivedWebhook, keys: JsonWebKey[]): boolean {
+  const id = String(webhook.headers["webhook-id"]);
+  const timestamp = String(webhook.headers["webhook-timestamp"]);
+  const signed = Buffer.from(`${id}.${timestamp}.${webhook.body}`);
+  const signatures = String(webhook.headers["webhook-signature"] ?? "")
+    .split(" ")
+    .filter((s) => s.startsWith("v1a,"))
+    .map((s) => Buffer.from(s.slice(4), "base64"));
+  return keys.some((jwk) => {
+    const key = createPublicKey({ key: jwk, format: "jwk" });
+    return signatures.some((signature) => verify(null, signed, key, signature));
+  });
+}
+
+let receiver: WebhookReceiver;
+test.beforeAll(async () => {
+  receiver = await startWebhookReceiver("/hooks");
+});
+test.afterAll(async () => {
+  await receiver.stop();
+});
+
+test("an agency install sends one signed INSTALL event per chosen sub-account", async ({ page, request }) => {
+  const agency = await createAgency({ locations: 3 });
+  const app = await createHookedApp(agency.companyId, receiver.url);
+  await signIn(page, agency.owner.email);
+  const before = receiver.received.length;
+  await installForSubAccounts(
+    page,
+    app.clientId,
+    ["Sub-account 1", "Sub-account 3"],
+    ["Sub-account 1", "Sub-account 2", "Sub-account 3"],
+  );
+
+  const ours = () =>
+    receiver.received.slice(before).filter((w) => (JSON.parse(w.body) as { appId: string }).appId === app.appId);
+  await expect.poll(() => ours().length, { timeout: 20_000 }).toBe(2);
+
+  const keys = ((await (await request.get("/.well-known/webhook-keys")).json()) as { keys: JsonWebKey[] }).keys;
+  expect(keys.length).toBeGreaterThan(0);
+  const payloads = ours().map((webhook) => {
+    expect(signatureVerifies(webhook, keys)).toBe(true);
+    const tampered = { ...webhook, body: webhook.body.replace("INSTALL", "UNINSTALL") };
+    expect(signatureVerifies(tampered, keys)).toBe(false);
+    const payload = JSON.parse(webhook.body) as Record<string, unknown>;
+    expect(payload.webhookId).toBe(webhook.headers["webhook-id"]);
+    return payload;
+  });
+  expect(payloads.map((p) => p.locationId).sort()).toEqual([agency.locationIds[0], agency.locationIds[2]].sort());
+  for (const payload of payloads) {
+    expect(payload).toMatchObject({
+      type: "INSTALL",
+      appId: app.appId,
+      installType: "Location",
+      companyId: agency.companyId,
+      userId: agency.owner.id,
+      isWhitelabelCompany: false,
+    });
+    expect(payload.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Object.keys(payload)).toEqual(
+      expect.arrayContaining(["versionId", "companyName", "whitelabelDetails", "webhookId"]),
+    );
+  }
+});
+
+test("an event sent while the app's server is down arrives after it comes back", async ({ page }) => {
+  test.setTimeout(150_000);
+  const agency = await createAgency({ locations: 1 });
+  const app = await createHookedApp(agency.companyId, receiver.url);
+  await signIn(page, agency.owner.email);
+
+  await receiver.stop();
+  await installForSubAccounts(page, app.clientId, ["Sub-account 1"], ["Sub-account 1"]);
+
+  // The delivery log shows the failed attempt and a retry scheduled.
+  await page.goto(`/developer/apps/${app.appId}/webhooks`);
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        return page.getByRole("table").first().textContent();
+      },
+      { timeout: 30_000, intervals: [1000] },
+    )
+    .toContain("connection refused");
+  await expect(page.getByRole("table").first()).toContainText("Pending");
+
+  await receiver.start();
+  const arrived = () =>
+    receiver.received.filter((w) => (JSON.parse(w.body) as { appId: string }).appId === app.appId).length;
+  // The first retry comes about 30 seconds after the failure.
+  await expect.poll(arrived, { timeout: 90_000, intervals: [1000] }).toBe(1);
+  await page.reload();
+  await expect(page.getByRole("table").first()).toContainText("Delivered");
+});

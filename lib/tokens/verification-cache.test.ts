@@ -1,0 +1,344 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Actor } from "@/lib/accounts/permissions";
+import { databaseHandle, db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import type { IntegrationOwner } from "@/lib/integrations/access";
+import {
+  cancelRotation,
+  createPrivateIntegration,
+  deletePrivateIntegration,
+  expireOldTokenNow,
+  rotateLater,
+  rotateNow,
+  updatePrivateIntegration,
+} from "@/lib/integrations/lifecycle";
+import { flushLastUsedWrites } from "@/lib/integrations/verify";
+import { revokeToken } from "@/lib/oauth/revoke";
+import { formRequest, installAndExchange, makeApp } from "@/lib/oauth/testing";
+import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
+import { uninstallApp } from "@/lib/oauth/uninstall";
+import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { verifyBearerToken } from "./bearer";
+import type { VerifyResult } from "./principal";
+import { VERIFICATION_CACHE_TTL_MS, verificationCacheStats } from "./verification-cache";
+
+/**
+ * The verification cache never outlives a revocation: the instance that makes a change refuses
+ * the token at once, and a change made anywhere else (another instance, psql) is refused within
+ * a second. Each case first verifies the token until the cache holds it, so a refusal afterwards
+ * proves the cache was emptied, not bypassed.
+ */
+
+const isPostgres = () => databaseHandle().kind === "postgresql";
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Verifies until the answer comes from the cache (the listener is up and the entry stored). */
+async function cached(token: string): Promise<void> {
+  // The first verification starts the listener; until it listens, nothing is cached.
+  await waitFor(async () => (await verifyBearerToken(token)).ok && verificationCacheStats().listening);
+  const first = await verifyBearerToken(token);
+  expect(first.ok).toBe(true);
+  const before = verificationCacheStats().size;
+  expect(before).toBeGreaterThan(0);
+  expect((await verifyBearerToken(token)).ok).toBe(true);
+}
+
+function refused(result: VerifyResult): boolean {
+  return !result.ok;
+}
+
+interface World {
+  owner: Actor;
+  locationId: string;
+  client: { clientId: string; clientSecret: string };
+  access: { accessToken: string; refreshToken: string; installationId: string };
+}
+
+async function world(): Promise<World> {
+  const agency = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+  const locationId = agency.locations[0]!.id;
+  const user = await makeUser(agency.company.id, "account_user", { locationIds: [locationId] });
+  const app = await makeApp(agency.company.id);
+  const body = await installAndExchange(user, app, { level: "location", locationId });
+  const installation = await db().installation.findFirstOrThrow({
+    where: { appId: app.app.id, locationId },
+    select: { id: true },
+  });
+  return {
+    owner: agency.owner,
+    locationId,
+    client: { clientId: app.app.clientId, clientSecret: app.clientSecret },
+    access: { accessToken: body.access_token, refreshToken: body.refresh_token, installationId: installation.id },
+  };
+}
+
+async function integration(w: World, scopes = ["locations.readonly", "contacts.write"]) {
+  const owner: IntegrationOwner = { level: "location", locationId: w.locationId };
+  const created = await createPrivateIntegration(w.owner, owner, { name: "Cached", description: "", scopes });
+  return { owner, id: created.integration.id, token: created.token };
+}
+
+afterAll(async () => {
+  await flushLastUsedWrites();
+});
+
+describe("the instance that makes a change refuses the token at once", () => {
+  const cases: [string, (w: World) => Promise<{ token: string; check?: (r: VerifyResult) => boolean }>][] = [
+    [
+      "access token revoked (RFC 7009)",
+      async (w) => {
+        await cached(w.access.accessToken);
+        await revokeToken(formRequest("/oauth/revoke", { token: w.access.accessToken, ...clientForm(w) }));
+        return { token: w.access.accessToken };
+      },
+    ],
+    [
+      "refresh token revoked: its grant's access tokens go too",
+      async (w) => {
+        await cached(w.access.accessToken);
+        await revokeToken(formRequest("/oauth/revoke", { token: w.access.refreshToken, ...clientForm(w) }));
+        return { token: w.access.accessToken };
+      },
+    ],
+    [
+      "refresh token reused: the family is revoked",
+      async (w) => {
+        await cached(w.access.accessToken);
+        const refresh = { grant_type: "refresh_token", refresh_token: w.access.refreshToken, ...clientForm(w) };
+        await tokenEndpoint(formRequest("/oauth/token", refresh));
+        await tokenEndpoint(formRequest("/oauth/token", refresh)).catch(() => undefined);
+        return { token: w.access.accessToken };
+      },
+    ],
+    [
+      "app uninstalled",
+      async (w) => {
+        await cached(w.access.accessToken);
+        await uninstallApp({ installationId: w.access.installationId, actor: w.owner });
+        return { token: w.access.accessToken };
+      },
+    ],
+    [
+      "private integration rotated now: the old token",
+      async (w) => {
+        const pi = await integration(w);
+        await cached(pi.token);
+        await rotateNow(w.owner, pi.owner, pi.id);
+        return { token: pi.token };
+      },
+    ],
+    [
+      "rotation expired now: the old token",
+      async (w) => {
+        const pi = await integration(w);
+        await rotateLater(w.owner, pi.owner, pi.id);
+        await cached(pi.token);
+        await expireOldTokenNow(w.owner, pi.owner, pi.id);
+        return { token: pi.token };
+      },
+    ],
+    [
+      "rotation cancelled: the new token",
+      async (w) => {
+        const pi = await integration(w);
+        const { token } = await rotateLater(w.owner, pi.owner, pi.id);
+        await cached(token);
+        await cancelRotation(w.owner, pi.owner, pi.id);
+        return { token };
+      },
+    ],
+    [
+      "private integration deleted",
+      async (w) => {
+        const pi = await integration(w);
+        await cached(pi.token);
+        await deletePrivateIntegration(w.owner, pi.owner, pi.id);
+        return { token: pi.token };
+      },
+    ],
+    [
+      "scope removed by an edit: the token keeps working without it",
+      async (w) => {
+        const pi = await integration(w);
+        await cached(pi.token);
+        await updatePrivateIntegration(w.owner, pi.owner, pi.id, {
+          name: "Cached",
+          description: "",
+          scopes: ["locations.readonly"],
+        });
+        return {
+          token: pi.token,
+          check: (r) => r.ok && !r.principal.scopes.includes("contacts.write"),
+        };
+      },
+    ],
+  ];
+
+  it.each(cases)("%s", async (_name, act) => {
+    const w = await world();
+    const { token, check = refused } = await act(w);
+    expect(check(await verifyBearerToken(token))).toBe(true);
+  });
+});
+
+function clientForm(w: World) {
+  return { client_id: w.client.clientId, client_secret: w.client.clientSecret };
+}
+
+/**
+ * Another instance's change, made on a connection of its own in plain SQL, so this process learns
+ * of it only through the database (NOTIFY from the triggers). On PGlite, which one process owns,
+ * the "other writer" is a statement sent to PGlite directly, bypassing the lib functions.
+ */
+describe("a change made elsewhere is refused within a second", () => {
+  let other: pg.Client | undefined;
+  const latencies: number[] = [];
+
+  beforeAll(async () => {
+    if (!isPostgres()) return;
+    other = new pg.Client({ connectionString: env().DATABASE_URL });
+    await other.connect();
+  });
+  afterAll(async () => {
+    await other?.end();
+    if (latencies.length) {
+      const kind = isPostgres() ? "PostgreSQL" : "PGlite";
+      console.info(
+        `[propagation] ${kind}: max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length} changes`,
+      );
+    }
+  });
+
+  async function elsewhere(sql: string, params: unknown[]): Promise<void> {
+    if (other) await other.query(sql, params);
+    else await databaseHandle().pglite!.query(sql, params);
+  }
+
+  async function propagation(token: string, sql: string, params: unknown[], check = refused): Promise<number> {
+    await cached(token);
+    await elsewhere(sql, params);
+    const start = performance.now();
+    await waitFor(async () => check(await verifyBearerToken(token)), 2_000);
+    const ms = performance.now() - start;
+    latencies.push(ms);
+    return ms;
+  }
+
+  const cases: [string, (w: World) => Promise<number>][] = [
+    [
+      "access token revoked",
+      async (w) => {
+        const jti = await jtiOf(w.access.accessToken);
+        return propagation(w.access.accessToken, `UPDATE "AccessToken" SET "revokedAt" = now() WHERE jti = $1`, [jti]);
+      },
+    ],
+    [
+      "grant revoked",
+      async (w) => {
+        const jti = await jtiOf(w.access.accessToken);
+        return propagation(
+          w.access.accessToken,
+          `UPDATE "TokenGrant" SET "revokedAt" = now() WHERE id = (SELECT "grantId" FROM "AccessToken" WHERE jti = $1)`,
+          [jti],
+        );
+      },
+    ],
+    [
+      "app uninstalled",
+      async (w) =>
+        propagation(w.access.accessToken, `UPDATE "Installation" SET status = 'uninstalled' WHERE id = $1`, [
+          w.access.installationId,
+        ]),
+    ],
+    [
+      "private-integration token rotated out",
+      async (w) => {
+        const pi = await integration(w);
+        return propagation(
+          pi.token,
+          `UPDATE "PrivateIntegrationToken" SET slot = NULL, "revokedAt" = now() WHERE "integrationId" = $1`,
+          [pi.id],
+        );
+      },
+    ],
+    [
+      "private integration deleted",
+      async (w) => {
+        const pi = await integration(w);
+        return propagation(pi.token, `DELETE FROM "PrivateIntegration" WHERE id = $1`, [pi.id]);
+      },
+    ],
+    [
+      "scope removed",
+      async (w) => {
+        const pi = await integration(w);
+        return propagation(
+          pi.token,
+          `UPDATE "PrivateIntegration" SET scopes = ARRAY['locations.readonly'] WHERE id = $1`,
+          [pi.id],
+          (r) => r.ok && !r.principal.scopes.includes("contacts.write"),
+        );
+      },
+    ],
+  ];
+
+  it.each(cases)("%s", async (_name, act) => {
+    const ms = await act(await world());
+    expect(ms).toBeLessThan(1_000);
+  });
+
+  it("a change that sends no notification is still refused within the cache's lifetime", async () => {
+    // session_replication_role = replica skips the triggers: the backstop is the entry's TTL.
+    const w = await world();
+    const pi = await integration(w);
+    await cached(pi.token);
+    const start = performance.now();
+    const sql = `UPDATE "PrivateIntegrationToken" SET slot = NULL, "revokedAt" = now() WHERE "integrationId" = $1`;
+    if (other) {
+      await other.query("SET session_replication_role = replica");
+      await other.query(sql, [pi.id]);
+      await other.query("SET session_replication_role = DEFAULT");
+    } else {
+      const pglite = databaseHandle().pglite!;
+      await pglite.exec("SET session_replication_role = replica");
+      await pglite.query(sql, [pi.id]);
+      await pglite.exec("SET session_replication_role = DEFAULT");
+    }
+    await waitFor(async () => !(await verifyBearerToken(pi.token)).ok, 2_000);
+    expect(performance.now() - start).toBeLessThan(VERIFICATION_CACHE_TTL_MS + 100);
+  });
+
+  it.runIf(isPostgres())("while the LISTEN connection is down, nothing is served from the cache", async () => {
+    const w = await world();
+    const pi = await integration(w);
+    await cached(pi.token);
+    const pid = verificationCacheStats().listenerPid;
+    expect(pid).toBeDefined();
+    await other!.query("SELECT pg_terminate_backend($1)", [pid]);
+    await waitFor(() => !verificationCacheStats().listening);
+    // A change without a notification, as if it happened during the outage.
+    await other!.query("SET session_replication_role = replica");
+    await other!.query(
+      `UPDATE "PrivateIntegrationToken" SET slot = NULL, "revokedAt" = now() WHERE "integrationId" = $1`,
+      [pi.id],
+    );
+    await other!.query("SET session_replication_role = DEFAULT");
+    expect((await verifyBearerToken(pi.token)).ok).toBe(false);
+    // And it listens again on its own.
+    await waitFor(() => verificationCacheStats().listening, 5_000);
+  });
+});
+
+async function jtiOf(token: string): Promise<string> {
+  const result = await verifyBearerToken(token);
+  if (!result.ok) throw new Error("token does not verify");
+  return result.principal.tokenId;
+}

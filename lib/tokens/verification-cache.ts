@@ -1,0 +1,249 @@
+import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
+import pg from "pg";
+import type { DatabaseHandle } from "@/lib/db/adapter";
+import { databaseHandle, onDisconnect } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { describeError, log } from "@/lib/log";
+
+/**
+ * A short-lived, per-process cache of successful Bearer verifications, so a hot token costs no
+ * database round trip and no signature check. Only successes are cached; every refusal is decided
+ * against the database. It never weakens revocation (SPEC.md: a revocation, uninstall, rotation or
+ * delete is refused at once by the instance that made it and within one second by every other):
+ *
+ * - This instance: every change of token state runs through `changeTokenState`, which bypasses the
+ *   cache while the change is in flight and empties it once the change has committed.
+ * - Other instances: triggers on the token tables (migration `token_state_notify`) send
+ *   `NOTIFY token_state` when a change commits, whoever made it (this app, another instance, an
+ *   operator with psql). Each instance LISTENs on a connection of its own and empties its cache on
+ *   every notification. The cache is used only while that connection is listening: before it is
+ *   up, after an error, and until it has reconnected, every verification goes to the database.
+ * - Backstop: an entry lives at most `VERIFICATION_CACHE_TTL_MS` from the moment its database read
+ *   began, so even a notification lost on a half-open connection is outlived by less than a second.
+ * - A read that overlaps a notification is not stored (generation check), so a verification that
+ *   read the old state just before a commit cannot put it back after the cache was emptied.
+ *
+ * On PGlite one process owns the database; its notifications come through PGlite's own LISTEN.
+ */
+
+export const TOKEN_STATE_CHANNEL = "token_state";
+/** At most this long after its database read began does a cached verification answer. */
+export const VERIFICATION_CACHE_TTL_MS = 900;
+const MAX_ENTRIES = 10_000;
+const RECONNECT_MS = 1_000;
+
+interface Listener {
+  handle: DatabaseHandle;
+  state: "starting" | "listening" | "stopped";
+  /** PostgreSQL: the backend pid of the LISTEN connection (tests). */
+  pid?: number;
+  stop(): Promise<void>;
+}
+
+interface CacheState {
+  entries: LRUCache<string, { value: unknown }>;
+  /** Bumped by every invalidation; a read stores its result only if it did not change meanwhile. */
+  generation: number;
+  /** Token-state changes of this process in flight: the cache is bypassed while any is. */
+  changing: number;
+  listener?: Listener;
+  /** Notifications received (tests and the bench read it). */
+  notifications: number;
+  /** Off: every verification goes to the database (the scale bench measures that path). */
+  disabled: boolean;
+}
+
+const holder = globalThis as typeof globalThis & { __verificationCache?: CacheState };
+
+function state(): CacheState {
+  holder.__verificationCache ??= {
+    entries: new LRUCache({ max: MAX_ENTRIES }),
+    generation: 0,
+    changing: 0,
+    notifications: 0,
+    disabled: false,
+  };
+  return holder.__verificationCache;
+}
+
+/** The cache key of a token: a hash, so the cache never holds a token itself. */
+export function cacheKey(kind: "pit" | "jwt", token: string): string {
+  return `${kind}:${createHash("sha256").update(token).digest("base64url")}`;
+}
+
+/** Empties the cache. Any read in flight will not store its result. */
+export function invalidateVerificationCache(): void {
+  const s = state();
+  s.generation += 1;
+  s.entries.clear();
+}
+
+/** Whether the cache may answer now: listening for other instances' changes, none of ours in flight. */
+function usable(s: CacheState): boolean {
+  if (s.changing > 0 || s.disabled) return false;
+  const listener = ensureListener(s);
+  return listener?.state === "listening";
+}
+
+/**
+ * The cached result of `load()` for `key`, or a fresh one. Only results `cacheable` accepts (the
+ * token was valid) are kept; the caller still checks time-dependent rules (expiry) on every use.
+ */
+export async function cachedVerification<T>(
+  key: string,
+  load: () => Promise<T>,
+  cacheable: (value: T) => boolean,
+): Promise<T> {
+  const s = state();
+  if (!usable(s)) return load();
+  const hit = s.entries.get(key);
+  if (hit) return hit.value as T;
+  const generation = s.generation;
+  const readStarted = performance.now();
+  const value = await load();
+  const ttl = VERIFICATION_CACHE_TTL_MS - (performance.now() - readStarted);
+  if (ttl > 0 && cacheable(value) && s.generation === generation && usable(s)) {
+    s.entries.set(key, { value }, { ttl });
+  }
+  return value;
+}
+
+/**
+ * Runs a change of token state (revoke, uninstall, rotate, delete, edit scopes): the cache is
+ * bypassed while it runs and emptied when it ends, committed or not, so this instance refuses a
+ * revoked token from the moment the change returns.
+ */
+export async function changeTokenState<T>(change: () => Promise<T>): Promise<T> {
+  const s = state();
+  s.changing += 1;
+  invalidateVerificationCache();
+  try {
+    return await change();
+  } finally {
+    invalidateVerificationCache();
+    s.changing -= 1;
+  }
+}
+
+export function verificationCacheStats(): {
+  size: number;
+  notifications: number;
+  listening: boolean;
+  listenerPid?: number;
+} {
+  const s = state();
+  return {
+    size: s.entries.size,
+    notifications: s.notifications,
+    listening: s.listener?.state === "listening",
+    listenerPid: s.listener?.pid,
+  };
+}
+
+/** For the scale bench and tests: turn the cache off (every verification reads the database) or on. */
+export function setVerificationCacheEnabled(enabled: boolean): void {
+  state().disabled = !enabled;
+  invalidateVerificationCache();
+}
+
+function onNotification(s: CacheState): void {
+  s.notifications += 1;
+  invalidateVerificationCache();
+}
+
+/** Starts LISTENing on the process's database, once per database handle. */
+function ensureListener(s: CacheState): Listener | undefined {
+  const handle = databaseHandle();
+  if (s.listener?.handle === handle && s.listener.state !== "stopped") return s.listener;
+  if (s.listener && s.listener.handle !== handle) void s.listener.stop();
+  s.listener = handle.pglite ? listenPglite(s, handle) : listenPostgres(s, handle);
+  return s.listener;
+}
+
+function listenPglite(s: CacheState, handle: DatabaseHandle): Listener {
+  const pglite = handle.pglite as NonNullable<DatabaseHandle["pglite"]>;
+  let unsubscribe: (() => Promise<void>) | undefined;
+  const listener: Listener = {
+    handle,
+    state: "starting",
+    stop: async () => {
+      listener.state = "stopped";
+      invalidateVerificationCache();
+      await unsubscribe?.().catch(() => {});
+    },
+  };
+  pglite
+    .listen(TOKEN_STATE_CHANNEL, () => onNotification(s))
+    .then((off: () => Promise<void>) => {
+      unsubscribe = off;
+      if (listener.state === "starting") {
+        invalidateVerificationCache();
+        listener.state = "listening";
+      }
+    })
+    .catch((error: unknown) => {
+      listener.state = "stopped";
+      log.warn("token-state LISTEN failed on PGlite; verifications are not cached", { error: describeError(error) });
+    });
+  onDisconnect(handle, () => listener.stop());
+  return listener;
+}
+
+/**
+ * A dedicated connection (not from the pool: LISTEN belongs to a session). On any error the
+ * cache is emptied and bypassed until a new connection listens again.
+ */
+function listenPostgres(s: CacheState, handle: DatabaseHandle): Listener {
+  let client: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const listener: Listener = {
+    handle,
+    state: "starting",
+    stop: async () => {
+      listener.state = "stopped";
+      if (timer) clearTimeout(timer);
+      invalidateVerificationCache();
+      await client?.end().catch(() => {});
+    },
+  };
+  const lost = (error: unknown) => {
+    if (listener.state === "stopped") return;
+    listener.state = "starting";
+    invalidateVerificationCache();
+    log.warn("token-state listener lost; verifications are not cached until it is back", {
+      error: describeError(error),
+    });
+    const old = client;
+    client = undefined;
+    void old?.end().catch(() => {});
+    timer = setTimeout(connect, RECONNECT_MS);
+    timer.unref();
+  };
+  const connect = () => {
+    if (listener.state === "stopped") return;
+    const next = new pg.Client({ connectionString: env().DATABASE_URL, application_name: "token-state-listener" });
+    client = next;
+    // Only the current connection's events count (an old one's "end" arrives after it was replaced).
+    const fail = (error: unknown) => {
+      if (client === next) lost(error);
+    };
+    next.on("notification", () => onNotification(s));
+    next.on("error", fail);
+    next.on("end", () => fail(new Error("connection ended")));
+    next
+      .connect()
+      .then(() => next.query(`LISTEN ${TOKEN_STATE_CHANNEL}`))
+      .then(() => {
+        if (listener.state !== "starting" || client !== next) return;
+        // Changes made while nobody listened: start from an empty cache.
+        invalidateVerificationCache();
+        listener.pid = (next as pg.Client & { processID?: number }).processID;
+        listener.state = "listening";
+      })
+      .catch(fail);
+  };
+  connect();
+  onDisconnect(handle, () => listener.stop());
+  return listener;
+}

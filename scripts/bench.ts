@@ -1,0 +1,155 @@
+// npm run bench: the load benchmark of README's Performance section (and `--scale`, the scale check).
+// Flags: --db pglite|postgres|both (default both), --duration <s> per scenario (default 10),
+// --rounds <n> (default 2: the scenarios take turns, duration/rounds each, so a change in the
+// machine's load spreads over all of them), --warmup <s> (default 2), --port <n> (default 3105),
+// --scale (part 2, PostgreSQL only).
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { freshDatabase, postgresVersion } from "./bench/db";
+import { CONNECTIONS, combine, type Measurement, measure, prepareScenario, scenarios } from "./bench/load";
+import { type DatabaseRun, machine, table, targets } from "./bench/report";
+import { startServer } from "./bench/server";
+import { buildIfNeeded } from "./build-if-needed";
+
+const say = (message: string) => console.log(`[bench] ${message}`);
+
+const { values: flags } = parseArgs({
+  options: {
+    db: { type: "string", default: "both" },
+    duration: { type: "string", default: "10" },
+    warmup: { type: "string", default: "2" },
+    rounds: { type: "string", default: "2" },
+    port: { type: "string", default: "3105" },
+    scale: { type: "boolean", default: false },
+    // Internal: one database per child process, so no cache or connection outlives its run.
+    child: { type: "string" },
+    out: { type: "string" },
+  },
+});
+const duration = Number(flags.duration);
+const warmup = Number(flags.warmup);
+const port = Number(flags.port);
+const rounds = Number(flags.rounds);
+if (!(duration > 0) || !(warmup >= 0) || !(port > 0) || !(rounds >= 1)) {
+  throw new Error("--duration, --rounds, --warmup and --port take positive numbers.");
+}
+
+const labels = { pglite: "PGlite (embedded)", postgres: "PostgreSQL" } as const;
+type Kind = keyof typeof labels;
+
+/** Seeds a fresh database in this process, hands it to the server, and runs every scenario. */
+async function runOne(kind: Kind): Promise<DatabaseRun> {
+  const database = await freshDatabase(kind);
+  const serverSecret = process.env.SERVER_SECRET ?? randomBytes(32).toString("hex");
+  const logFile = join(mkdtempSync(join(tmpdir(), "bench-log-")), "server.log");
+  Object.assign(process.env, {
+    DATABASE_URL: database.url,
+    SERVER_SECRET: serverSecret,
+    APP_URL: `http://localhost:${port}`,
+    LOG_LEVEL: "warn",
+  });
+  try {
+    const { databaseHandle, disconnectDb } = await import("@/lib/db/client");
+    const { deployMigrations } = await import("@/lib/db/migrations");
+    const { seedForLoad } = await import("./bench/seed");
+    await deployMigrations(databaseHandle().adapterFactory);
+    // Refresh tokens are single-use: enough for the fastest rate this machine could plausibly reach.
+    const seed = await seedForLoad(Math.ceil((duration + warmup + 1) * 3_000), say);
+    // PGlite allows one process per data directory: the server takes it from here.
+    await disconnectDb();
+
+    const common = { port, databaseUrl: database.url, serverSecret, logFile };
+    // Rate limits off (SPEC.md allows 0 for load tests), database time counted, no webhook
+    // dispatcher polling in the background (no app of the bench has a webhook URL).
+    const benchEnv = { BENCH_DB_TIMING: "1", WEBHOOK_DISPATCHER: "off" };
+    say(`${labels[kind]}: starting the production server on port ${port} (log: ${logFile})`);
+    let server = await startServer({ ...common, env: { ...benchEnv, RATE_LIMIT_BURST: "0", RATE_LIMIT_DAILY: "0" } });
+    const all = scenarios(seed);
+    const measured = new Map<string, Measurement[]>(all.map((s) => [s.id, []]));
+    try {
+      for (let round = 0; round < rounds; round++) {
+        for (const scenario of all) {
+          say(`${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name}`);
+          if (round === 0) await prepareScenario(server.baseUrl, scenario, warmup);
+          measured.get(scenario.id)!.push(await measure(server.baseUrl, scenario, duration / rounds));
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+    const results = all.map((s) => combine(s, measured.get(s.id)!));
+    // (b) again with the limits on but never reached: the cost of counting every request.
+    say(`${labels[kind]}: (b) again with rate limits on (limits high enough never to refuse)`);
+    server = await startServer({
+      ...common,
+      env: { ...benchEnv, RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_DAILY: "1000000000" },
+    });
+    try {
+      const b = all.find((s) => s.id === "b")!;
+      await prepareScenario(server.baseUrl, b, warmup);
+      const limited = combine(b, [await measure(server.baseUrl, b, duration)]);
+      results.push({ ...limited, id: "b′", name: `${b.name}, rate limits on` });
+    } finally {
+      await server.stop();
+    }
+    return { database: kind, label: labels[kind], duration, connections: CONNECTIONS, results };
+  } finally {
+    await database.drop();
+  }
+}
+
+async function main() {
+  if (flags.scale) {
+    const { runScale } = await import("./bench/scale");
+    await runScale();
+    return;
+  }
+  if (flags.child) {
+    const run = await runOne(flags.child as Kind);
+    writeFileSync(flags.out as string, JSON.stringify(run));
+    return;
+  }
+  const kinds: Kind[] = flags.db === "both" ? ["pglite", "postgres"] : [flags.db as Kind];
+  if (!kinds.every((k) => k in labels)) throw new Error("--db takes pglite, postgres or both.");
+  // One secret for the build and every server of this run (the children inherit it).
+  process.env.SERVER_SECRET ??= randomBytes(32).toString("hex");
+  buildIfNeeded();
+  const runs: DatabaseRun[] = [];
+  const dir = mkdtempSync(join(tmpdir(), "bench-"));
+  for (const kind of kinds) {
+    const out = join(dir, `${kind}.json`);
+    const args = ["scripts/bench.ts", "--child", kind, "--out", out, "--duration", String(duration)];
+    args.push("--warmup", String(warmup), "--port", String(port), "--rounds", String(rounds));
+    const child = spawnSync(process.execPath, [resolve("node_modules/tsx/dist/cli.mjs"), ...args], {
+      stdio: "inherit",
+    });
+    if (child.status !== 0) throw new Error(`The ${labels[kind]} run failed.`);
+    runs.push(JSON.parse(readFileSync(out, "utf8")) as DatabaseRun);
+  }
+  const pgVersion = kinds.includes("postgres") ? await postgresVersion() : undefined;
+  const command = `npm run bench -- --db ${flags.db} --duration ${duration} --rounds ${rounds} --warmup ${warmup}`;
+  const sections = runs.map(
+    (run) => `### ${run.label}\n\n${table(run)}\n\n${run.database === "postgres" ? `Targets: ${targets(run)}.\n` : ""}`,
+  );
+  for (const section of sections) console.log(`\n${section}`);
+  const markdown = [
+    "# Benchmark results",
+    "",
+    `Measured ${new Date().toISOString()} on ${machine(pgVersion)}, with \`${command}\`.`,
+    `${CONNECTIONS} connections; each scenario ${duration} s in ${rounds} turns of ${duration / rounds} s (scenarios take turns), after a ${warmup} s warm-up; (b′) one ${duration} s run on a server restarted with rate limits on. Load generated by autocannon in the same process tree, on the same cores as the server and database.`,
+    "Latencies in milliseconds: p50 the request-weighted mean of the turns' p50s, p99 the worst turn's. DB ms/req: time the server spent in database calls per request, including waiting for a pooled connection (BENCH_DB_TIMING=1). Ratio: req/s over (a)'s.",
+    "",
+    ...sections,
+  ].join("\n");
+  writeFileSync("bench-results.md", markdown);
+  say("Wrote bench-results.md");
+}
+
+main().catch((error) => {
+  console.error(`[bench] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,50 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+/** Where the bench's PostgreSQL databases are created (trust auth, as on every dev and CI machine). */
+export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+
+export interface BenchDatabase {
+  kind: "pglite" | "postgres";
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database for one run: PGlite in a temporary directory, or a new PostgreSQL database. */
+export async function freshDatabase(kind: "pglite" | "postgres", label = "bench"): Promise<BenchDatabase> {
+  if (kind === "pglite") {
+    const dir = mkdtempSync(join(tmpdir(), `${label}-pglite-`));
+    return { kind, url: `file:${dir}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `${label}_${randomBytes(4).toString("hex")}`;
+  await adminQuery(`CREATE DATABASE "${name}"`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { kind, url: url.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function postgresVersion(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ server_version: string }>("SHOW server_version");
+    return rows[0]?.server_version;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -1,0 +1,196 @@
+import autocannon, { type AutocannonRequest, type Result } from "autocannon";
+import type { LoadSeed } from "./seed";
+import { serverDbTime } from "./server";
+
+export const CONNECTIONS = 50;
+const VERSION = "2021-07-28";
+
+export interface Scenario {
+  id: string;
+  name: string;
+  /** The status every answer must have for the run to count. */
+  expect: number;
+  requests: AutocannonRequest[];
+  /** Set when a scenario consumes something per request: how many requests it can still make. */
+  remaining?: () => number;
+}
+
+export interface ScenarioResult {
+  id: string;
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  /** Time the server spent in database calls, per request (ms), and database calls per request. */
+  dbMsPerRequest: number;
+  dbCallsPerRequest: number;
+}
+
+/** (a)–(f) of the issue, in the order they run. */
+export function scenarios(seed: LoadSeed): Scenario[] {
+  const location = `/locations/${seed.locationId}`;
+  let contact = 0;
+  let refresh = 0;
+  const run = Date.now().toString(36);
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}`, version: VERSION });
+  const form = { "content-type": "application/x-www-form-urlencoded" };
+  return [
+    { id: "a", name: "GET /api/health (ceiling)", expect: 200, requests: [{ method: "GET", path: "/api/health" }] },
+    {
+      id: "b",
+      name: "GET /locations/{id}, private-integration token",
+      expect: 200,
+      requests: [{ method: "GET", path: location, headers: bearer(seed.privateIntegrationToken) }],
+    },
+    {
+      id: "c",
+      name: "GET /locations/{id}, access token",
+      expect: 200,
+      requests: [{ method: "GET", path: location, headers: bearer(seed.locationAccessToken) }],
+    },
+    {
+      id: "d",
+      name: "POST /contacts/, access token",
+      expect: 201,
+      requests: [
+        {
+          method: "POST",
+          path: "/contacts/",
+          headers: { ...bearer(seed.locationAccessToken), "content-type": "application/json" },
+          // A new e-mail each time, so every answer is a 201 and not a 409.
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({
+              firstName: "Ada",
+              lastName: "Lovelace",
+              email: `bench-${run}-${contact++}@example.test`,
+              phone: "+14155550123",
+              locationId: seed.locationId,
+            }),
+          }),
+        },
+      ],
+    },
+    {
+      id: "e",
+      name: "POST /oauth/token, refresh_token grant",
+      expect: 200,
+      remaining: () => seed.refresh.tokens.length - refresh,
+      requests: [
+        {
+          method: "POST",
+          path: "/oauth/token",
+          headers: form,
+          // Refresh tokens are single-use: each request presents one never presented before.
+          setupRequest: (request) => ({
+            ...request,
+            body: new URLSearchParams({
+              grant_type: "refresh_token",
+              client_id: seed.refresh.clientId,
+              client_secret: seed.refresh.clientSecret,
+              refresh_token: seed.refresh.tokens[refresh++] ?? "exhausted",
+            }).toString(),
+          }),
+        },
+      ],
+    },
+    {
+      id: "f",
+      name: "POST /oauth/locationToken",
+      expect: 200,
+      requests: [
+        {
+          method: "POST",
+          path: "/oauth/locationToken",
+          headers: { ...bearer(seed.companyAccessToken), ...form },
+          body: new URLSearchParams({ companyId: seed.companyId, locationId: seed.locationId }).toString(),
+        },
+      ],
+    },
+  ];
+}
+
+/** One request by hand before the load, so a misconfigured scenario fails loudly instead of benchmarking errors. */
+async function check(baseUrl: string, scenario: Scenario): Promise<void> {
+  const template = scenario.requests[0] as AutocannonRequest;
+  const request = template.setupRequest ? (template.setupRequest({ ...template }) ?? template) : template;
+  const res = await fetch(`${baseUrl}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+  if (res.status !== scenario.expect) {
+    throw new Error(
+      `(${scenario.id}) ${scenario.name}: expected ${scenario.expect}, got ${res.status}: ${await res.text()}`,
+    );
+  }
+}
+
+async function cannon(baseUrl: string, scenario: Scenario, duration: number): Promise<Result> {
+  return autocannon({ url: baseUrl, connections: CONNECTIONS, duration, requests: scenario.requests });
+}
+
+/** One measured stretch of one scenario. */
+export interface Measurement {
+  total: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  dbMs: number;
+  dbCalls: number;
+}
+
+/** Checks the scenario answers as expected, then loads it for `warmup` seconds, unmeasured. */
+export async function prepareScenario(baseUrl: string, scenario: Scenario, warmup: number): Promise<void> {
+  await check(baseUrl, scenario);
+  if (warmup > 0) await cannon(baseUrl, scenario, warmup);
+}
+
+export async function measure(baseUrl: string, scenario: Scenario, seconds: number): Promise<Measurement> {
+  // Let the previous load's last requests finish, so their database time is not counted here.
+  await new Promise((r) => setTimeout(r, 1_000));
+  const before = await serverDbTime(baseUrl);
+  const result = await cannon(baseUrl, scenario, seconds);
+  const after = await serverDbTime(baseUrl);
+  if (scenario.remaining && scenario.remaining() < 0) {
+    console.warn(`[bench] (${scenario.id}) ran out of seeded tokens: the non-2xx count includes the surplus requests.`);
+  }
+  return {
+    total: result.requests.total,
+    seconds: result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    dbMs: after.totalMs - before.totalMs,
+    dbCalls: after.calls - before.calls,
+  };
+}
+
+/**
+ * A scenario's result over its rounds: requests/s over the whole measured time, p50 the
+ * request-weighted mean of the rounds' p50s, p99 the worst round's (autocannon's histograms are
+ * not merged), counts and database time summed.
+ */
+export function combine(scenario: Scenario, rounds: Measurement[]): ScenarioResult {
+  const total = rounds.reduce((n, r) => n + r.total, 0);
+  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  const sum = (f: (r: Measurement) => number) => rounds.reduce((n, r) => n + f(r), 0);
+  return {
+    id: scenario.id,
+    name: scenario.name,
+    requestsPerSecond: seconds ? total / seconds : 0,
+    p50: total ? sum((r) => r.p50 * r.total) / total : 0,
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    total,
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    dbMsPerRequest: total ? sum((r) => r.dbMs) / total : 0,
+    dbCallsPerRequest: total ? sum((r) => r.dbCalls) / total : 0,
+  };
+}
