@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { expect, test } from "@playwright/test";
 import { runCli } from "./support/cli";
+import { expect, test } from "./support/test";
 import { createAgency, createUser, signIn } from "./support/world";
 
 /**

@@ -1,6 +1,6 @@
-import { expect, test } from "@playwright/test";
 import { runCliFailure } from "./support/cli";
 import { seededOwner } from "./support/env";
+import { expect, test } from "./support/test";
 import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
 
 test.describe("sign-in", () => {

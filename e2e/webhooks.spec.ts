@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/test";
 import { createAgency, createUser, signIn } from "./support/world";
 
 // The full receive-and-redeliver test (a local receiver, an app whose webhook URL points at it, an

@@ -49,6 +49,17 @@ export const envSchema = z.object({
     .enum(["on", "off"], { message: "must be on or off" })
     .optional()
     .transform((v) => v ?? "on"),
+  /**
+   * How long a claimed webhook stays with the instance that claimed it. When that instance dies
+   * mid-delivery, another one retries the event after this long. Above the 10 s delivery timeout.
+   */
+  WEBHOOK_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(15, { message: "must be at least 15 (seconds; a delivery may take 10)" })
+    .max(3600)
+    .optional()
+    .transform((v) => v ?? 60),
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error", "silent"])
     .optional()

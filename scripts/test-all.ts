@@ -55,6 +55,18 @@ if (existsSync(playwrightReport)) {
   failed += r.stats.unexpected;
 }
 
+// Two production servers on one PostgreSQL (code and refresh-token races, revocation across
+// instances, SIGKILL mid-delivery), or one on PGlite; reuses the build the end-to-end step made.
+ok =
+  step("Multi-instance and crash tests (short)", process.execPath, [bin("tsx"), "scripts/stress.ts", "--short"]) && ok;
+const stressPort = process.env.STRESS_PORT ?? String(Number(process.env.E2E_PORT ?? 3100) + 80);
+const stressReport = resolve("test-results/stress", stressPort, "results.json");
+if (existsSync(stressReport)) {
+  const r = JSON.parse(readFileSync(stressReport, "utf8")) as { checks?: { passed: number; failed: number } };
+  passed += r.checks?.passed ?? 0;
+  failed += r.checks?.failed ?? 0;
+}
+
 if (!ok && failed === 0) failed = 1; // a failed lint, type check or setup counts as a failure
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(ok ? 0 : 1);

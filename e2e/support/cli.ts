@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { e2eServerSecret, infoPath, type ServerInfo } from "./env";
+import { rememberSecret, rememberSecretsIn, secretField } from "./secrets";
 
 const run = promisify(execFile);
 
@@ -17,12 +18,17 @@ export async function runCli<T = Record<string, unknown>>(command: string, flags
   const args = [resolve("node_modules/tsx/dist/cli.mjs"), "scripts/cli.ts", command];
   for (const [name, value] of Object.entries(flags)) {
     if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) args.push(`--${name}`, v);
+    for (const v of Array.isArray(value) ? value : [value]) {
+      args.push(`--${name}`, v);
+      if (secretField.test(name)) rememberSecret(v, `cli ${command} --${name}: password`);
+    }
   }
   const { stdout } = await run(process.execPath, args, {
     env: { ...process.env, DATABASE_URL: info.databaseUrl, SERVER_SECRET: e2eServerSecret, LOG_LEVEL: "warn" },
   });
-  return JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as T;
+  const last = stdout.trim().split("\n").pop() ?? "{}";
+  rememberSecretsIn(last, `cli ${command}`);
+  return JSON.parse(last) as T;
 }
 
 /** Like runCli, but for a command expected to fail: its stderr and exit code. */

@@ -3,11 +3,14 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { e2eBaseUrl, e2eDir, e2ePort, e2eServerSecret, infoPath, seededOwner } from "./env";
+import { rememberSecret } from "./secrets";
+import { checkSecretsAtRest } from "./secrets-at-rest";
 
 /**
  * Starts the production server the way a user does (`npm start`: migrations, seed, build when
  * needed, next start) on a fresh database of its own: PGlite in a temporary directory, or a new
- * PostgreSQL database when TEST_DATABASE_URL is set. Stops it and drops the database afterwards.
+ * PostgreSQL database when TEST_DATABASE_URL is set. Afterwards: stops it, checks that no secret
+ * the suite saw or typed is in the database or the log (secrets-at-rest.ts), drops the database.
  */
 export default async function globalSetup() {
   rmSync(e2eDir, { recursive: true, force: true });
@@ -49,11 +52,14 @@ export default async function globalSetup() {
       SEED_ADMIN_EMAIL: seededOwner.email,
       SEED_ADMIN_PASSWORD: seededOwner.password,
       WEBHOOK_ALLOW_PRIVATE: "1",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: "info", // everything production logs, so the secrets check reads it all
       NODE_ENV: "production",
     },
   });
   writeFileSync(infoPath, JSON.stringify({ databaseUrl, pid: server.pid }));
+  const exited = new Promise<void>((done) => server.once("exit", () => done()));
+  rememberSecret(seededOwner.password, "seeded owner: password");
+  rememberSecret(e2eServerSecret, "server secret");
 
   const deadline = Date.now() + 8 * 60_000; // a first build on 2 cores takes a while
   for (;;) {
@@ -81,7 +87,12 @@ export default async function globalSetup() {
         // already gone
       }
     }
-    await new Promise((r) => setTimeout(r, 1000));
-    await dropDatabase?.();
+    // Wait for the exit: PGlite's data directory belongs to one process.
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    try {
+      await checkSecretsAtRest(databaseUrl, logFile);
+    } finally {
+      await dropDatabase?.();
+    }
   };
 }

@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, type Locator, type Page } from "@playwright/test";
+import { rememberSecret } from "./secrets";
 
 export const tokenPattern = /^pit-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -17,6 +18,7 @@ export async function takeShownToken(page: Page, close: "Done" | "Escape" = "Don
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText("Copy this token now. You won't be able to see it again.");
   const token = ((await dialog.getByTestId("pit-token").textContent()) ?? "").trim();
+  rememberSecret(token, "screen: pit- token");
   expect(token).toMatch(tokenPattern);
   await dialog.getByRole("button", { name: "Copy", exact: true }).click();
   // Headless Chromium may refuse the clipboard: then the token is selected for Ctrl+C instead.

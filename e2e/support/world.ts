@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect, type Page } from "@playwright/test";
 import { runCli } from "./cli";
+import { rememberSecret } from "./secrets";
 
 export const e2ePassword = "e2e-password-123";
 const suffix = () => randomBytes(4).toString("hex");
@@ -50,6 +51,7 @@ export async function createUser(
 }
 
 export async function signIn(page: Page, email: string, password = e2ePassword): Promise<void> {
+  rememberSecret(password, "typed: password");
   await page.goto("/login");
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describeError, log } from "@/lib/log";
 import { ApiError, errorBody } from "./errors";
+import { containsNul } from "./parse";
 
 /**
  * Every route handler of the HTTP API is wrapped by `apiRoute`: it gives the request a trace id,
@@ -19,6 +20,9 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
     let response: Response;
     try {
       const params = ((await routeContext?.params) ?? {}) as P;
+      if (containsNul(params)) {
+        throw new ApiError("invalid_request", "The path contains a NUL character (%00), which nothing here accepts.");
+      }
       response = await handler(request, { traceId, params });
     } catch (error) {
       response = errorResponse(error, traceId, request);

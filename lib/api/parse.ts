@@ -38,6 +38,29 @@ async function readBody(request: Request, maxBytes: number): Promise<string> {
   }
 }
 
+/**
+ * Whether a NUL character hides in a string, array or object (keys included). PostgreSQL text
+ * cannot hold NUL, so such input must be refused here, as a 400, before it reaches a query.
+ */
+export function containsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return true;
+    } else if (Array.isArray(v)) stack.push(...v);
+    else if (v !== null && typeof v === "object")
+      for (const [k, inner] of Object.entries(v)) {
+        if (k.includes("\u0000")) return true;
+        stack.push(inner);
+      }
+  }
+  return false;
+}
+
+const nulError = (where: string) =>
+  new ApiError("invalid_request", `The ${where} contains a NUL character (%00), which nothing here accepts.`);
+
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("invalid_request", `The request body is larger than ${Math.round(maxBytes / 1024)} KB.`, {
     status: 413,
@@ -98,6 +121,7 @@ export async function readForm(request: Request): Promise<Record<string, string>
     if (key in out) throw new ApiError("invalid_request", `The parameter ${key} was sent more than once.`);
     out[key] = value;
   }
+  if (containsNul(out)) throw nulError("form body");
   return out;
 }
 
@@ -116,6 +140,7 @@ export async function parseJson<S extends z.ZodType>(request: Request, schema: S
   } catch {
     throw new ApiError("invalid_request", "The request body is not valid JSON.");
   }
+  if (containsNul(value)) throw nulError("JSON body");
   return parseWith(schema, value, "JSON body");
 }
 
@@ -126,5 +151,6 @@ export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.
     if (key in out) throw new ApiError("invalid_request", `The query parameter ${key} was sent more than once.`);
     out[key] = value;
   }
+  if (containsNul(out)) throw nulError("query string");
   return parseWith(schema, out, "query string");
 }

@@ -38,11 +38,15 @@ function readBasic(header: string): { clientId: string; clientSecret: string } {
   const decoded = Buffer.from(encoded, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon < 0) throw bad();
+  let credentials: { clientId: string; clientSecret: string };
   try {
-    return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+    credentials = { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     throw bad();
   }
+  // PostgreSQL text cannot hold NUL: no client id or secret contains one.
+  if (`${credentials.clientId}${credentials.clientSecret}`.includes("\u0000")) throw bad();
+  return credentials;
 }
 
 export async function authenticateClient(

@@ -1,4 +1,3 @@
-import { ApiError } from "@/lib/api/errors";
 import { apiRoute, noStore } from "@/lib/api/handler";
 
 /**
@@ -14,14 +13,4 @@ export function noStoreRoute(handler: Handler) {
     for (const [name, value] of Object.entries(noStore)) response.headers.set(name, value);
     return response;
   };
-}
-
-/** The other methods of an endpoint: 405 with the error body of SPEC.md and an Allow header. */
-export function methodNotAllowed(...allowed: string[]) {
-  return apiRoute(async (request) => {
-    throw new ApiError("invalid_request", `${request.method} is not supported here; use ${allowed.join(" or ")}.`, {
-      status: 405,
-      headers: { allow: allowed.join(", ") },
-    });
-  });
 }

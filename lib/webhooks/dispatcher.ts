@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { invalid, notFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { describeError, log } from "@/lib/log";
@@ -287,6 +288,8 @@ export interface DispatcherOptions {
   appIds?: string[];
   /** Defaults to WEBHOOK_ALLOW_PRIVATE. */
   allowPrivate?: boolean;
+  /** How long a claim lasts; defaults to WEBHOOK_LEASE_SECONDS (60 s). */
+  leaseMs?: number;
 }
 
 interface LoopState {
@@ -298,7 +301,7 @@ interface LoopState {
   inFlight: Set<Promise<unknown>>;
   consecutiveErrors: number;
   unsubscribe: () => void;
-  options: DispatcherOptions & { intervalMs: number; concurrency: number };
+  options: DispatcherOptions & { intervalMs: number; concurrency: number; leaseMs: number };
 }
 
 const holder = globalThis as typeof globalThis & { __webhookDispatcher?: LoopState };
@@ -316,7 +319,12 @@ export function startDispatcher(options: DispatcherOptions = {}): void {
     inFlight: new Set(),
     consecutiveErrors: 0,
     unsubscribe: () => {},
-    options: { ...options, intervalMs: options.intervalMs ?? 1000, concurrency: options.concurrency ?? 10 },
+    options: {
+      ...options,
+      intervalMs: options.intervalMs ?? 1000,
+      concurrency: options.concurrency ?? 10,
+      leaseMs: options.leaseMs ?? env().WEBHOOK_LEASE_SECONDS * 1000,
+    },
   };
   holder.__webhookDispatcher = state;
   state.unsubscribe = onNudge(() => wake(state));
@@ -356,7 +364,7 @@ async function tick(state: LoopState): Promise<void> {
   state.ticking = (async () => {
     const free = state.options.concurrency - state.inFlight.size;
     if (free <= 0) return;
-    const events = await claimDueEvents({ limit: free, appIds: state.options.appIds });
+    const events = await claimDueEvents({ limit: free, appIds: state.options.appIds, leaseMs: state.options.leaseMs });
     claimedFull = events.length === free;
     for (const event of events) {
       const attempt = deliverSafely(event, { allowPrivate: state.options.allowPrivate }).finally(() => {

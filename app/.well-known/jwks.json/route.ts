@@ -1,4 +1,4 @@
-import { apiRoute, json } from "@/lib/api/handler";
+import { apiRoute, json, otherMethods } from "@/lib/api/handler";
 import { accessTokenJwks } from "@/lib/tokens/signing-keys";
 
 /** GET /.well-known/jwks.json: the public keys of every access token that may still be alive. */
@@ -6,3 +6,4 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(async () =>
   json(await accessTokenJwks(), { headers: { "cache-control": "public, max-age=300" } }),
 );
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

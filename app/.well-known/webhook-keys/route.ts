@@ -1,4 +1,4 @@
-import { apiRoute, json } from "@/lib/api/handler";
+import { apiRoute, json, otherMethods } from "@/lib/api/handler";
 import { webhookKeysJwks } from "@/lib/webhooks/signing-key";
 
 /**
@@ -8,3 +8,4 @@ import { webhookKeysJwks } from "@/lib/webhooks/signing-key";
 export const GET = apiRoute(async () =>
   json(await webhookKeysJwks(), { headers: { "cache-control": "public, max-age=300" } }),
 );
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
-import { apiRoute, json } from "@/lib/api/handler";
+import { apiRoute, json, otherMethods } from "@/lib/api/handler";
 import { parseJson } from "@/lib/api/parse";
 import { isOperatorKey } from "@/lib/cli/operator";
 import { CliError, runCommand } from "@/lib/cli/run";
@@ -24,3 +24,4 @@ export const POST = apiRoute(async (request) => {
     throw error;
   }
 });
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { apiRoute, json } from "@/lib/api/handler";
+import { apiRoute, json, otherMethods } from "@/lib/api/handler";
 import { parseQuery } from "@/lib/api/parse";
 import { requireVersion } from "@/lib/api/version";
 import { requireCompanyToken } from "@/lib/oauth/bearer";
-import { methodNotAllowed } from "@/lib/oauth/http";
 import { installedLocations } from "@/lib/oauth/installed-locations";
 
 const querySchema = z.object({ companyId: z.string().max(200).optional(), appId: z.string().max(200).optional() });
@@ -15,4 +14,4 @@ export const GET = apiRoute(async (request, { traceId }) => {
   const query = parseQuery(request, querySchema);
   return json(await installedLocations(principal, query, traceId));
 });
-export const POST = methodNotAllowed("GET");
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,7 +1,7 @@
-import { json, noStore } from "@/lib/api/handler";
+import { json, noStore, otherMethods } from "@/lib/api/handler";
 import { requireVersion } from "@/lib/api/version";
 import { requireCompanyToken } from "@/lib/oauth/bearer";
-import { methodNotAllowed, noStoreRoute } from "@/lib/oauth/http";
+import { noStoreRoute } from "@/lib/oauth/http";
 import { exchangeForLocationToken } from "@/lib/oauth/location-token";
 import { readOAuthForm } from "@/lib/oauth/token-endpoint";
 
@@ -12,4 +12,4 @@ export const POST = noStoreRoute(async (request, { traceId }) => {
   const form = await readOAuthForm(request);
   return json(await exchangeForLocationToken({ principal, form, traceId }), { headers: noStore });
 });
-export const GET = methodNotAllowed("POST");
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,0 +1,441 @@
+// npm run test:stress — evidence, in numbers, that nothing is lost or leaked under load, races and crashes:
+//   1. fuzzing every route (lib/api/fuzz.test.ts with FUZZ_RUNS, default 400 per route);
+//   2. two production servers on one PostgreSQL: one code and one refresh token redeemed against both
+//      at once (exactly one 200), deletion and revocation through one instance refused by the other
+//      within a second, one instance SIGKILLed mid-delivery and restarted (no webhook lost);
+//   3. one production server on the embedded PGlite: the same races, and SIGKILL mid-delivery + restart.
+// `--short` (run by npm test) does 2 or 3 with fewer requests: 2 when TEST_DATABASE_URL is set
+// (PGlite allows one process per data directory), else 3. Results: test-results/stress/results.json.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createCompany, createLocation } from "@/lib/accounts/companies";
+import { setLabsFeature } from "@/lib/accounts/labs";
+import type { Actor } from "@/lib/accounts/permissions";
+import { createUser } from "@/lib/accounts/users";
+import { databaseHandle, db, disconnectDb } from "@/lib/db/client";
+import { deployMigrations } from "@/lib/db/migrations";
+import { resetEnvCache } from "@/lib/env";
+import { createPrivateIntegration, deletePrivateIntegration } from "@/lib/integrations/lifecycle";
+import { createApp } from "@/lib/oauth/apps";
+import { approveInstall } from "@/lib/oauth/authorization";
+import {
+  freshPostgresDatabase,
+  type Instance,
+  makeInstance,
+  type SlowReceiver,
+  sleep,
+  startSlowReceiver,
+  stressDir,
+  stressSecret,
+  tail,
+} from "./stress/instances";
+
+const short = process.argv.includes("--short");
+/** Three ports from here (two PostgreSQL instances, one PGlite); beside E2E_PORT so parallel runs do not collide. */
+const basePort = Number(process.env.STRESS_PORT ?? Number(process.env.E2E_PORT ?? 3100) + 80);
+const postgresServer =
+  process.env.TEST_DATABASE_URL ?? (short ? undefined : "postgresql://postgres@127.0.0.1:5432/postgres");
+const sizes = short
+  ? { race: 10, propagation: 3, events: 24, fuzzRuns: 0 }
+  : { race: 40, propagation: 20, events: 150, fuzzRuns: Number(process.env.FUZZ_RUNS ?? 400) };
+/** Short enough that a crashed instance's claims come back quickly; production keeps 60 s. */
+const leaseSeconds = 15;
+const redirectUri = "https://app.example.test/oauth/callback";
+
+process.env.SERVER_SECRET = stressSecret;
+process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+process.env.LOG_LEVEL = "warn";
+
+const results: Record<string, unknown> = { mode: short ? "short" : "full", startedAt: new Date().toISOString() };
+const failures: string[] = [];
+let passed = 0;
+const say = (message: string) => console.log(`[stress] ${message}`);
+
+function check(ok: boolean, what: string) {
+  say(`${ok ? "ok  " : "FAIL"} ${what}`);
+  if (ok) passed++;
+  else failures.push(what);
+}
+
+async function openFreshDatabase(url: string) {
+  await disconnectDb();
+  process.env.DATABASE_URL = url;
+  resetEnvCache();
+  await deployMigrations(databaseHandle().adapterFactory);
+}
+
+interface World {
+  owner: Actor;
+  companyId: string;
+  locationIds: string[];
+  client: { clientId: string; clientSecret: string };
+}
+
+const suffix = () => Math.random().toString(36).slice(2, 8);
+
+/** An agency with sub-accounts, its owner, and an app without a webhook (for the token races). */
+async function makeWorld(locations: number): Promise<World> {
+  const company = await createCompany({ name: `Stress agency ${suffix()}` });
+  const locationIds: string[] = [];
+  for (let i = 0; i < locations; i++)
+    locationIds.push((await createLocation({ companyId: company.id, name: `Sub-account ${i + 1}` })).id);
+  const owner = await createUser({
+    email: `owner-${suffix()}@stress.test`,
+    password: "stress-owner-password",
+    name: "Stress Owner",
+    role: "agency_owner",
+    companyId: company.id,
+  });
+  await setLabsFeature({ companyId: company.id, feature: "private_integrations", enabled: true });
+  const app = await createApp({
+    companyId: company.id,
+    name: `Stress app ${suffix()}`,
+    redirectUris: [redirectUri],
+    scopes: ["oauth.readonly", "oauth.write", "locations.readonly", "contacts.write"],
+    installSetting: "everyone",
+  });
+  return {
+    owner,
+    companyId: company.id,
+    locationIds,
+    client: { clientId: app.app.clientId, clientSecret: app.clientSecret },
+  };
+}
+
+async function issueCode(world: World, clientId = world.client.clientId): Promise<string> {
+  const approved = await approveInstall({
+    actor: world.owner,
+    params: { response_type: "code", client_id: clientId, redirect_uri: redirectUri, state: "s" },
+    target: { level: "agency", locationIds: world.locationIds.slice(0, 2) },
+  });
+  return approved.code;
+}
+
+/** Installs an app whose webhook goes to `receiver` on `count` sub-accounts: `count` INSTALL events. */
+async function enqueueInstallEvents(world: World, receiver: SlowReceiver, count: number): Promise<Set<string>> {
+  const locations: string[] = [];
+  for (let i = 0; i < count; i++)
+    locations.push((await createLocation({ companyId: world.companyId, name: `Hooked ${i + 1}` })).id);
+  const app = await createApp({
+    companyId: world.companyId,
+    name: `Hooked app ${suffix()}`,
+    redirectUris: [redirectUri],
+    scopes: ["locations.readonly"],
+    installSetting: "everyone",
+    webhookUrl: receiver.url,
+  });
+  await approveInstall({
+    actor: world.owner,
+    params: { response_type: "code", client_id: app.app.clientId, redirect_uri: redirectUri, state: "s" },
+    target: { level: "agency", locationIds: locations },
+  });
+  const events = await db().webhookEvent.findMany({ where: { appId: app.app.id }, select: { id: true } });
+  return new Set(events.map((e) => e.id));
+}
+
+async function postForm(base: string, path: string, form: Record<string, string>) {
+  const res = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form).toString(),
+  });
+  const body = (await res.json().catch(() => ({}))) as Record<string, string>;
+  return { status: res.status, body };
+}
+
+async function getLocation(base: string, locationId: string, token: string): Promise<number> {
+  const res = await fetch(`${base}/locations/${locationId}`, {
+    headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** `count` requests at once, spread over the instances; the statuses and error codes seen. */
+async function race(instances: Instance[], count: number, form: Record<string, string>) {
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, i) => postForm(instances[i % instances.length]!.url, "/oauth/token", form)),
+  );
+  const tally: Record<string, number> = {};
+  for (const a of answers) {
+    const key = a.status === 200 ? "200" : `${a.status} ${a.body.error}`;
+    tally[key] = (tally[key] ?? 0) + 1;
+  }
+  return { answers, tally, winners: answers.filter((a) => a.status === 200) };
+}
+
+async function tokenRaces(label: string, instances: Instance[], world: World) {
+  const { clientId, clientSecret } = world.client;
+  // One authorization code, redeemed `sizes.race` times at once.
+  const code = await issueCode(world);
+  const codeRace = await race(instances, sizes.race, {
+    grant_type: "authorization_code",
+    client_id: clientId,
+    client_secret: clientSecret,
+    code,
+    user_type: "Company",
+  });
+  results[`${label}.codeRace`] = codeRace.tally;
+  check(
+    codeRace.winners.length === 1 && codeRace.tally["400 invalid_grant"] === sizes.race - 1,
+    `${label}: one code redeemed ${sizes.race}× at once on ${instances.length} instance(s) → ${JSON.stringify(codeRace.tally)} (exactly one 200, the rest invalid_grant)`,
+  );
+  const reused = codeRace.winners[0]?.body.access_token;
+  if (reused) {
+    const status = await getLocation(instances[0]!.url, world.locationIds[0]!, reused);
+    check(status === 401, `${label}: the token issued from the replayed code is revoked (RFC 6749 §4.1.2): ${status}`);
+  }
+
+  // One refresh token, presented `sizes.race` times at once.
+  const exchanged = await postForm(instances[0]!.url, "/oauth/token", {
+    grant_type: "authorization_code",
+    client_id: clientId,
+    client_secret: clientSecret,
+    code: await issueCode(world),
+    user_type: "Company",
+  });
+  const works = await getLocation(
+    instances[instances.length - 1]!.url,
+    world.locationIds[0]!,
+    exchanged.body.access_token ?? "",
+  );
+  check(
+    exchanged.status === 200 && works === 200,
+    `${label}: a fresh code exchanges (${exchanged.status}) and its token works on every instance (${works})`,
+  );
+  const refreshRace = await race(instances, sizes.race, {
+    grant_type: "refresh_token",
+    client_id: clientId,
+    client_secret: clientSecret,
+    refresh_token: exchanged.body.refresh_token ?? "",
+  });
+  results[`${label}.refreshRace`] = refreshRace.tally;
+  check(
+    refreshRace.winners.length === 1 && refreshRace.tally["400 invalid_grant"] === sizes.race - 1,
+    `${label}: one refresh token presented ${sizes.race}× at once → ${JSON.stringify(refreshRace.tally)} (exactly one 200)`,
+  );
+}
+
+/** Polls `probe` until it returns true; the milliseconds it took, or null after `limitMs`. */
+async function timeUntil(probe: () => Promise<boolean>, limitMs = 5000): Promise<number | null> {
+  const started = performance.now();
+  for (;;) {
+    if (await probe()) return Math.round(performance.now() - started);
+    if (performance.now() - started > limitMs) return null;
+    await sleep(10);
+  }
+}
+
+async function propagation(one: Instance, two: Instance, world: World) {
+  const locationId = world.locationIds[0]!;
+  const integrationTimes: number[] = [];
+  for (let i = 0; i < sizes.propagation; i++) {
+    const owner = { level: "location", locationId } as const;
+    const created = await createPrivateIntegration(world.owner, owner, {
+      name: `Propagation ${i}`,
+      scopes: ["locations.readonly"],
+    });
+    const before = await getLocation(two.url, locationId, created.token);
+    if (before !== 200) {
+      check(false, `propagation: a new integration works on instance 2 first (got ${before})`);
+      return;
+    }
+    // Deleted through instance 1's code (lib, same PostgreSQL); the clock starts when the delete commits.
+    await deletePrivateIntegration(world.owner, owner, created.integration.id);
+    const ms = await timeUntil(async () => (await getLocation(two.url, locationId, created.token)) === 401);
+    integrationTimes.push(ms ?? Number.POSITIVE_INFINITY);
+  }
+  const worst = Math.max(...integrationTimes);
+  results["postgres.deletePropagationMs"] = { max: worst, samples: integrationTimes };
+  check(
+    worst <= 1000,
+    `a private integration deleted through instance 1 is refused by instance 2 after at most ${worst} ms (${integrationTimes.length} runs; limit 1000 ms)`,
+  );
+
+  // An access token revoked at instance 1's /oauth/revoke is refused by instance 2.
+  const { clientId, clientSecret } = world.client;
+  const issued = await postForm(one.url, "/oauth/token", {
+    grant_type: "authorization_code",
+    client_id: clientId,
+    client_secret: clientSecret,
+    code: await issueCode(world),
+    user_type: "Company",
+  });
+  const token = issued.body.access_token ?? "";
+  const before = await getLocation(two.url, locationId, token);
+  const revoked = await postForm(one.url, "/oauth/revoke", {
+    client_id: clientId,
+    client_secret: clientSecret,
+    token,
+  });
+  const ms = await timeUntil(async () => (await getLocation(two.url, locationId, token)) === 401);
+  results["postgres.revokePropagationMs"] = ms;
+  check(
+    before === 200 && revoked.status === 200 && ms !== null && ms <= 1000,
+    `an access token revoked at instance 1 (answer ${revoked.status}) is refused by instance 2 after ${ms} ms (before: ${before})`,
+  );
+}
+
+/**
+ * SIGKILL `victim` while its deliveries are in flight, restart it, and wait until the receiver has
+ * answered every webhook-id (the events exist already, in `expected`).
+ */
+async function crashMidDelivery(
+  label: string,
+  victim: Instance,
+  receiver: SlowReceiver,
+  expected: Set<string>,
+  /** Deliveries in flight before the kill; above one instance's concurrency (10) means every instance has some. */
+  minInFlight: number,
+): Promise<void> {
+  const started = Date.now();
+  while (receiver.inFlight < minInFlight) {
+    if (Date.now() - started > 60_000)
+      throw new Error(`${label}: never ${minInFlight} deliveries in flight within 60 s. ${tail(victim.logFile)}`);
+    await sleep(10);
+  }
+  const inFlight = receiver.inFlight;
+  const answeredBefore = receiver.seen.size;
+  await victim.kill();
+  const killedAt = Date.now();
+  say(`${label}: killed ${victim.name} with ${inFlight} deliveries in flight (${answeredBefore} answered before)`);
+  const restartMs = await victim.start();
+  const deadline = Date.now() + (leaseSeconds + 120) * 1000;
+  while ([...expected].some((id) => !receiver.seen.has(id))) {
+    if (Date.now() > deadline) break;
+    await sleep(100);
+  }
+  const missing = [...expected].filter((id) => !receiver.seen.has(id));
+  const duplicates = [...receiver.seen.values()].filter((n) => n > 1).length;
+  results[`${label}.crash`] = {
+    events: expected.size,
+    inFlightAtKill: inFlight,
+    answeredBeforeKill: answeredBefore,
+    cutOffByKill: receiver.cutOff,
+    restartMs,
+    allDeliveredAfterKillMs: missing.length ? null : Date.now() - killedAt,
+    deliveredMoreThanOnce: duplicates,
+    missing: missing.length,
+  };
+  check(
+    receiver.cutOff > 0 && missing.length === 0,
+    `${label}: SIGKILL cut ${receiver.cutOff} deliveries off mid-request (${inFlight} in flight), restart: ${expected.size - missing.length}/${expected.size} webhook-ids delivered (${duplicates} more than once, which at-least-once allows)`,
+  );
+}
+
+async function postgresScenarios(serverUrl: string) {
+  say(`Two production servers on one PostgreSQL database (${new URL(serverUrl).host})`);
+  const database = await freshPostgresDatabase(serverUrl, "stress");
+  const receiver = await startSlowReceiver(1500);
+  // Instances behind one public origin share APP_URL: it is the `iss` of every access token.
+  const env = { WEBHOOK_LEASE_SECONDS: String(leaseSeconds), APP_URL: `http://127.0.0.1:${basePort}` };
+  const one = makeInstance("pg-instance-1", basePort, database.url, env);
+  const two = makeInstance("pg-instance-2", basePort + 1, database.url, env);
+  try {
+    await openFreshDatabase(database.url);
+    const world = await makeWorld(2);
+    // One after the other: the first start builds the app when its sources changed.
+    results["postgres.startMs"] = [await one.start(), await two.start()];
+    await tokenRaces("postgres", [one, two], world);
+    await propagation(one, two, world);
+    const expected = await enqueueInstallEvents(world, receiver, sizes.events);
+    await crashMidDelivery("postgres", one, receiver, expected, 11);
+  } finally {
+    await Promise.all([one.stop(), two.stop()]);
+    await receiver.close();
+    await disconnectDb();
+    await database.drop();
+  }
+}
+
+async function pgliteScenarios() {
+  say("One production server on the embedded PGlite database");
+  const dir = mkdtempSync(join(tmpdir(), "stress-pglite-"));
+  const url = `file:${join(dir, "pglite")}`;
+  const receiver = await startSlowReceiver(1500);
+  const instance = makeInstance("pglite-instance", basePort + 2, url, { WEBHOOK_LEASE_SECONDS: String(leaseSeconds) });
+  try {
+    // PGlite belongs to one process: seed (and enqueue the webhooks) before the server opens it.
+    await openFreshDatabase(url);
+    const world = await makeWorld(2);
+    const expected = await enqueueInstallEvents(world, receiver, sizes.events);
+    const codes = { race: await issueCode(world), refresh: await issueCode(world) };
+    await disconnectDb();
+    results["pglite.startMs"] = await instance.start();
+    await crashMidDelivery("pglite", instance, receiver, expected, 6);
+    await pgliteTokenRaces(instance, world, codes);
+  } finally {
+    await instance.stop();
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The token races on one instance, with codes issued before it started (it owns the database now). */
+async function pgliteTokenRaces(instance: Instance, world: World, codes: { race: string; refresh: string }) {
+  const { clientId, clientSecret } = world.client;
+  const base = { client_id: clientId, client_secret: clientSecret };
+  const codeRace = await race([instance], sizes.race, {
+    ...base,
+    grant_type: "authorization_code",
+    code: codes.race,
+    user_type: "Company",
+  });
+  results["pglite.codeRace"] = codeRace.tally;
+  check(
+    codeRace.winners.length === 1,
+    `pglite: one code redeemed ${sizes.race}× at once → ${JSON.stringify(codeRace.tally)}`,
+  );
+  const exchanged = await postForm(instance.url, "/oauth/token", {
+    ...base,
+    grant_type: "authorization_code",
+    code: codes.refresh,
+    user_type: "Company",
+  });
+  const refreshRace = await race([instance], sizes.race, {
+    ...base,
+    grant_type: "refresh_token",
+    refresh_token: exchanged.body.refresh_token ?? "",
+  });
+  results["pglite.refreshRace"] = refreshRace.tally;
+  check(
+    refreshRace.winners.length === 1,
+    `pglite: one refresh token presented ${sizes.race}× at once → ${JSON.stringify(refreshRace.tally)}`,
+  );
+}
+
+function fuzz() {
+  say(`Fuzzing every route: FUZZ_RUNS=${sizes.fuzzRuns} per route`);
+  const started = Date.now();
+  const run = spawnSync(resolve("node_modules/.bin/vitest"), ["run", "lib/api/fuzz.test.ts"], {
+    stdio: "inherit",
+    env: { ...process.env, FUZZ_RUNS: String(sizes.fuzzRuns) },
+  });
+  results.fuzz = { runsPerRoute: sizes.fuzzRuns, seconds: Math.round((Date.now() - started) / 1000) };
+  check(run.status === 0, `fuzzing: ${sizes.fuzzRuns} requests per route, never a 5xx, always SPEC.md's error body`);
+}
+
+async function main() {
+  const started = Date.now();
+  mkdirSync(stressDir, { recursive: true });
+  if (!short) fuzz();
+  if (postgresServer) await postgresScenarios(postgresServer);
+  else say("Two-instance tests skipped: they need PostgreSQL (set TEST_DATABASE_URL); PGlite is one process.");
+  if (!short || !postgresServer) await pgliteScenarios();
+  results.seconds = Math.round((Date.now() - started) / 1000);
+  results.checks = { passed, failed: failures.length };
+  results.failures = failures;
+  writeFileSync(resolve(stressDir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  say(`Results in ${resolve(stressDir, "results.json")}`);
+  console.log(JSON.stringify(results, null, 2));
+  say(failures.length ? `${failures.length} check(s) FAILED` : `every check passed in ${results.seconds} s`);
+  process.exit(failures.length ? 1 : 0);
+}
+
+main().catch(async (error) => {
+  console.error(`[stress] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  await disconnectDb().catch(() => {});
+  process.exit(1);
+});
