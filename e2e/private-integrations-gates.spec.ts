@@ -1,6 +1,7 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import { runCli } from "./support/cli";
 import { card, locationsApiServed, screenPath, takeShownToken } from "./support/private-integrations";
+import { test } from "./support/test";
 import { createAgency, createUser, signIn } from "./support/world";
 
 /** Who may see and manage which integrations, decided by the server in every page and action. */

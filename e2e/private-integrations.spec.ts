@@ -1,4 +1,4 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import {
   card,
   confirmAction,
@@ -7,6 +7,7 @@ import {
   takeShownToken,
   tokenStatuses,
 } from "./support/private-integrations";
+import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
 /**
