@@ -132,14 +132,20 @@ export function scopeLevels(scope: Scope): readonly ScopeLevel[] {
   return scopeCatalog[scope].levels;
 }
 
+// Computed once: every verified request narrows its token's scopes to its level.
+const scopesByLevel: Record<ScopeLevel, readonly Scope[]> = {
+  agency: allScopes.filter((s) => scopeLevels(s).includes("agency")),
+  location: allScopes.filter((s) => scopeLevels(s).includes("location")),
+};
+
 export function scopesForLevel(level: ScopeLevel): Scope[] {
-  return allScopes.filter((s) => scopeLevels(s).includes(level));
+  return [...scopesByLevel[level]];
 }
 
 /** The granted scopes that apply at `level`, in catalog order. */
 export function scopesAtLevel(scopes: readonly string[], level: ScopeLevel): Scope[] {
   const granted = new Set(scopes);
-  return scopesForLevel(level).filter((s) => granted.has(s));
+  return scopesByLevel[level].filter((s) => granted.has(s));
 }
 
 /** "a b c" → unique names, in order; unknown names are returned separately. */

@@ -34,10 +34,12 @@ function notYours(principal: Principal): ApiError {
  */
 export async function getLocationForPrincipal(principal: Principal, locationId: string): Promise<LocationView> {
   if (principal.authClass === "Location" && principal.locationId !== locationId) throw notYours(principal);
-  const row = await db().location.findFirst({
-    where: { id: locationId, companyId: principal.companyId },
-    select: { id: true, companyId: true, name: true, createdAt: true },
-  });
+  // Raw SQL: this is the hot path of the API, and the query builder's per-call work was a
+  // measurable share of it (npm run bench, scenarios b and c). Same WHERE, same one indexed read.
+  const rows = await db().$queryRaw<{ id: string; companyId: string; name: string; createdAt: Date }[]>`
+    SELECT id, "companyId", name, "createdAt" FROM "Location"
+    WHERE id = ${locationId} AND "companyId" = ${principal.companyId}`;
+  const row = rows[0];
   if (!row) throw notYours(principal);
-  return { ...row, createdAt: row.createdAt.toISOString() };
+  return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
 }
