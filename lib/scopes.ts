@@ -157,13 +157,18 @@ export function splitScopeString(value: string): { known: Scope[]; unknown: stri
   };
 }
 
-/** Scopes grouped for the pickers, each group in catalog order. */
-export function scopeGroups(level: ScopeLevel): { group: string; scopes: { name: Scope; description: string }[] }[] {
-  const groups = new Map<string, { name: Scope; description: string }[]>();
-  for (const name of scopesForLevel(level)) {
+/**
+ * Scopes grouped for the pickers, each group in catalog order: those valid at `level` (the
+ * private-integration screens), or every scope when no level is given (apps may request any).
+ */
+export function scopeGroups(
+  level?: ScopeLevel,
+): { group: string; scopes: { name: Scope; description: string; levels: readonly ScopeLevel[] }[] }[] {
+  const groups = new Map<string, { name: Scope; description: string; levels: readonly ScopeLevel[] }[]>();
+  for (const name of level ? scopesByLevel[level] : allScopes) {
     const info = scopeCatalog[name];
     const list = groups.get(info.group) ?? [];
-    list.push({ name, description: info.description });
+    list.push({ name, description: info.description, levels: info.levels });
     groups.set(info.group, list);
   }
   return [...groups].map(([group, scopes]) => ({ group, scopes }));

@@ -20,7 +20,7 @@ export interface AppFormValues {
 
 export interface ScopeGroup {
   group: string;
-  scopes: { name: string; description: string; levels: string }[];
+  scopes: { name: string; description: string; levels: readonly ("agency" | "location")[] }[];
 }
 
 /** Create or edit an app. After creating, the client secret is shown once in place of the form. */
@@ -156,7 +156,8 @@ export function AppForm({
                           id={`scope-${scope.name.replace(/[^a-z0-9]/gi, "-")}`}
                           className="block text-xs text-slate-500"
                         >
-                          {scope.description} · {scope.levels}
+                          {scope.description} ·{" "}
+                          {scope.levels.map((l) => (l === "agency" ? "agency" : "sub-account")).join(" + ")}
                         </span>
                       </span>
                     </label>

@@ -7,8 +7,8 @@ import { requireActor } from "@/lib/auth/session";
 import { DomainError } from "@/lib/errors";
 import { type AppView, getDeveloperApp } from "@/lib/oauth/apps";
 import { installUrl } from "@/lib/oauth/marketplace";
+import { scopeGroups } from "@/lib/scopes";
 import { regenerateSecretAction, updateAppAction } from "../actions";
-import { allScopeGroups } from "../scope-groups";
 
 export const metadata: Metadata = { title: "App" };
 
@@ -82,7 +82,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
           <AppForm
             action={updateAppAction}
             submitLabel="Save"
-            scopeGroups={allScopeGroups()}
+            scopeGroups={scopeGroups()}
             values={{
               appId: app.id,
               name: app.name,

@@ -4,8 +4,8 @@ import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
 import { canManageApps } from "@/lib/oauth/apps";
+import { scopeGroups } from "@/lib/scopes";
 import { createAppAction } from "../actions";
-import { allScopeGroups } from "../scope-groups";
 
 export const metadata: Metadata = { title: "Create app" };
 
@@ -25,7 +25,7 @@ export default async function NewAppPage() {
         <AppForm
           action={createAppAction}
           submitLabel="Create"
-          scopeGroups={allScopeGroups()}
+          scopeGroups={scopeGroups()}
           values={{
             name: "",
             description: "",

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { allScopes, scopeGroups, scopesAtLevel } from "./scopes";
+
+describe("the scope catalog", () => {
+  it("groups every scope for apps, and only a level's scopes for that level's pickers", () => {
+    const names = (groups: ReturnType<typeof scopeGroups>) => groups.flatMap((g) => g.scopes.map((s) => s.name));
+    expect(names(scopeGroups()).sort()).toEqual([...allScopes].sort());
+    const agency = names(scopeGroups("agency"));
+    const location = names(scopeGroups("location"));
+    expect(agency).toEqual(
+      expect.arrayContaining(["oauth.write", "locations.write", "locations.readonly", "users.write"]),
+    );
+    expect(agency).not.toContain("contacts.write");
+    expect(location).toEqual(expect.arrayContaining(["contacts.write", "businesses.readonly", "locations.readonly"]));
+    expect(location).not.toContain("oauth.write");
+    expect(
+      scopeGroups()
+        .flatMap((g) => g.scopes)
+        .find((s) => s.name === "users.readonly")?.levels,
+    ).toEqual(["agency", "location"]);
+  });
+
+  it("narrows granted scopes to a token's level", () => {
+    expect(scopesAtLevel(["contacts.write", "oauth.write", "locations.readonly"], "location")).toEqual([
+      "locations.readonly",
+      "contacts.write",
+    ]);
+  });
+});
