@@ -1,9 +1,9 @@
 import { recordAudit } from "@/lib/accounts/audit";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db, type Tx } from "@/lib/db/client";
+import { changeCachedState } from "@/lib/db/read-cache";
 import { conflict, notFound } from "@/lib/errors";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
-import { changeTokenState } from "@/lib/tokens/verification-cache";
 import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } from "./access";
 import { type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
 import { mintToken } from "./token";
@@ -71,8 +71,8 @@ async function withLockedIntegration<T>(
   change: (tx: Tx, row: IntegrationRow) => Promise<T>,
 ): Promise<T> {
   try {
-    // Every lifecycle action changes what a token may do: see lib/tokens/verification-cache.ts.
-    return await changeTokenState(() =>
+    // Every lifecycle action changes what a token may do: see lib/db/read-cache.ts.
+    return await changeCachedState(() =>
       db().$transaction(async (tx) => {
         const locked = await tx.$queryRaw<{ id: string }[]>`
         SELECT id FROM "PrivateIntegration"

@@ -1,9 +1,9 @@
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { cachedRead } from "@/lib/db/read-cache";
 import { describeError, log } from "@/lib/log";
 import { scopesAtLevel } from "@/lib/scopes";
 import type { VerifyResult } from "@/lib/tokens/principal";
-import { cachedVerification } from "@/lib/tokens/verification-cache";
 import { isPrivateIntegrationToken } from "./token";
 
 /** lastUsedAt is written at most this often per token. */
@@ -30,7 +30,7 @@ export async function verifyPrivateIntegrationToken(token: string, now: Date = n
   if (!isPrivateIntegrationToken(token)) return { ok: false, reason: "malformed" };
   const tokenHash = hashSecret(token);
   // A live token's row may come from the verification cache (emptied by every revocation).
-  const row = await cachedVerification(
+  const row = await cachedRead(
     `pit:${tokenHash}`,
     () => lookupToken(tokenHash),
     (found) => found !== undefined && found.revokedAt === null && found.slot !== null,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "@/lib/api/errors";
 import { db } from "@/lib/db/client";
+import { cachedRead } from "@/lib/db/read-cache";
 import type { Principal } from "@/lib/tokens/principal";
 
 export const locationSchema = z
@@ -27,19 +28,34 @@ function notYours(principal: Principal): ApiError {
   return new ApiError("forbidden", `${whose}; this token cannot read this one.`);
 }
 
+interface LocationRow {
+  id: string;
+  companyId: string;
+  name: string;
+  createdAt: Date;
+}
+
 /**
  * GET /locations/{locationId}: a Location token (access or private integration) of that
- * sub-account, or a Company token (access or private integration) of its agency. One query, with
- * the token's ids in the WHERE clause.
+ * sub-account, or a Company token (access or private integration) of its agency. The row comes
+ * from the read cache (lib/db/read-cache.ts) or one indexed read; access is decided on every
+ * request. Every committed change of a sub-account empties every instance's cache through NOTIFY
+ * (migration `location_state_notify`); code that changes one should run the change through
+ * `changeCachedState`, so its own instance never answers from the old row.
  */
 export async function getLocationForPrincipal(principal: Principal, locationId: string): Promise<LocationView> {
   if (principal.authClass === "Location" && principal.locationId !== locationId) throw notYours(principal);
-  // Raw SQL: this is the hot path of the API, and the query builder's per-call work was a
-  // measurable share of it (npm run bench, scenarios b and c). Same WHERE, same one indexed read.
-  const rows = await db().$queryRaw<{ id: string; companyId: string; name: string; createdAt: Date }[]>`
-    SELECT id, "companyId", name, "createdAt" FROM "Location"
-    WHERE id = ${locationId} AND "companyId" = ${principal.companyId}`;
-  const row = rows[0];
-  if (!row) throw notYours(principal);
+  const row = await cachedRead(
+    `location:${locationId}`,
+    () => readLocation(locationId),
+    (found) => found !== undefined,
+  );
+  if (!row || row.companyId !== principal.companyId) throw notYours(principal);
   return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
+}
+
+async function readLocation(locationId: string): Promise<LocationRow | undefined> {
+  const rows = await db().$queryRaw<LocationRow[]>`
+    SELECT id, "companyId", name, "createdAt" FROM "Location" WHERE id = ${locationId}`;
+  return rows[0];
 }

@@ -3,10 +3,10 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { isAgencyAdmin, isAgencyRole } from "@/lib/accounts/roles";
 import { hashSecret, randomSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { changeCachedState } from "@/lib/db/read-cache";
 import { DomainError, forbidden, invalid } from "@/lib/errors";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { type Scope, splitScopeString } from "@/lib/scopes";
-import { changeTokenState } from "@/lib/tokens/verification-cache";
 import { type AppView, findAppByClientId } from "./apps";
 import { revokeGrants } from "./grants/revoke-grants";
 import { enqueueInstallEvents } from "./install-events";
@@ -381,11 +381,11 @@ export async function approveInstall(options: ApproveInstallOptions): Promise<Ap
 
   let installationId: string;
   try {
-    installationId = await changeTokenState(run);
+    installationId = await changeCachedState(run);
   } catch (error) {
     // Two first installs of the same place at once: the loser re-authorizes the winner's row.
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")
-      installationId = await changeTokenState(run);
+      installationId = await changeCachedState(run);
     else throw error;
   }
   return { installationId, code, redirectTo: redirectWith(redirectUri, { code, state }) };

@@ -1,7 +1,7 @@
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { changeCachedState } from "@/lib/db/read-cache";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
-import { changeTokenState } from "@/lib/tokens/verification-cache";
 import { authenticateClient } from "./client-auth";
 import { invalidRequest, unauthorizedClient } from "./errors";
 import { revokeGrants } from "./grants/revoke-grants";
@@ -40,7 +40,7 @@ export async function revokeToken(request: Request, now = new Date()): Promise<v
     const result = await verifyAccessToken(token, now);
     if (!result.ok) return;
     if (result.principal.appId !== client.app.id) throw notYours();
-    await changeTokenState(() =>
+    await changeCachedState(() =>
       db().accessToken.updateMany({
         where: { jti: result.principal.tokenId, revokedAt: null },
         data: { revokedAt: now },
@@ -55,5 +55,5 @@ export async function revokeToken(request: Request, now = new Date()): Promise<v
   });
   if (!row) return;
   if (row.grant.appId !== client.app.id) throw notYours();
-  await changeTokenState(() => db().$transaction((tx) => revokeGrants(tx, { id: row.grantId }, now)));
+  await changeCachedState(() => db().$transaction((tx) => revokeGrants(tx, { id: row.grantId }, now)));
 }

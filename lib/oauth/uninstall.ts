@@ -3,8 +3,8 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { canAccessLocation } from "@/lib/accounts/permissions";
 import { isAgencyRole } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
+import { changeCachedState } from "@/lib/db/read-cache";
 import { forbidden, notFound } from "@/lib/errors";
-import { changeTokenState } from "@/lib/tokens/verification-cache";
 import { canInstall } from "./authorization";
 import { revokeGrants } from "./grants/revoke-grants";
 import { enqueueInstallEvents } from "./install-events";
@@ -41,8 +41,8 @@ export function canUninstall(
 }
 
 export async function uninstallApp(options: UninstallOptions): Promise<{ revokedGrants: number }> {
-  // Its tokens stop working at once on this instance: see lib/tokens/verification-cache.ts.
-  return changeTokenState(() => uninstallInTransaction(options));
+  // Its tokens stop working at once on this instance: see lib/db/read-cache.ts.
+  return changeCachedState(() => uninstallInTransaction(options));
 }
 
 async function uninstallInTransaction(options: UninstallOptions): Promise<{ revokedGrants: number }> {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { db, type Tx } from "@/lib/db/client";
+import { cachedRead, cacheKey } from "@/lib/db/read-cache";
 import { appUrl } from "@/lib/env";
 import { isScope, type Scope } from "@/lib/scopes";
 import type { Principal, VerifyResult } from "./principal";
 import { type ActiveSigningKey, activeSigningKey, verificationKey } from "./signing-keys";
-import { cachedVerification, cacheKey } from "./verification-cache";
 
 /** SPEC.md: expires_in 86399. */
 export const ACCESS_TOKEN_TTL_SECONDS = 86_399;
@@ -117,7 +117,7 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  */
 export async function verifyAccessToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
   if (token.length > 8192 || !JWT_SHAPE.test(token)) return { ok: false, reason: "malformed" };
-  const result = await cachedVerification(
+  const result = await cachedRead(
     cacheKey("jwt", token),
     () => verifyWithDatabase(token, now),
     (r) => r.ok,

@@ -8,7 +8,7 @@ import type { Principal, VerifyResult } from "./principal";
  * The one verification path of `Authorization: Bearer …` (RFC 6750 §2.1). The token's shape picks
  * the verifier: `pit-...` is a private-integration token, three base64url parts an ES256 access
  * token. Both give the same Principal. Successes are cached for under a second per process
- * (lib/tokens/verification-cache.ts): a revocation, uninstall, rotation or delete is refused at once
+ * (lib/db/read-cache.ts): a revocation, uninstall, rotation or delete is refused at once
  * by the instance that made it and, through NOTIFY, within milliseconds by every other one sharing
  * the database (README, "Performance").
  */

@@ -81,8 +81,8 @@ export async function runScale(): Promise<void> {
     const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
     const { formRequest, installAndExchange, makeApp } = await import("@/lib/oauth/testing");
     const { makeAgency, makeUser } = await import("@/lib/testing/fixtures");
-    const { setVerificationCacheEnabled } = await import("@/lib/tokens/verification-cache");
-    setVerificationCacheEnabled(false);
+    const { setReadCacheEnabled } = await import("@/lib/db/read-cache");
+    setReadCacheEnabled(false);
 
     await deployMigrations(databaseHandle().adapterFactory);
     // The owners of the bulk rows, made through lib functions like any others.

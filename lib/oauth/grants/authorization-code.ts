@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { hashSecret, safeEqual } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { changeCachedState } from "@/lib/db/read-cache";
 import { log } from "@/lib/log";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
-import { changeTokenState } from "@/lib/tokens/verification-cache";
 import type { AuthenticatedClient } from "../client-auth";
 import { invalidGrant, invalidRequest } from "../errors";
 import { GRANT_TRANSACTION_OPTIONS, issueTokens, tokenResponse, tokenScopes } from "./issue";
@@ -58,7 +58,7 @@ async function findCode(code: string) {
 type CodeRow = NonNullable<Awaited<ReturnType<typeof findCode>>>;
 
 async function revokeIssuedFrom(codeId: string, now: Date): Promise<void> {
-  const revoked = await changeTokenState(() =>
+  const revoked = await changeCachedState(() =>
     db().$transaction((tx) => revokeGrants(tx, { authorizationCodeId: codeId }, now)),
   );
   log.warn("authorization code replayed; revoked its grants", { replayedGrantSource: codeId, grants: revoked.length });

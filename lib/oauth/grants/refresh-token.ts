@@ -1,8 +1,8 @@
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { changeCachedState } from "@/lib/db/read-cache";
 import { log } from "@/lib/log";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
-import { changeTokenState } from "@/lib/tokens/verification-cache";
 import { invalidGrant, invalidRequest } from "../errors";
 import type { GrantContext } from "./authorization-code";
 import { GRANT_TRANSACTION_OPTIONS, issueTokens, tokenResponse, tokenScopes } from "./issue";
@@ -45,7 +45,7 @@ async function findRefreshToken(token: string) {
 type RefreshRow = NonNullable<Awaited<ReturnType<typeof findRefreshToken>>>;
 
 async function revokeFamily(row: RefreshRow, now: Date): Promise<void> {
-  const revoked = await changeTokenState(() => db().$transaction((tx) => revokeGrants(tx, { id: row.grantId }, now)));
+  const revoked = await changeCachedState(() => db().$transaction((tx) => revokeGrants(tx, { id: row.grantId }, now)));
   log.warn("refresh token reused; revoked its family", { grantId: row.grantId, grants: revoked.length });
 }
 

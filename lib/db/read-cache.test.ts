@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { databaseHandle, db } from "@/lib/db/client";
+import { READ_CACHE_TTL_MS, readCacheStats } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import {
@@ -19,12 +20,11 @@ import { formRequest, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
-import { verifyBearerToken } from "./bearer";
-import type { VerifyResult } from "./principal";
-import { VERIFICATION_CACHE_TTL_MS, verificationCacheStats } from "./verification-cache";
+import { verifyBearerToken } from "@/lib/tokens/bearer";
+import type { VerifyResult } from "@/lib/tokens/principal";
 
 /**
- * The verification cache never outlives a revocation: the instance that makes a change refuses
+ * The read cache never outlives a revocation: the instance that makes a change refuses
  * the token at once, and a change made anywhere else (another instance, psql) is refused within
  * a second. Each case first verifies the token until the cache holds it, so a refusal afterwards
  * proves the cache was emptied, not bypassed.
@@ -43,10 +43,10 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
 /** Verifies until the answer comes from the cache (the listener is up and the entry stored). */
 async function cached(token: string): Promise<void> {
   // The first verification starts the listener; until it listens, nothing is cached.
-  await waitFor(async () => (await verifyBearerToken(token)).ok && verificationCacheStats().listening);
+  await waitFor(async () => (await verifyBearerToken(token)).ok && readCacheStats().listening);
   const first = await verifyBearerToken(token);
   expect(first.ok).toBe(true);
-  const before = verificationCacheStats().size;
+  const before = readCacheStats().size;
   expect(before).toBeGreaterThan(0);
   expect((await verifyBearerToken(token)).ok).toBe(true);
 }
@@ -313,17 +313,17 @@ describe("a change made elsewhere is refused within a second", () => {
       await pglite.exec("SET session_replication_role = DEFAULT");
     }
     await waitFor(async () => !(await verifyBearerToken(pi.token)).ok, 2_000);
-    expect(performance.now() - start).toBeLessThan(VERIFICATION_CACHE_TTL_MS + 100);
+    expect(performance.now() - start).toBeLessThan(READ_CACHE_TTL_MS + 100);
   });
 
   it.runIf(isPostgres())("while the LISTEN connection is down, nothing is served from the cache", async () => {
     const w = await world();
     const pi = await integration(w);
     await cached(pi.token);
-    const pid = verificationCacheStats().listenerPid;
+    const pid = readCacheStats().listenerPid;
     expect(pid).toBeDefined();
     await other!.query("SELECT pg_terminate_backend($1)", [pid]);
-    await waitFor(() => !verificationCacheStats().listening);
+    await waitFor(() => !readCacheStats().listening);
     // A change without a notification, as if it happened during the outage.
     await other!.query("SET session_replication_role = replica");
     await other!.query(
@@ -333,7 +333,7 @@ describe("a change made elsewhere is refused within a second", () => {
     await other!.query("SET session_replication_role = DEFAULT");
     expect((await verifyBearerToken(pi.token)).ok).toBe(false);
     // And it listens again on its own.
-    await waitFor(() => verificationCacheStats().listening, 5_000);
+    await waitFor(() => readCacheStats().listening, 5_000);
   });
 });
 

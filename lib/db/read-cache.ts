@@ -7,29 +7,33 @@ import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 
 /**
- * A short-lived, per-process cache of successful Bearer verifications, so a hot token costs no
- * database round trip and no signature check. Only successes are cached; every refusal is decided
- * against the database. It never weakens revocation (SPEC.md: a revocation, uninstall, rotation or
- * delete is refused at once by the instance that made it and within one second by every other):
+ * A short-lived, per-process cache of the rows every API request reads: successful Bearer
+ * verifications (so a hot token costs no database round trip and no signature check) and
+ * sub-accounts (GET /locations/{id}). Only rows that exist and allow something are cached; every
+ * refusal is decided against the database. It never serves state older than SPEC.md allows (a
+ * revocation, uninstall, rotation or delete is refused at once by the instance that made it and
+ * within one second by every other), and a sub-account is held to the same rule:
  *
- * - This instance: every change of token state runs through `changeTokenState`, which bypasses the
- *   cache while the change is in flight and empties it once the change has committed.
- * - Other instances: triggers on the token tables (migration `token_state_notify`) send
- *   `NOTIFY token_state` when a change commits, whoever made it (this app, another instance, an
- *   operator with psql). Each instance LISTENs on a connection of its own and empties its cache on
- *   every notification. The cache is used only while that connection is listening: before it is
- *   up, after an error, and until it has reconnected, every verification goes to the database.
- * - Backstop: an entry lives at most `VERIFICATION_CACHE_TTL_MS` from the moment its database read
+ * - This instance: every change of cached state runs through `changeCachedState`, which bypasses
+ *   the cache while the change is in flight and empties it once the change has committed.
+ * - Other instances: triggers on the cached tables (migrations `token_state_notify` and
+ *   `location_state_notify`) send `NOTIFY token_state` when a change commits, whoever made it
+ *   (this app, another instance, an operator with psql). Each instance LISTENs on a connection of
+ *   its own and empties its cache on every notification. The cache is used only while that
+ *   connection is listening: before it is up, after an error, and until it has reconnected, every
+ *   read goes to the database. (The channel's name predates sub-accounts; it is kept so instances
+ *   of two versions hear each other during a rolling deploy.)
+ * - Backstop: an entry lives at most `READ_CACHE_TTL_MS` from the moment its database read
  *   began, so even a notification lost on a half-open connection is outlived by less than a second.
- * - A read that overlaps a notification is not stored (generation check), so a verification that
- *   read the old state just before a commit cannot put it back after the cache was emptied.
+ * - A read that overlaps a notification is not stored (generation check), so a read of the old
+ *   state just before a commit cannot put it back after the cache was emptied.
  *
  * On PGlite one process owns the database; its notifications come through PGlite's own LISTEN.
  */
 
-export const TOKEN_STATE_CHANNEL = "token_state";
-/** At most this long after its database read began does a cached verification answer. */
-export const VERIFICATION_CACHE_TTL_MS = 900;
+export const CACHED_STATE_CHANNEL = "token_state";
+/** At most this long after its database read began does a cached row answer. */
+export const READ_CACHE_TTL_MS = 900;
 const MAX_ENTRIES = 10_000;
 const RECONNECT_MS = 1_000;
 
@@ -50,21 +54,21 @@ interface CacheState {
   listener?: Listener;
   /** Notifications received (tests and the bench read it). */
   notifications: number;
-  /** Off: every verification goes to the database (the scale bench measures that path). */
+  /** Off: every read goes to the database (the scale bench measures that path). */
   disabled: boolean;
 }
 
-const holder = globalThis as typeof globalThis & { __verificationCache?: CacheState };
+const holder = globalThis as typeof globalThis & { __readCache?: CacheState };
 
 function state(): CacheState {
-  holder.__verificationCache ??= {
+  holder.__readCache ??= {
     entries: new LRUCache({ max: MAX_ENTRIES }),
     generation: 0,
     changing: 0,
     notifications: 0,
     disabled: false,
   };
-  return holder.__verificationCache;
+  return holder.__readCache;
 }
 
 /** The cache key of a token: a hash, so the cache never holds a token itself. */
@@ -73,7 +77,7 @@ export function cacheKey(kind: "pit" | "jwt", token: string): string {
 }
 
 /** Empties the cache. Any read in flight will not store its result. */
-export function invalidateVerificationCache(): void {
+export function invalidateReadCache(): void {
   const s = state();
   s.generation += 1;
   s.entries.clear();
@@ -87,14 +91,11 @@ function usable(s: CacheState): boolean {
 }
 
 /**
- * The cached result of `load()` for `key`, or a fresh one. Only results `cacheable` accepts (the
- * token was valid) are kept; the caller still checks time-dependent rules (expiry) on every use.
+ * The cached result of `load()` for `key` (namespaced by its kind: `pit:`, `jwt:`, `location:`),
+ * or a fresh one. Only results `cacheable` accepts (the token was valid, the row exists) are kept;
+ * the caller still checks time-dependent rules (expiry) and access on every use.
  */
-export async function cachedVerification<T>(
-  key: string,
-  load: () => Promise<T>,
-  cacheable: (value: T) => boolean,
-): Promise<T> {
+export async function cachedRead<T>(key: string, load: () => Promise<T>, cacheable: (value: T) => boolean): Promise<T> {
   const s = state();
   if (!usable(s)) return load();
   const hit = s.entries.get(key);
@@ -102,7 +103,7 @@ export async function cachedVerification<T>(
   const generation = s.generation;
   const readStarted = performance.now();
   const value = await load();
-  const ttl = VERIFICATION_CACHE_TTL_MS - (performance.now() - readStarted);
+  const ttl = READ_CACHE_TTL_MS - (performance.now() - readStarted);
   if (ttl > 0 && cacheable(value) && s.generation === generation && usable(s)) {
     s.entries.set(key, { value }, { ttl });
   }
@@ -110,23 +111,23 @@ export async function cachedVerification<T>(
 }
 
 /**
- * Runs a change of token state (revoke, uninstall, rotate, delete, edit scopes): the cache is
- * bypassed while it runs and emptied when it ends, committed or not, so this instance refuses a
- * revoked token from the moment the change returns.
+ * Runs a change of cached state (revoke, uninstall, rotate, delete, edit scopes; a change of a
+ * sub-account): the cache is bypassed while it runs and emptied when it ends, committed or not,
+ * so this instance refuses a revoked token from the moment the change returns.
  */
-export async function changeTokenState<T>(change: () => Promise<T>): Promise<T> {
+export async function changeCachedState<T>(change: () => Promise<T>): Promise<T> {
   const s = state();
   s.changing += 1;
-  invalidateVerificationCache();
+  invalidateReadCache();
   try {
     return await change();
   } finally {
-    invalidateVerificationCache();
+    invalidateReadCache();
     s.changing -= 1;
   }
 }
 
-export function verificationCacheStats(): {
+export function readCacheStats(): {
   size: number;
   notifications: number;
   listening: boolean;
@@ -141,15 +142,15 @@ export function verificationCacheStats(): {
   };
 }
 
-/** For the scale bench and tests: turn the cache off (every verification reads the database) or on. */
-export function setVerificationCacheEnabled(enabled: boolean): void {
+/** For the scale bench and tests: turn the cache off (every read goes to the database) or on. */
+export function setReadCacheEnabled(enabled: boolean): void {
   state().disabled = !enabled;
-  invalidateVerificationCache();
+  invalidateReadCache();
 }
 
 function onNotification(s: CacheState): void {
   s.notifications += 1;
-  invalidateVerificationCache();
+  invalidateReadCache();
 }
 
 /** Starts LISTENing on the process's database, once per database handle. */
@@ -169,22 +170,22 @@ function listenPglite(s: CacheState, handle: DatabaseHandle): Listener {
     state: "starting",
     stop: async () => {
       listener.state = "stopped";
-      invalidateVerificationCache();
+      invalidateReadCache();
       await unsubscribe?.().catch(() => {});
     },
   };
   pglite
-    .listen(TOKEN_STATE_CHANNEL, () => onNotification(s))
+    .listen(CACHED_STATE_CHANNEL, () => onNotification(s))
     .then((off: () => Promise<void>) => {
       unsubscribe = off;
       if (listener.state === "starting") {
-        invalidateVerificationCache();
+        invalidateReadCache();
         listener.state = "listening";
       }
     })
     .catch((error: unknown) => {
       listener.state = "stopped";
-      log.warn("token-state LISTEN failed on PGlite; verifications are not cached", { error: describeError(error) });
+      log.warn("token-state LISTEN failed on PGlite; nothing is cached", { error: describeError(error) });
     });
   onDisconnect(handle, () => listener.stop());
   return listener;
@@ -203,15 +204,15 @@ function listenPostgres(s: CacheState, handle: DatabaseHandle): Listener {
     stop: async () => {
       listener.state = "stopped";
       if (timer) clearTimeout(timer);
-      invalidateVerificationCache();
+      invalidateReadCache();
       await client?.end().catch(() => {});
     },
   };
   const lost = (error: unknown) => {
     if (listener.state === "stopped") return;
     listener.state = "starting";
-    invalidateVerificationCache();
-    log.warn("token-state listener lost; verifications are not cached until it is back", {
+    invalidateReadCache();
+    log.warn("token-state listener lost; nothing is cached until it is back", {
       error: describeError(error),
     });
     const old = client;
@@ -233,11 +234,11 @@ function listenPostgres(s: CacheState, handle: DatabaseHandle): Listener {
     next.on("end", () => fail(new Error("connection ended")));
     next
       .connect()
-      .then(() => next.query(`LISTEN ${TOKEN_STATE_CHANNEL}`))
+      .then(() => next.query(`LISTEN ${CACHED_STATE_CHANNEL}`))
       .then(() => {
         if (listener.state !== "starting" || client !== next) return;
         // Changes made while nobody listened: start from an empty cache.
-        invalidateVerificationCache();
+        invalidateReadCache();
         listener.pid = (next as pg.Client & { processID?: number }).processID;
         listener.state = "listening";
       })

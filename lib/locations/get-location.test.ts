@@ -1,0 +1,117 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiError } from "@/lib/api/errors";
+import { databaseHandle } from "@/lib/db/client";
+import { readCacheStats } from "@/lib/db/read-cache";
+import { env } from "@/lib/env";
+import { makeAgency } from "@/lib/testing/fixtures";
+import type { Principal } from "@/lib/tokens/principal";
+import { getLocationForPrincipal } from "./get-location";
+
+/**
+ * GET /locations/{id} answers from the read cache; these prove the cache never changes who may
+ * read a sub-account, and that a sub-account changed or removed elsewhere (another instance, psql)
+ * is answered as it now is within a second.
+ */
+
+function agencyToken(companyId: string): Principal {
+  return {
+    kind: "private_integration",
+    authClass: "Company",
+    companyId,
+    scopes: ["locations.readonly"],
+    integrationId: "pi",
+    tokenId: "t",
+  };
+}
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 2_000): Promise<number> {
+  const start = performance.now();
+  while (!(await condition())) {
+    if (performance.now() - start > timeoutMs) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return performance.now() - start;
+}
+
+/** Reads until the row is cached (the listener is up and the entry stored). */
+async function cached(principal: Principal, locationId: string): Promise<void> {
+  await waitFor(async () => {
+    await getLocationForPrincipal(principal, locationId);
+    return readCacheStats().listening;
+  });
+  await getLocationForPrincipal(principal, locationId);
+}
+
+async function refusal(read: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await read;
+    return undefined;
+  } catch (error) {
+    if (error instanceof ApiError) return error.code;
+    throw error;
+  }
+}
+
+describe("the cached sub-account", () => {
+  it("still refuses another agency's token, and a sub-account token of another sub-account", async () => {
+    const mine = await makeAgency({ locations: 2 });
+    const theirs = await makeAgency({ locations: 1 });
+    const first = mine.locations[0]!;
+    const second = mine.locations[1]!;
+    await cached(agencyToken(mine.company.id), first.id);
+    expect(await refusal(getLocationForPrincipal(agencyToken(theirs.company.id), first.id))).toBe("forbidden");
+    const otherSubAccount: Principal = {
+      ...agencyToken(mine.company.id),
+      authClass: "Location",
+      locationId: second.id,
+    };
+    expect(await refusal(getLocationForPrincipal(otherSubAccount, first.id))).toBe("forbidden");
+    const own: Principal = { ...otherSubAccount, locationId: first.id };
+    expect((await getLocationForPrincipal(own, first.id)).id).toBe(first.id);
+  });
+});
+
+describe("a sub-account changed elsewhere is answered as it now is within a second", () => {
+  let other: pg.Client | undefined;
+
+  beforeAll(async () => {
+    if (databaseHandle().kind !== "postgresql") return;
+    other = new pg.Client({ connectionString: env().DATABASE_URL });
+    await other.connect();
+  });
+  afterAll(async () => {
+    await other?.end();
+  });
+
+  async function elsewhere(sql: string, params: unknown[]): Promise<void> {
+    if (other) await other.query(sql, params);
+    else await databaseHandle().pglite!.query(sql, params);
+  }
+
+  it("renamed", async () => {
+    const agency = await makeAgency({ locations: 1 });
+    const { id } = agency.locations[0]!;
+    const principal = agencyToken(agency.company.id);
+    await cached(principal, id);
+    const notified = readCacheStats().notifications;
+    await elsewhere(`UPDATE "Location" SET name = 'Renamed elsewhere' WHERE id = $1`, [id]);
+    const ms = await waitFor(async () => (await getLocationForPrincipal(principal, id)).name === "Renamed elsewhere");
+    expect(ms).toBeLessThan(1_000);
+    // Through the trigger's NOTIFY, not only the entry's sub-second lifetime.
+    expect(readCacheStats().notifications).toBeGreaterThan(notified);
+  });
+
+  it("removed", async () => {
+    const agency = await makeAgency({ locations: 1 });
+    const { id } = agency.locations[0]!;
+    const principal = agencyToken(agency.company.id);
+    await cached(principal, id);
+    const notified = readCacheStats().notifications;
+    await elsewhere(`DELETE FROM "Location" WHERE id = $1`, [id]);
+    const ms = await waitFor(async () => (await refusal(getLocationForPrincipal(principal, id))) === "forbidden");
+    expect(ms).toBeLessThan(1_000);
+    // Through the trigger's NOTIFY, not only the entry's sub-second lifetime.
+    expect(readCacheStats().notifications).toBeGreaterThan(notified);
+  });
+});
