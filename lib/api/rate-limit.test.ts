@@ -12,6 +12,7 @@ import {
   DatabaseCounterStore,
   hitRateLimit,
   MemoryCounterStore,
+  prismaQuery,
   type RateLimits,
 } from "./rate-limit";
 
@@ -106,6 +107,48 @@ describe.each(stores)("%s counters", (_name, makeStore) => {
   });
 });
 
+describe("database counters coalesce the hits that arrive together", () => {
+  it("200 concurrent hits of one subject: fewer statements than hits, each hit its own count, the day counts the 100 allowed", async () => {
+    let statements = 0;
+    const store = new DatabaseCounterStore((text, values) => {
+      statements += 1;
+      return prismaQuery(text, values);
+    });
+    const subject = `app:${uniqueSuffix()}|location:batch`;
+    const decisions = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store })),
+    );
+    expect(statements).toBeLessThan(200);
+    const allowed = decisions.filter((d) => d.allowed);
+    expect(allowed).toHaveLength(100);
+    // As 100 single increments: remaining 99, 98, …, 0, each exactly once, in arrival order.
+    expect(allowed.map((d) => Number(d.headers["x-ratelimit-remaining"]))).toEqual(
+      Array.from({ length: 100 }, (_, i) => 99 - i),
+    );
+    expect(allowed.map((d) => Number(d.headers["x-ratelimit-daily-remaining"]))).toEqual(
+      Array.from({ length: 100 }, (_, i) => limits.daily - 1 - i),
+    );
+    expect(decisions.slice(100).every((d) => !d.allowed && d.refusedBy === "burst")).toBe(true);
+    const next = await hitRateLimit(subject, { now: at(BURST_WINDOW_MS), limits, store });
+    expect(next.headers["x-ratelimit-daily-remaining"]).toBe(String(limits.daily - 101));
+  });
+
+  it("a failed statement lets every hit of its batch through (logged), and the next batch counts again", async () => {
+    let fail = true;
+    const store = new DatabaseCounterStore((text, values) =>
+      fail ? Promise.reject(new Error("connection refused")) : prismaQuery(text, values),
+    );
+    const subject = `app:${uniqueSuffix()}|location:down`;
+    const decisions = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store })),
+    );
+    expect(decisions.every((d) => d.allowed && d.headers["x-ratelimit-remaining"] === undefined)).toBe(true);
+    fail = false;
+    const after = await hitRateLimit(subject, { now: at(50), limits, store });
+    expect(after.headers["x-ratelimit-remaining"]).toBe("99");
+  });
+});
+
 describe("ended windows are deleted from the table in the background", () => {
   it("removes rows whose window ended", async () => {
     const store = new DatabaseCounterStore();
@@ -188,7 +231,7 @@ describe.runIf(databaseHandle().kind === "postgresql")("two instances on Postgre
 
   it("share one budget: of 150 concurrent requests split across them, exactly 100 pass", async () => {
     const one = new DatabaseCounterStore();
-    const two = new DatabaseCounterStore(() => second);
+    const two = new DatabaseCounterStore((text, values) => second.$queryRawUnsafe(text, ...values));
     const subject = `app:${uniqueSuffix()}|location:two`;
     const decisions = await Promise.all(
       Array.from({ length: 150 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store: i % 2 ? one : two })),
