@@ -212,7 +212,7 @@ export class DatabaseCounterStore implements CounterStore {
     for (let current: Batch | undefined = batch; current; ) {
       try {
         const counts = await this.increment(current);
-        current.waiting.forEach((w, i) => w.resolve(counts(i)));
+        for (const [i, w] of current.waiting.entries()) w.resolve(counts(i));
       } catch (error) {
         for (const w of current.waiting) w.reject(error);
       }
