@@ -28,7 +28,7 @@ function notYours(principal: Principal): ApiError {
   return new ApiError("forbidden", `${whose}; this token cannot read this one.`);
 }
 
-interface LocationRow {
+export interface LocationRow {
   id: string;
   companyId: string;
   name: string;
@@ -45,13 +45,18 @@ interface LocationRow {
  */
 export async function getLocationForPrincipal(principal: Principal, locationId: string): Promise<LocationView> {
   if (principal.authClass === "Location" && principal.locationId !== locationId) throw notYours(principal);
-  const row = await cachedRead(
+  const row = await findLocation(locationId);
+  if (!row || row.companyId !== principal.companyId) throw notYours(principal);
+  return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
+}
+
+/** A sub-account by id, from the read cache or one indexed read (see getLocationForPrincipal). */
+export function findLocation(locationId: string): Promise<LocationRow | undefined> {
+  return cachedRead(
     `location:${locationId}`,
     () => readLocation(locationId),
     (found) => found !== undefined,
   );
-  if (!row || row.companyId !== principal.companyId) throw notYours(principal);
-  return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
 }
 
 async function readLocation(locationId: string): Promise<LocationRow | undefined> {

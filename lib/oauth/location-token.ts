@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { findLocation } from "@/lib/locations/get-location";
 import type { Principal } from "@/lib/tokens/principal";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import { bearerError } from "./bearer";
@@ -25,6 +26,34 @@ function checkParams(form: Record<string, string>) {
   return { companyId, locationId };
 }
 
+interface ParentGrant {
+  id: string;
+  appId: string;
+  installationId: string;
+  userId: string;
+  scopes: string[];
+  versionId: string;
+  installationScopes: string[];
+  clientId: string;
+  /** Whether the agency install chose the requested sub-account. */
+  installedHere: boolean;
+}
+
+/** The grant of the Company token, with what the exchange needs: one statement. */
+async function findParentGrant(jti: string, locationId: string): Promise<ParentGrant | undefined> {
+  const rows = await db().$queryRaw<ParentGrant[]>`
+    SELECT g.id, g."appId", g."installationId", g."userId", g.scopes,
+           i."versionId", i.scopes AS "installationScopes", a."clientId",
+           EXISTS (SELECT 1 FROM "InstallationLocation" l
+                   WHERE l."installationId" = i.id AND l."locationId" = ${locationId}) AS "installedHere"
+    FROM "AccessToken" t
+    JOIN "TokenGrant" g ON g.id = t."grantId"
+    JOIN "Installation" i ON i.id = g."installationId"
+    JOIN "App" a ON a.id = i."appId"
+    WHERE t.jti = ${jti}`;
+  return rows[0];
+}
+
 export async function exchangeForLocationToken(options: LocationTokenRequest): Promise<Record<string, unknown>> {
   const { principal, traceId } = options;
   const now = options.now ?? new Date();
@@ -32,37 +61,15 @@ export async function exchangeForLocationToken(options: LocationTokenRequest): P
   if (companyId !== principal.companyId) {
     throw bearerError("forbidden", "companyId is not the agency this access token was issued for.");
   }
-  const [location, source] = await Promise.all([
-    db().location.findUnique({ where: { id: locationId }, select: { companyId: true } }),
-    db().accessToken.findUnique({
-      where: { jti: principal.tokenId },
-      select: {
-        grant: {
-          select: {
-            id: true,
-            appId: true,
-            installationId: true,
-            userId: true,
-            scopes: true,
-            installation: {
-              select: {
-                versionId: true,
-                scopes: true,
-                locations: { where: { locationId }, select: { locationId: true } },
-                app: { select: { clientId: true } },
-              },
-            },
-          },
-        },
-      },
-    }),
+  const [location, parent] = await Promise.all([
+    findLocation(locationId),
+    findParentGrant(principal.tokenId, locationId),
   ]);
   if (!location || location.companyId !== companyId) {
     throw bearerError("forbidden", "locationId is not a sub-account of this agency.");
   }
-  const parent = source?.grant;
   if (!parent) throw bearerError("invalid_token", "The access token has been revoked or the app uninstalled.");
-  if (parent.installation.locations.length === 0) {
+  if (!parent.installedHere) {
     throw bearerError(
       "forbidden",
       "The app is not installed on this sub-account. Install it again at agency level and choose this sub-account.",
@@ -70,7 +77,7 @@ export async function exchangeForLocationToken(options: LocationTokenRequest): P
   }
   const key = await activeSigningKey();
   return db().$transaction(async (tx) => {
-    const scopes = tokenScopes("Location", parent.scopes, parent.installation.scopes);
+    const scopes = tokenScopes("Location", parent.scopes, parent.installationScopes);
     const grant = await tx.tokenGrant.create({
       data: {
         appId: parent.appId,
@@ -86,8 +93,8 @@ export async function exchangeForLocationToken(options: LocationTokenRequest): P
     });
     const issued = await issueTokens(tx, {
       grant,
-      clientId: parent.installation.app.clientId,
-      versionId: parent.installation.versionId,
+      clientId: parent.clientId,
+      versionId: parent.versionId,
       scopes,
       key,
       now,
