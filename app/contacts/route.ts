@@ -8,4 +8,4 @@ export const POST = tokenRoute({ scope: "contacts.write", level: "Location" }, a
   const input = await parseJson(request, newContactSchema);
   return json({ contact: await createContact(principal, input) }, { status: 201 });
 });
-export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

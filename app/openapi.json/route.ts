@@ -5,4 +5,4 @@ import { buildOpenApiDocument } from "@/lib/api/openapi/document";
 export const GET = apiRoute(async () =>
   json(buildOpenApiDocument(), { headers: { "cache-control": "public, max-age=300" } }),
 );
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -170,10 +170,10 @@ describe("POST /contacts/ body", () => {
     expectError(await post(null, { raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }), 400, "invalid_request", /UTF-8/);
   });
 
-  it("a 2 MB body is refused with 413 and the error body, never a 5xx", async () => {
+  it("a 2 MB body is refused with 400 invalid_request, never a 5xx", async () => {
     const big = JSON.stringify(contactBody({ firstName: "x".repeat(2 * 1024 * 1024) }));
     const result = await post(null, { raw: big });
-    expectError(result, 413, "invalid_request", /larger than/);
+    expectError(result, 400, "invalid_request", /larger than/);
     const stream = new ReadableStream({
       start(controller) {
         for (let i = 0; i < 32; i++) controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
@@ -190,7 +190,7 @@ describe("POST /contacts/ body", () => {
         } as RequestInit),
       ),
     );
-    expectError(streamed, 413, "invalid_request");
+    expectError(streamed, 400, "invalid_request");
   });
 
   it("an agency-level token is told to use a Location token before its body is read", async () => {
@@ -259,9 +259,9 @@ describe("paths and methods", () => {
     expect((await post(contactBody(), { path: "/contacts/" })).status).toBe(201);
   });
 
-  it("an unserved method is 405 with Allow and the error body", async () => {
+  it("an unserved method is 400 invalid_request with Allow and the error body", async () => {
     const result = await read(contactsGET(new Request("http://localhost/contacts/")));
-    expectError(result, 405, "invalid_request", /Use POST/);
-    expect(result.headers.get("allow")).toBe("POST");
+    expectError(result, 400, "invalid_request", /Use POST/);
+    expect(result.headers.get("allow")).toBe("POST, OPTIONS");
   });
 });

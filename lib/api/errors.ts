@@ -65,7 +65,8 @@ export function bearerChallenge(
       .replace(/…/g, "...")
       .replace(/["\\]/g, "'")
       .replace(/[^\x20-\x7e]/g, "?");
-  let value = `Bearer realm="api", error="${code}", error_description="${quote(description)}"`;
+  // SPEC.md writes the challenge as `Bearer error="..."`: error first, no realm (RFC 6750 makes it optional).
+  let value = `Bearer error="${code}", error_description="${quote(description)}"`;
   if (scope) value += `, scope="${quote(scope)}"`;
   return value;
 }

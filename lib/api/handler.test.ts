@@ -34,11 +34,21 @@ describe("every API answer", () => {
     expect(text).not.toMatch(/relation|hunter2|at /);
   });
 
-  it("answers methods a route does not serve with a JSON 405", async () => {
+  it("answers methods a route does not serve with 400 invalid_request (SPEC.md's status for it) and Allow", async () => {
     const { DELETE } = otherMethods("GET", "POST");
     const response = await DELETE(new Request("http://x/t", { method: "DELETE" }));
-    expect(response.status).toBe(405);
-    expect(response.headers.get("allow")).toBe("GET, POST, HEAD");
-    expect((await response.json()).error).toBe("invalid_request");
+    expect(response.status).toBe(400);
+    expect(response.headers.get("allow")).toBe("GET, POST, HEAD, OPTIONS");
+    const body = await response.json();
+    expect(body).toMatchObject({ error: "invalid_request", statusCode: 400 });
+    expect(body.error_description).toMatch(/Use GET or POST/);
+  });
+
+  it("answers OPTIONS with 204, Allow and a trace id", async () => {
+    const { OPTIONS } = otherMethods("POST");
+    const response = await OPTIONS(new Request("http://x/t", { method: "OPTIONS" }));
+    expect(response.status).toBe(204);
+    expect(response.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(response.headers.get("x-trace-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -68,19 +68,23 @@ const allMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] 
 type Method = (typeof allMethods)[number];
 
 /**
- * Handlers for the methods a route does not serve, so they get SPEC.md's JSON error body (405,
- * with Allow) instead of an empty answer: `export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET")`.
+ * Handlers for the methods a route does not serve, so they get SPEC.md's JSON error body instead
+ * of Next.js's empty 405: 400 invalid_request (SPEC.md gives the code that one status) naming the
+ * methods to use, with `Allow`. OPTIONS answers 204 with `Allow`.
+ * `export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET")`.
  */
 export function otherMethods(...allowed: Method[]): Record<Method, (request: Request) => Promise<Response>> {
-  const allow = [...allowed, ...(allowed.includes("GET") && !allowed.includes("HEAD") ? ["HEAD"] : [])].join(", ");
+  const served = [...allowed, ...(allowed.includes("GET") && !allowed.includes("HEAD") ? ["HEAD"] : [])];
+  const allow = [...served, "OPTIONS"].join(", ");
   const refuse = apiRoute(async (request) => {
     throw new ApiError("invalid_request", `${request.method} is not served here. Use ${allowed.join(" or ")}.`, {
-      status: 405,
       headers: { allow },
     });
   });
-  return Object.fromEntries(allMethods.map((m) => [m, refuse])) as Record<
+  const options = apiRoute(async () => new Response(null, { status: 204, headers: { allow } }));
+  const handlers = Object.fromEntries(allMethods.map((m) => [m, refuse])) as Record<
     Method,
     (request: Request) => Promise<Response>
   >;
+  return { ...handlers, OPTIONS: options };
 }

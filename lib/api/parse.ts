@@ -62,9 +62,8 @@ const nulError = (where: string) =>
   new ApiError("invalid_request", `The ${where} contains a NUL character (%00), which nothing here accepts.`);
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError("invalid_request", `The request body is larger than ${Math.round(maxBytes / 1024)} KB.`, {
-    status: 413,
-  });
+  // 400, not 413: SPEC.md gives every code one status, and invalid_request's is 400.
+  return new ApiError("invalid_request", `The request body is larger than ${Math.round(maxBytes / 1024)} KB.`);
 }
 
 /** The first zod issue as a sentence that names the field. */

@@ -343,7 +343,7 @@ const contentTypes = fc.constantFrom(
 );
 
 /**
- * `methods`: the methods the route exports; `served` those it really serves (the rest answer 405),
+ * `methods`: the methods the route exports; `served` those it really serves (the rest are refused),
  * which get most of the runs.
  */
 export function requestArbitrary(

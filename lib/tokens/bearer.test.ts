@@ -70,7 +70,7 @@ describe("the Authorization header", () => {
       expect(error).toMatchObject({ status: 401, code: "invalid_token" });
       expect(error.description).toMatch(text);
       const challenge = error.headers["www-authenticate"]!;
-      expect(challenge).toMatch(/^Bearer realm="api", error="invalid_token", error_description="[\x20-\x7e]+"$/);
+      expect(challenge).toMatch(/^Bearer error="invalid_token", error_description="[\x20-\x7e]+"$/);
     });
   }
 

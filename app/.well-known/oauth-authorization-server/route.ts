@@ -6,4 +6,4 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute(async () =>
   json(authorizationServerMetadata(), { headers: { "cache-control": "public, max-age=300" } }),
 );
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -8,4 +8,4 @@ import { webhookKeysJwks } from "@/lib/webhooks/signing-key";
 export const GET = apiRoute(async () =>
   json(await webhookKeysJwks(), { headers: { "cache-control": "public, max-age=300" } }),
 );
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

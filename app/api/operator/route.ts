@@ -4,6 +4,7 @@ import { apiRoute, json, otherMethods } from "@/lib/api/handler";
 import { parseJson } from "@/lib/api/parse";
 import { isOperatorKey } from "@/lib/cli/operator";
 import { CliError, runCommand } from "@/lib/cli/run";
+import { bearerError } from "@/lib/tokens/bearer";
 
 const bodySchema = z.strictObject({
   command: z.string().max(100),
@@ -14,7 +15,7 @@ const bodySchema = z.strictObject({
 export const POST = apiRoute(async (request) => {
   const presented = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
   if (!presented || !isOperatorKey(presented)) {
-    throw new ApiError("invalid_token", "This endpoint is for the operator CLI on the server's own machine.");
+    throw bearerError("invalid_token", "This endpoint is for the operator CLI on the server's own machine.");
   }
   const { command, flags } = await parseJson(request, bodySchema);
   try {
@@ -24,4 +25,4 @@ export const POST = apiRoute(async (request) => {
     throw error;
   }
 });
-export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

@@ -7,4 +7,4 @@ export const GET = tokenRoute<{ contactId: string }>(
   { scope: "contacts.readonly", level: "Location" },
   async (_request, context) => json({ contact: await getContact(context.principal, context.params.contactId) }),
 );
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

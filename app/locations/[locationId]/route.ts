@@ -6,4 +6,4 @@ import { getLocationForPrincipal } from "@/lib/locations/get-location";
 export const GET = tokenRoute<{ locationId: string }>({ scope: "locations.readonly" }, async (_request, context) =>
   json({ location: await getLocationForPrincipal(context.principal, context.params.locationId) }),
 );
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

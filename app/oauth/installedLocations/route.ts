@@ -14,4 +14,4 @@ export const GET = apiRoute(async (request, { traceId }) => {
   const query = parseQuery(request, querySchema);
   return json(await installedLocations(principal, query, traceId));
 });
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

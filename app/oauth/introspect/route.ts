@@ -4,4 +4,4 @@ import { introspectToken } from "@/lib/oauth/introspect";
 
 /** POST /oauth/introspect (RFC 7662). */
 export const POST = noStoreRoute(async (request) => json(await introspectToken(request)));
-export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

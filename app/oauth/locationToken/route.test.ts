@@ -177,8 +177,8 @@ describe("POST /oauth/locationToken", () => {
     expectError(result, 400, "invalid_request", /x-www-form-urlencoded/);
   });
 
-  it("GET: 405", async () => {
-    expect((await callRoute(GET, new Request("http://localhost/oauth/locationToken"))).status).toBe(405);
+  it("GET: 400 invalid_request with Allow", async () => {
+    expect((await callRoute(GET, new Request("http://localhost/oauth/locationToken"))).status).toBe(400);
   });
 
   it("Location tokens die with the Company grant's family and with the uninstall", async () => {

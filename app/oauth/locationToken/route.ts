@@ -12,4 +12,4 @@ export const POST = noStoreRoute(async (request, { traceId }) => {
   const form = await readOAuthForm(request);
   return json(await exchangeForLocationToken({ principal, form, traceId }), { headers: noStore });
 });
-export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

@@ -7,4 +7,4 @@ export const POST = noStoreRoute(async (request) => {
   await revokeToken(request);
   return new Response(null, { status: 200 });
 });
-export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

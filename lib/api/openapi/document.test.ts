@@ -125,7 +125,7 @@ describe("/openapi.json", () => {
     }
     expect(Object.keys(errorCatalog).sort()).toEqual(Object.keys(errorStatus).sort());
     const create = doc.paths["/contacts/"].post;
-    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "429", "500"]);
+    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "409", "429", "500"]);
     expect(Object.keys(create.responses["403"].content["application/json"].examples).sort()).toEqual([
       "forbidden",
       "insufficient_scope",

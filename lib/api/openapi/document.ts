@@ -16,7 +16,7 @@ export const checkOrder = [
   "Rate limit: 429 rate_limited (every authenticated request counts).",
   "Token level: 403 forbidden when an agency-level token calls a sub-account endpoint (before the scope, since such a token can never hold a sub-account scope).",
   "Scope: 403 insufficient_scope naming the scope.",
-  "Body or query: 400 invalid_request naming the field (413 when too large). It depends on the request alone, so it reveals nothing about other accounts.",
+  "Body or query: 400 invalid_request naming the field (also when too large). It depends on the request alone, so it reveals nothing about other accounts.",
   "Access to the addressed sub-account: 403 forbidden, the same whether or not it exists.",
   "The data: 404 not_found, 409 conflict.",
 ];
@@ -95,19 +95,16 @@ function errorResponses(op: Operation): Record<string, Json> {
     const status = errorStatus[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  if (op.body) byStatus.set(413, ["invalid_request"]);
   const responses: Record<string, Json> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const lines = list.map(
-      (code) => `\`${code}\`: ${status === 413 ? "the body is larger than allowed." : codes[code]}`,
-    );
+    const lines = list.map((code) => `\`${code}\`: ${codes[code]}`);
     const headers: Json = { ...traceHeader };
     if (op.rateLimited) Object.assign(headers, rateLimitHeaders);
     if (status === 429)
       headers["Retry-After"] = { description: "Seconds until the window ends.", schema: { type: "integer" } };
     if ((status === 401 || status === 403) && op.auth === "bearer") {
       headers["WWW-Authenticate"] = {
-        description: 'RFC 6750 §3: Bearer realm="api", error="<code>", error_description="…"[, scope="…"].',
+        description: 'RFC 6750 §3: Bearer error="<code>", error_description="…"[, scope="…"].',
         schema: { type: "string" },
       };
     }
@@ -185,7 +182,7 @@ export function buildOpenApiDocument(): Json {
       description: [
         "The authorization and token service of a platform with agencies (token type Company) and sub-accounts (Location).",
         "",
-        'Every error is JSON: `{"error", "error_description", "statusCode", "traceId"}`; the codes are listed under `x-error-codes` and in each response. Paths answer with and without a trailing slash, never redirecting. A method a path does not serve is 405 `invalid_request` with an Allow header.',
+        'Every error is JSON: `{"error", "error_description", "statusCode", "traceId"}`; the codes are listed under `x-error-codes` and in each response. Paths answer with and without a trailing slash, never redirecting. A method a path does not serve is 400 `invalid_request` with an Allow header; OPTIONS answers 204 with Allow.',
         "",
         `Rate limits (endpoints marked x-rate-limited): ${limits.burst || "no"} requests per ${BURST_WINDOW_MS / 1000} seconds and ${limits.daily || "no"} per UTC day, per app or private integration per sub-account or agency; 0 in RATE_LIMIT_BURST or RATE_LIMIT_DAILY turns one off (its headers are then left out).`,
         "",

@@ -176,7 +176,7 @@ export const operations: Operation[] = [
       "contacts.write",
       "An agency-level token (checked before the scope), or locationId is not the token's sub-account (checked after the body).",
       {
-        invalid_request: "The body is not JSON, has a missing, extra or invalid field (named), or is over 1 MB (413).",
+        invalid_request: "The body is not JSON, has a missing, extra or invalid field (named), or is over 1 MB.",
         conflict: "A contact with this e-mail exists in the sub-account; contactId is its id.",
       },
     ),

@@ -10,4 +10,4 @@ export const GET = apiRoute(async () => {
   if (!dbTimingEnabled()) throw new ApiError("not_found", "No such endpoint.");
   return json(dbTiming(), { headers: noStore });
 });
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
