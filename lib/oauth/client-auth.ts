@@ -72,14 +72,17 @@ export async function authenticateClient(
     }
     method = "client_secret_basic";
   } else {
+    // RFC 6749 §5.2: no client authentication included is invalid_client (401), like a wrong one.
     if (!form.client_id) {
-      throw invalidRequest(
+      throw invalidClient(
         "client_id is required: send client_id and client_secret in the form, or use HTTP Basic authentication.",
+        "no client authentication",
       );
     }
     if (!form.client_secret) {
-      throw invalidRequest(
+      throw invalidClient(
         "client_secret is required: send it in the form with client_id, or use HTTP Basic authentication.",
+        "no client secret",
       );
     }
     clientId = form.client_id;

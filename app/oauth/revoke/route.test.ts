@@ -80,7 +80,8 @@ describe("POST /oauth/revoke (RFC 7009)", () => {
   it("needs client authentication and a token", async () => {
     const tokens = await issue();
     const noAuth = await callRoute(POST, formRequest("/oauth/revoke", { token: tokens.access_token }));
-    expect(noAuth.status).toBe(400);
+    expect(noAuth.status).toBe(401);
+    expect(noAuth.body.error).toBe("invalid_client");
     const wrong = await callRoute(
       POST,
       formRequest("/oauth/revoke", { token: tokens.access_token, client_id: app.app.clientId, client_secret: "x" }),

@@ -13,6 +13,7 @@ import {
   type RouteResult,
   testRedirectUri,
 } from "@/lib/oauth/testing";
+import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
@@ -241,7 +242,7 @@ describe("request errors", () => {
     );
     expect(binary.status).toBe(400);
     const huge = await callRoute(POST, formRequest("/oauth/token", { grant_type: "x".repeat(100_000) }));
-    expect(huge.status).toBe(413);
+    expect(huge.status).toBe(400);
     expect(huge.body.error).toBe("invalid_request");
   });
 
@@ -253,17 +254,15 @@ describe("request errors", () => {
     expectError(result, 401, "invalid_client");
   });
 
-  it("GET: 405 with the error body", async () => {
+  it("GET: 400 invalid_request naming the method to use, with Allow", async () => {
     const result = await callRoute(GET, new Request("http://localhost/oauth/token"));
-    expect(result.status).toBe(405);
-    expect(result.headers.get("allow")).toBe("POST");
+    expect(result.status).toBe(400);
+    expect(result.headers.get("allow")).toBe("POST, OPTIONS");
     expect(result.body.error).toBe("invalid_request");
   });
 
   const missing: [string, Record<string, string | undefined>, RegExp][] = [
     ["grant_type", { grant_type: undefined }, /grant_type is required/],
-    ["client_id", { client_id: undefined }, /client_id is required/],
-    ["client_secret", { client_secret: undefined }, /client_secret is required/],
     ["code", { code: undefined }, /code is required/],
     ["user_type", { user_type: undefined }, /user_type is required/],
   ];
@@ -271,6 +270,19 @@ describe("request errors", () => {
     const result = await codeExchange("some-code", override);
     expectError(result, 400, "invalid_request", message);
   });
+
+  const noClientAuth: [string, Record<string, string | undefined>, RegExp][] = [
+    ["client_id", { client_id: undefined }, /client_id is required/],
+    ["client_secret", { client_secret: undefined }, /client_secret is required/],
+  ];
+  it.each(noClientAuth)(
+    "missing %s: 401 invalid_client naming it (RFC 6749 §5.2)",
+    async (_field, override, message) => {
+      const result = await codeExchange("some-code", override);
+      expectError(result, 401, "invalid_client", message);
+      expect(result.headers.get("www-authenticate")).toBeNull();
+    },
+  );
 
   it("an empty value counts as missing (RFC 6749 §3.2)", async () => {
     expectError(await codeExchange("", {}), 400, "invalid_request", /code is required/);
@@ -285,8 +297,8 @@ describe("request errors", () => {
     expectError(result, 400, "unsupported_grant_type", /authorization_code or refresh_token/);
   });
 
-  it("an unknown user_type value: 400 invalid_request", async () => {
-    expectError(await codeExchange("x", { user_type: "Agency" }), 400, "invalid_request", /Company or Location/);
+  it("an unknown user_type value: 400 invalid_grant (SPEC.md: else invalid_grant)", async () => {
+    expectError(await codeExchange("x", { user_type: "Agency" }), 400, "invalid_grant", /Company or Location/);
   });
 
   it("a malformed code_verifier: 400 invalid_request", async () => {
@@ -395,6 +407,28 @@ describe("authorization_code grant errors", () => {
     expectError(await codeExchange(code), 400, "invalid_grant", /already used/);
     expect(await verifyAccessToken(access)).toEqual({ ok: false, reason: "revoked" });
     expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+  });
+
+  it("a code replayed after it expired still revokes every token issued from it", async () => {
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    expect(first.status).toBe(200);
+    const later = new Date(Date.now() + 11 * 60_000);
+    const replay = tokenEndpoint(
+      formRequest("/oauth/token", {
+        grant_type: "authorization_code",
+        client_id: app.app.clientId,
+        client_secret: app.clientSecret,
+        code,
+        user_type: "Company",
+      }),
+      later,
+    );
+    await expect(replay).rejects.toMatchObject({
+      code: "invalid_grant",
+      description: expect.stringMatching(/already used/),
+    });
+    expect(await verifyAccessToken(first.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
   });
 
   it("a code of an app uninstalled since: invalid_grant", async () => {

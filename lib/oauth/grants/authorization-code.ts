@@ -137,8 +137,9 @@ export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<
   if (!row)
     throw invalidGrant("The authorization code is not valid. Send it exactly as your redirect_uri received it.");
   checkClient(row, ctx);
-  checkExpiry(row, now);
+  // A replay revokes what the code issued even after the code has expired (RFC 6749 §4.1.2).
   await checkNotConsumed(row, now);
+  checkExpiry(row, now);
   checkRedirectUri(row, params.redirectUri);
   checkPkce(row, params.verifier);
   checkUserType(row, params.userType);

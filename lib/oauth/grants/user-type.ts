@@ -1,5 +1,5 @@
 import type { UserType } from "@/lib/generated/prisma/client";
-import { invalidRequest } from "../errors";
+import { invalidGrant, invalidRequest } from "../errors";
 
 export const userTypes = ["Company", "Location"] as const satisfies readonly UserType[];
 
@@ -12,8 +12,10 @@ export function parseUserType(value: string | undefined, options: { required: bo
     }
     return undefined;
   }
+  // SPEC.md: a user_type that does not match the installation is invalid_grant; a value that
+  // matches no installation at all is the same case.
   if (!(userTypes as readonly string[]).includes(value)) {
-    throw invalidRequest(`user_type must be Company or Location, not "${value.slice(0, 40)}".`);
+    throw invalidGrant(`user_type must be Company or Location, not "${value.slice(0, 40)}".`);
   }
   return value as UserType;
 }
