@@ -1,8 +1,11 @@
 import { z } from "zod";
 
 /**
- * The one scope catalog: every scope and the levels it applies at, after the platform's published
- * table. Apps may request any; a token carries the granted scopes valid at its own level; the
+ * The one scope catalog: every scope and the levels it applies at, as SPEC.md lists them:
+ * `oauth.readonly`, `oauth.write`, `locations.write` agency only; `locations.readonly`,
+ * `users.readonly`, `users.write` both; every other scope sub-account only (also `companies.*`,
+ * `snapshots.*` and `saas/*`, which the platform's own table puts elsewhere: SPEC.md decides).
+ * Apps may request any; a token carries the granted scopes valid at its own level; the
  * private-integration screens offer only the scopes valid at theirs.
  */
 export type ScopeLevel = "agency" | "location";
@@ -33,12 +36,12 @@ export const scopeCatalog = {
   "locations/tasks.write": { levels: location, group: "Sub-accounts", description: "Change tasks" },
   "users.readonly": { levels: both, group: "Users", description: "See users" },
   "users.write": { levels: both, group: "Users", description: "Create and change users" },
-  "companies.readonly": { levels: agency, group: "Agency", description: "See agency details" },
-  "snapshots.readonly": { levels: agency, group: "Agency", description: "See snapshots" },
-  "saas/company.read": { levels: agency, group: "Agency", description: "See SaaS settings of the agency" },
-  "saas/company.write": { levels: agency, group: "Agency", description: "Change SaaS settings of the agency" },
-  "saas/location.read": { levels: both, group: "Agency", description: "See SaaS settings of sub-accounts" },
-  "saas/location.write": { levels: both, group: "Agency", description: "Change SaaS settings of sub-accounts" },
+  "companies.readonly": { levels: location, group: "Agency", description: "See agency details" },
+  "snapshots.readonly": { levels: location, group: "Agency", description: "See snapshots" },
+  "saas/company.read": { levels: location, group: "Agency", description: "See SaaS settings of the agency" },
+  "saas/company.write": { levels: location, group: "Agency", description: "Change SaaS settings of the agency" },
+  "saas/location.read": { levels: location, group: "Agency", description: "See SaaS settings of sub-accounts" },
+  "saas/location.write": { levels: location, group: "Agency", description: "Change SaaS settings of sub-accounts" },
   "businesses.readonly": { levels: location, group: "Businesses", description: "See businesses" },
   "businesses.write": { levels: location, group: "Businesses", description: "Create and change businesses" },
   "contacts.readonly": { levels: location, group: "Contacts", description: "See contacts" },

@@ -19,10 +19,9 @@ export interface Ed25519PublicJwk {
   x: string;
 }
 
+/** SPEC.md: `{"kty":"OKP","crv":"Ed25519","x","kid"}`, those members and no others. */
 export interface PublishedWebhookKey extends Ed25519PublicJwk {
   kid: string;
-  alg: "EdDSA";
-  use: "sig";
 }
 
 export interface WebhookSigningKey {
@@ -113,7 +112,7 @@ export async function webhookKeysJwks(now = new Date()): Promise<{ keys: Publish
   return {
     keys: rows.map((row) => {
       const jwk = row.publicJwk as unknown as Ed25519PublicJwk;
-      return { kty: "OKP", crv: "Ed25519", x: jwk.x, kid: row.kid, alg: "EdDSA", use: "sig" };
+      return { kty: "OKP", crv: "Ed25519", x: jwk.x, kid: row.kid };
     }),
   };
 }
