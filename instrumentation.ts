@@ -9,6 +9,9 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return; // not in the edge runtime
   if (process.env.NEXT_PHASE === "phase-production-build") return; // not while `next build` runs
+  // No stack traces in any log line, Next.js's own included (SPEC.md).
+  const { guardConsole } = await import("@/lib/log");
+  guardConsole();
   // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
   const { env } = await import("@/lib/env");
   if (env().WEBHOOK_DISPATCHER === "off") {

@@ -1,26 +1,90 @@
 import { type NextRequest, NextResponse } from "next/server";
 
 /**
- * Screens only: tells server components which path (with query) was asked for, so a signed-out
- * person is sent to sign in and back to exactly that page. API routes never pass through here.
+ * Runs before Next.js routes a request, on the screens and on any path with a `%` in it:
+ *
+ * - A path whose percent-encoding is broken (`/locations/%E0%A4%A`) is answered 400 with SPEC.md's
+ *   error body; Next.js's router would answer it with an empty 500.
+ * - A form POST to a screen whose body cannot be read as a form is answered 400 the same way;
+ *   Next.js would try it as a server action and answer 500.
+ * - Screens: tells server components which path (with query) was asked for, so a signed-out
+ *   person is sent to sign in and back to exactly that page, and gives the response a trace id.
+ *   API routes set their own trace id (apiRoute), equal to their error body's.
  */
-export function proxy(request: NextRequest) {
+export async function proxy(request: NextRequest) {
+  const { pathname } = request.nextUrl;
+  if (!decodes(pathname)) {
+    return refusal("The path has a broken percent-encoding (a % not followed by two hex digits of valid UTF-8).");
+  }
+  if (!isScreen(pathname)) return NextResponse.next();
+  if (request.method === "POST" && isFormPost(request) && !(await readsAsForm(request))) {
+    return refusal("The form body could not be read: send the form from the page, as multipart or URL-encoded data.");
+  }
   const headers = new Headers(request.headers);
-  headers.set("x-pathname", `${request.nextUrl.pathname}${request.nextUrl.search}`);
+  headers.set("x-pathname", `${pathname}${request.nextUrl.search}`);
   const response = NextResponse.next({ request: { headers } });
-  // SPEC.md: every response carries a trace id (API routes set their own in apiRoute).
+  // SPEC.md: every response carries a trace id.
   response.headers.set("x-trace-id", crypto.randomUUID());
   return response;
+}
+
+const screens = [
+  "/",
+  "/login",
+  "/settings",
+  "/location",
+  "/marketplace",
+  "/developer",
+  "/oauth/chooselocation",
+  "/docs",
+];
+
+function isScreen(pathname: string): boolean {
+  return screens.some((s) => pathname === s || (s !== "/" && pathname.startsWith(`${s}/`)));
+}
+
+function decodes(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isFormPost(request: NextRequest): boolean {
+  const type = request.headers.get("content-type")?.toLowerCase() ?? "";
+  return type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded");
+}
+
+async function readsAsForm(request: NextRequest): Promise<boolean> {
+  try {
+    await request.clone().formData();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function refusal(description: string): NextResponse {
+  const traceId = crypto.randomUUID();
+  return NextResponse.json(
+    { error: "invalid_request", error_description: description, statusCode: 400, traceId },
+    { status: 400, headers: { "x-trace-id": traceId } },
+  );
 }
 
 export const config = {
   matcher: [
     "/",
+    "/login",
     "/settings/:path*",
     "/location/:path*",
     "/marketplace/:path*",
     "/developer/:path*",
     "/oauth/chooselocation/:path*",
     "/docs",
+    // Any path with a percent sign, so a broken encoding is refused before Next.js routes it.
+    "/(.*%.*)",
   ],
 };

@@ -126,3 +126,51 @@ test("/openapi.json and the /docs reference", async ({ page, request }) => {
   await expect(page.getByRole("region", { name: "POST /contacts/" })).toContainText("contacts.write");
   await expect(page.locator("script[src^='http']")).toHaveCount(0);
 });
+
+test("input Next.js itself would answer with a 500 gets SPEC.md's 400 body and a trace id", async ({ request }) => {
+  const expectRefusal = async (response: Awaited<ReturnType<typeof request.get>>, description: RegExp) => {
+    expect(response.status(), response.url()).toBe(400);
+    const body = (await response.json()) as { error_description: string };
+    expect(body).toMatchObject({
+      error: "invalid_request",
+      statusCode: 400,
+      traceId: response.headers()["x-trace-id"],
+    });
+    expect(body.error_description).toMatch(description);
+  };
+  // A broken percent-encoding in the path, on API routes, screens and unknown paths alike.
+  for (const path of ["/locations/%E0%A4%A", "/contacts/%C0%AF", "/settings/%ZZ", "/%ZZ"]) {
+    await expectRefusal(await request.get(path, { headers: version }), /percent-encoding/);
+  }
+  // A form POST to a screen whose body is not a form.
+  await expectRefusal(
+    await request.post("/oauth/chooselocation", {
+      headers: { "content-type": "multipart/form-data; boundary=xyz" },
+      data: Buffer.from("garbage"),
+    }),
+    /form body could not be read/,
+  );
+  // next-auth: a body it cannot parse, and an action it does not have.
+  await expectRefusal(
+    await request.post("/api/auth/callback/credentials", {
+      headers: { "content-type": "application/json" },
+      // A Buffer: Playwright would JSON-encode a string, making it valid.
+      data: Buffer.from("{broken"),
+    }),
+    /could not be read/,
+  );
+  await expectRefusal(await request.get("/api/auth/bogus"), /not supported/);
+  for (const path of ["/login", "/api/auth/csrf"]) {
+    expect((await request.get(path)).headers()["x-trace-id"]).toMatch(/^[0-9a-f-]{36}$/);
+  }
+  // An unknown server action: Next.js refuses it (4xx) and logs it, without a stack trace (checked
+  // over the whole server log after the suite).
+  const action = await request.post("/login", {
+    headers: { "next-action": "0123456789abcdef0123456789abcdef01234567", "content-type": "text/plain" },
+    data: "[]",
+  });
+  expect(action.status()).toBeLessThan(500);
+  const options = await request.fetch("/contacts/", { method: "OPTIONS" });
+  expect(options.status()).toBe(204);
+  expect(options.headers()).toMatchObject({ allow: "POST, OPTIONS", "x-trace-id": expect.any(String) });
+});

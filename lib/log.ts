@@ -43,3 +43,39 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message.split("\n")[0]?.slice(0, 300)}`;
   return String(error).slice(0, 300);
 }
+
+/**
+ * SPEC.md: no stack traces in any log line. Next.js logs some refusals of its own (a malformed
+ * server-action request, an unknown action id) with `console.error(error)`; from instrumentation.ts
+ * on, every console line of the server is reduced to one JSON line with the error's name and
+ * message, as our own logs are.
+ */
+export function guardConsole(): void {
+  const holder = globalThis as typeof globalThis & { __consoleGuarded?: boolean };
+  if (holder.__consoleGuarded) return;
+  holder.__consoleGuarded = true;
+  const text = (args: unknown[]) =>
+    args
+      .map((a) => (a instanceof Error ? describeError(a) : typeof a === "string" ? a : safeJson(a)))
+      .join(" ")
+      .split("\n")
+      .filter((line) => !/^\s+at\s/.test(line) && !/^\s*Read more:/.test(line))
+      .join(" ")
+      .trim();
+  const route =
+    (level: Level) =>
+    (...args: unknown[]) => {
+      const message = text(args);
+      if (message) write(level, message.replace(/^⨯\s*/, "").slice(0, 1_000), { source: "console" });
+    };
+  console.error = route("error");
+  console.warn = route("warn");
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return typeof value === "object" ? JSON.stringify(value) : String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -91,6 +91,11 @@ export default async function globalSetup() {
     await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
     try {
       await checkSecretsAtRest(databaseUrl, logFile);
+      // SPEC.md: no stack traces in any log line (the suite sends Next.js input it logs errors for).
+      const traces = readFileSync(logFile, "utf8")
+        .split("\n")
+        .filter((line) => /^\s+at\s|\bat\s.*\(.*:\d+:\d+\)/.test(line));
+      if (traces.length) throw new Error(`The server log has stack traces:\n${traces.slice(0, 10).join("\n")}`);
     } finally {
       await dropDatabase?.();
     }
