@@ -1,4 +1,4 @@
-import { runCliFailure } from "./support/cli";
+import { runCliFailure, runNpmCli } from "./support/cli";
 import { seededOwner } from "./support/env";
 import { expect, test } from "./support/test";
 import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
@@ -135,4 +135,9 @@ test("the CLI refuses bad input with a message and exit code 1", async () => {
   expect(badRole.stderr).toContain("--role");
   const unknown = await runCliFailure("nope:create", {});
   expect(unknown.stderr).toContain('Unknown command "nope:create"');
+});
+
+test("`npm run cli -- <command>` prints exactly one JSON object on stdout (no npm banner)", async () => {
+  const { stdout } = await runNpmCli(["company:create", "--name", "Printed Agency"]);
+  expect(JSON.parse(stdout)).toEqual({ id: expect.any(String) });
 });

@@ -40,7 +40,7 @@ export const envSchema = z.object({
     .min(32, { message: "must be at least 32 characters (npm start generates one into .env.local)" })
     .optional(),
   SEED_ADMIN_EMAIL: z.email({ message: "must be an e-mail address" }).optional(),
-  SEED_ADMIN_PASSWORD: z.string().min(8, { message: "must be at least 8 characters" }).optional(),
+  SEED_ADMIN_PASSWORD: z.string().min(1, { message: "must not be empty" }).optional(),
   RATE_LIMIT_BURST: limit(100),
   RATE_LIMIT_DAILY: limit(200_000),
   WEBHOOK_ALLOW_PRIVATE: flag,

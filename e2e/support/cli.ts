@@ -41,3 +41,11 @@ export async function runCliFailure(command: string, flags: Flags = {}): Promise
   }
   throw new Error(`${command} was expected to fail`);
 }
+
+/** `npm run cli -- <args>` exactly as SPEC.md writes it (npm and all), for what it prints. */
+export async function runNpmCli(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const info = JSON.parse(readFileSync(infoPath, "utf8")) as ServerInfo;
+  return run("npm", ["run", "cli", "--", ...args], {
+    env: { ...process.env, DATABASE_URL: info.databaseUrl, SERVER_SECRET: e2eServerSecret, LOG_LEVEL: "warn" },
+  });
+}

@@ -46,6 +46,19 @@ describe("the operator commands", () => {
     ).resolves.toEqual({ enabled: true });
   });
 
+  it("user:create takes the operator's password as given, short or not (SPEC.md sets no rule)", async () => {
+    const company = await runCommand("company:create", { name: "Short Password Agency" });
+    const email = `short-${Date.now()}@example.test`;
+    await runCommand("user:create", {
+      email,
+      password: "pw",
+      name: "Short",
+      role: "agency_admin",
+      company: String(company.id),
+    });
+    expect(await checkCredentials(email, "pw")).toMatchObject({ role: "agency_admin" });
+  });
+
   it.each([
     [undefined, {}, "Usage"],
     ["nope", {}, 'Unknown command "nope"'],
