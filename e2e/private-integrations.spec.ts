@@ -7,6 +7,7 @@ import {
   takeShownToken,
   tokenStatuses,
 } from "./support/private-integrations";
+import { rememberSecret } from "./support/secrets";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -202,3 +203,24 @@ async function createWith(page: Page, name: string, scopes: string[]): Promise<s
   await form.getByRole("button", { name: "Create", exact: true }).click();
   return takeShownToken(page);
 }
+
+test("while a new token is shown, the integration's buttons still work (the token is not in a modal)", async ({
+  page,
+}) => {
+  const agency = await createAgency({ locations: 1, labs: true });
+  await signIn(page, agency.owner.email);
+  await page.goto(screenPath("agency", agency.locationIds[0]!));
+  await page.getByRole("button", { name: "Create new integration" }).click();
+  const form = page.getByRole("region", { name: "New private integration" });
+  await form.getByLabel("Name").fill("Straight on");
+  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  await form.getByRole("button", { name: "Create", exact: true }).click();
+  const first = ((await page.getByTestId("pit-token").textContent()) ?? "").trim();
+  rememberSecret(first, "screen: pit- token");
+  await expect(page.getByRole("button", { name: "Copy", exact: true })).toBeFocused();
+  // No Done, no Escape: straight to the next action.
+  await confirmAction(page, card(page, "Straight on"), "Rotate and expire this token now", /stops working/);
+  await expect(page.getByTestId("pit-token")).not.toHaveText(first);
+  const second = await takeShownToken(page);
+  expect(second).not.toBe(first);
+});

@@ -127,6 +127,15 @@ export function PrivateIntegrationsManager({
         {notice}
       </p>
 
+      {revealed ? (
+        <TokenDialog
+          key={revealed.token}
+          revealed={revealed}
+          onClose={() => setRevealed(null)}
+          returnFocus={() => byId(integrationTitleId(revealed.integrationId)) ?? byId(LIST_HEADING)}
+        />
+      ) : null}
+
       {mode.kind === "create" ? (
         <section
           aria-labelledby="pi-create-title"
@@ -217,14 +226,6 @@ export function PrivateIntegrationsManager({
             return confirm.kind === "remove" ? byId(LIST_HEADING) : byId(integrationTitleId(confirming.id));
           }}
           fallbackFocus={() => byId(integrationTitleId(confirming.id)) ?? byId(LIST_HEADING)}
-        />
-      ) : null}
-
-      {revealed ? (
-        <TokenDialog
-          revealed={revealed}
-          onClose={() => setRevealed(null)}
-          returnFocus={() => byId(integrationTitleId(revealed.integrationId)) ?? byId(LIST_HEADING)}
         />
       ) : null}
     </>

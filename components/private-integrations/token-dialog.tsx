@@ -1,8 +1,7 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { buttonClass } from "@/components/ui/submit-button";
-import { Modal } from "./modal";
 
 export interface RevealedToken {
   token: string;
@@ -13,8 +12,10 @@ export interface RevealedToken {
 }
 
 /**
- * The only time a token is shown: a modal with the whole token, a Copy button and a warning that it
- * cannot be seen again. Closing it drops the token from memory (the parent forgets it).
+ * The only time a token is shown: a dialog with the whole token, a Copy button and a warning that
+ * it cannot be seen again. Non-modal and in the page's flow, so the integration's other buttons stay
+ * usable while it is open (rotating right after creating needs no extra step). Focus moves to Copy;
+ * `Done` or Escape closes it, which drops the token from memory (the parent forgets it).
  */
 export function TokenDialog({
   revealed,
@@ -26,7 +27,29 @@ export function TokenDialog({
   returnFocus?: () => HTMLElement | null;
 }) {
   const tokenRef = useRef<HTMLElement>(null);
+  const copyRef = useRef<HTMLButtonElement>(null);
   const [copyState, setCopyState] = useState<"idle" | "copied" | "selected">("idle");
+  const onCloseRef = useRef(onClose);
+  onCloseRef.current = onClose;
+  const returnRef = useRef(returnFocus);
+  returnRef.current = returnFocus;
+
+  useLayoutEffect(() => {
+    copyRef.current?.focus();
+    return () => {
+      // After React has finished this commit, so a re-rendered list is in place.
+      requestAnimationFrame(() => returnRef.current?.()?.focus());
+    };
+  }, []);
+
+  useEffect(() => {
+    // Escape closes it, unless a modal (a confirmation) is open on top and takes the key.
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape" && !document.querySelector("dialog:modal")) onCloseRef.current();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
 
   function selectToken() {
     const node = tokenRef.current;
@@ -50,7 +73,12 @@ export function TokenDialog({
   }
 
   return (
-    <Modal labelledBy="pit-token-title" describedBy="pit-token-warning" onClose={onClose} returnFocus={returnFocus}>
+    <dialog
+      open
+      aria-labelledby="pit-token-title"
+      aria-describedby="pit-token-warning"
+      className="static mb-6 w-full max-w-none rounded-xl bg-white p-0 text-slate-900 shadow-md ring-2 ring-amber-300"
+    >
       <div className="space-y-4 p-6">
         <div>
           <h2 id="pit-token-title" className="text-lg font-semibold">
@@ -72,7 +100,7 @@ export function TokenDialog({
           >
             {revealed.token}
           </code>
-          <button type="button" onClick={copy} className={buttonClass("secondary")}>
+          <button ref={copyRef} type="button" onClick={copy} className={buttonClass("secondary")}>
             Copy
           </button>
         </div>
@@ -96,6 +124,6 @@ export function TokenDialog({
           </button>
         </div>
       </div>
-    </Modal>
+    </dialog>
   );
 }
