@@ -12,8 +12,8 @@ import { parseArgs } from "node:util";
 import { freshDatabase, postgresVersion } from "./bench/db";
 import { CONNECTIONS, combine, type Measurement, measure, prepareScenario, scenarios } from "./bench/load";
 import { type DatabaseRun, machine, table, targets } from "./bench/report";
-import { startServer } from "./bench/server";
 import { buildIfNeeded } from "./build-if-needed";
+import { startProductionServer } from "./support/production-server";
 
 const say = (message: string) => console.log(`[bench] ${message}`);
 
@@ -68,7 +68,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const benchEnv = { BENCH_DB_TIMING: "1", WEBHOOK_DISPATCHER: "off" };
     const countingLimits = { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_DAILY: "1000000000" };
     say(`${labels[kind]}: starting the production server on port ${port} (log: ${logFile})`);
-    let server = await startServer({ ...common, env: { ...benchEnv, ...countingLimits } });
+    let server = await startProductionServer({ ...common, env: { ...benchEnv, ...countingLimits } });
     const all = scenarios(seed);
     const measured = new Map<string, Measurement[]>(all.map((s) => [s.id, []]));
     try {
@@ -85,7 +85,10 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const results = all.map((s) => combine(s, measured.get(s.id)!));
     // (b) again with the limits off (SPEC.md: 0, for load tests): what counting every request costs.
     say(`${labels[kind]}: (b) again with rate limits off`);
-    server = await startServer({ ...common, env: { ...benchEnv, RATE_LIMIT_BURST: "0", RATE_LIMIT_DAILY: "0" } });
+    server = await startProductionServer({
+      ...common,
+      env: { ...benchEnv, RATE_LIMIT_BURST: "0", RATE_LIMIT_DAILY: "0" },
+    });
     try {
       const b = all.find((s) => s.id === "b")!;
       await prepareScenario(server.baseUrl, b, warmup);

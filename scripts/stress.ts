@@ -21,7 +21,6 @@ import { createPrivateIntegration, deletePrivateIntegration } from "@/lib/integr
 import { createApp } from "@/lib/oauth/apps";
 import { approveInstall } from "@/lib/oauth/authorization";
 import {
-  freshPostgresDatabase,
   type Instance,
   makeInstance,
   type SlowReceiver,
@@ -29,8 +28,9 @@ import {
   startSlowReceiver,
   stressDir,
   stressSecret,
-  tail,
 } from "./stress/instances";
+import { freshPostgresDatabase } from "./support/database";
+import { logTail } from "./support/production-server";
 
 const short = process.argv.includes("--short");
 /** Three ports from here (two PostgreSQL instances, one PGlite); beside E2E_PORT so parallel runs do not collide. */
@@ -293,7 +293,7 @@ async function crashMidDelivery(
   const started = Date.now();
   while (receiver.inFlight < minInFlight) {
     if (Date.now() - started > 60_000)
-      throw new Error(`${label}: never ${minInFlight} deliveries in flight within 60 s. ${tail(victim.logFile)}`);
+      throw new Error(`${label}: never ${minInFlight} deliveries in flight within 60 s. ${logTail(victim.logFile)}`);
     await sleep(10);
   }
   const inFlight = receiver.inFlight;

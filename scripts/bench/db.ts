@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { freshPostgresDatabase } from "../support/database";
 
 /** Where the bench's PostgreSQL databases are created (trust auth, as on every dev and CI machine). */
 export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -19,21 +19,8 @@ export async function freshDatabase(kind: "pglite" | "postgres", label = "bench"
     const dir = mkdtempSync(join(tmpdir(), `${label}-pglite-`));
     return { kind, url: `file:${dir}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const name = `${label}_${randomBytes(4).toString("hex")}`;
-  await adminQuery(`CREATE DATABASE "${name}"`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return { kind, url: url.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
-}
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+  const database = await freshPostgresDatabase(POSTGRES_ADMIN_URL, label);
+  return { kind, ...database };
 }
 
 export async function postgresVersion(): Promise<string | undefined> {
