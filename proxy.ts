@@ -28,6 +28,7 @@ export async function proxy(request: NextRequest) {
   return response;
 }
 
+// The screen entries of config.matcher (Next.js reads the matcher as a literal, so it cannot be built from this).
 const screens = [
   "/",
   "/login",
