@@ -27,6 +27,7 @@ let ok = true;
 console.log(`Testing on ${database}.`);
 ok = step("Lint and format (biome)", bin("biome"), ["check", "."]) && ok;
 ok = step("Type check (tsc)", bin("tsc"), ["--noEmit"]) && ok;
+ok = step("OpenAPI lint (Redocly CLI)", process.execPath, [bin("tsx"), "scripts/openapi-lint.ts"]) && ok;
 
 const vitestReport = resolve(reports, "vitest.json");
 ok =

@@ -21,6 +21,16 @@ export const checkOrder = [
   "The data: 404 not_found, 409 conflict.",
 ];
 
+const tagDescriptions: Record<string, string> = {
+  OAuth: "Installing apps and the tokens they get: RFC 6749 with PKCE, RFC 7009 revocation, RFC 7662 introspection.",
+  "Sub-accounts": "Reading a sub-account with an access token or a private-integration token.",
+  Contacts:
+    "Creating and reading a sub-account's contacts; needs a Location token or a sub-account private integration.",
+  Discovery: "Metadata and public keys: RFC 8414 metadata, the JWKS of access tokens, the webhook signing keys.",
+  Service: "The service itself: health and this document.",
+  Webhooks: "The app's events: catching up on what a webhook delivery missed.",
+};
+
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema, as requests send or responses carry it. */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
   const out = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as Json;
@@ -170,6 +180,12 @@ export function buildOpenApiDocument(): Json {
       responses: {
         [String(op.success.status)]: { description: op.success.description, headers, ...(content ? { content } : {}) },
         ...errorResponses(op),
+        ...Object.fromEntries(
+          Object.entries(op.screenErrors ?? {}).map(([status, description]) => [
+            status,
+            { description, headers: traceHeader, content: { "text/html": {} } },
+          ]),
+        ),
       },
     };
   }
@@ -179,6 +195,7 @@ export function buildOpenApiDocument(): Json {
     info: {
       title: "Token service API",
       version: "1.0.0",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
       description: [
         "The authorization and token service of a platform with agencies (token type Company) and sub-accounts (Location).",
         "",
@@ -193,7 +210,7 @@ export function buildOpenApiDocument(): Json {
       ].join("\n"),
     },
     servers: [{ url: appUrl() }],
-    tags: [...new Set(operations.map((op) => op.tag))].map((name) => ({ name })),
+    tags: [...new Set(operations.map((op) => op.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
     components: {
       securitySchemes: {
@@ -220,6 +237,11 @@ export function buildOpenApiDocument(): Json {
             statusCode: { type: "integer" },
             traceId: { type: "string", format: "uuid" },
             contactId: { type: "string", description: "409 on POST /contacts/: the existing contact's id." },
+            meta: {
+              type: "object",
+              description: "409 on POST /contacts/: the platform's shape of the same facts.",
+              properties: { contactId: { type: "string" }, matchingField: { type: "string", enum: ["email"] } },
+            },
           },
         },
         ...schemas,

@@ -43,6 +43,8 @@ export interface Operation {
   };
   /** The error codes this operation answers with, and what each means here, in check order. */
   errors: Partial<Record<ErrorCode, string>>;
+  /** Error screens (text/html) of a screen operation, by status. */
+  screenErrors?: Record<number, string>;
 }
 
 const id = (example: string, description?: string) => z.string().meta({ examples: [example], description });
@@ -226,6 +228,10 @@ export const operations: Operation[] = [
     }),
     success: { status: 200, description: "The install screen.", contentType: "text/html" },
     errors: {},
+    screenErrors: {
+      400: "An error screen: the client_id is unknown or the redirect_uri is not one registered for the app. It never redirects.",
+      403: "An error screen: the app is Agency only and the signed-in person is not an agency owner or admin.",
+    },
   },
   {
     method: "post",
