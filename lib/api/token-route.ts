@@ -42,24 +42,46 @@ export function tokenRoute<P = Record<string, never>>(
   options: TokenRouteOptions,
   handler: (request: Request, context: TokenRouteContext<P>) => Promise<Response>,
 ) {
-  return apiRoute<P>(async (request, context) => {
-    let headers = limitHeaders();
-    let response: Response;
-    try {
+  return apiRoute<P>((request, context) =>
+    withRateLimit(request, context, async (count) => {
       const version = requireVersion(request);
       const principal = await authenticateBearer(request);
+      await count(principal);
+      if (options.level === "Location") requireLocationToken(principal);
+      requireScope(principal, options.scope);
+      return handler(request, { ...context, principal, version });
+    }),
+  );
+}
+
+/** Counts the authenticated caller (step 3); throws 429 rate_limited past a limit. */
+export type CountRequest = (principal: Principal) => Promise<void>;
+
+/**
+ * Runs `handler` under the API's rate limits, for the routes above and for the OAuth endpoints
+ * that take a Bearer token (/oauth/locationToken): `count` is called once the caller is known,
+ * and every answer, error or not, carries the X-RateLimit-* headers (the limits always, the
+ * remaining counts once counted). The bucket is `rateLimitSubject`: the app or integration per
+ * sub-account or agency of the token.
+ */
+export async function withRateLimit(
+  request: Request,
+  context: RequestContext,
+  handler: (count: CountRequest) => Promise<Response>,
+): Promise<Response> {
+  let headers = limitHeaders();
+  let response: Response;
+  try {
+    response = await handler(async (principal) => {
       const decision = await hitRateLimit(rateLimitSubject(principal));
       headers = decision.headers;
       if (!decision.allowed) throw rateLimitedError(decision);
-      if (options.level === "Location") requireLocationToken(principal);
-      requireScope(principal, options.scope);
-      response = await handler(request, { ...context, principal, version });
-    } catch (error) {
-      response = errorResponse(withChallenge(error), context.traceId, request);
-    }
-    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-    return response;
-  });
+    });
+  } catch (error) {
+    response = errorResponse(withChallenge(error), context.traceId, request);
+  }
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
 }
 
 /** SPEC.md: every 401 and 403 of a Bearer-protected endpoint carries the RFC 6750 §3 challenge. */

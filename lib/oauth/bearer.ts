@@ -21,16 +21,22 @@ export function bearerError(
 /**
  * The Company access token that /oauth/locationToken and /oauth/installedLocations take, verified
  * by the one Bearer path of the API (`authenticateBearer`). A private-integration token is refused
- * before any lookup: these endpoints are for apps.
+ * before any lookup: these endpoints are for apps. `count` (the rate limit, lib/api/token-route.ts)
+ * runs once the token is verified, before its level and scope are checked, as on the API routes.
  */
-export async function requireCompanyToken(request: Request, scope: Scope, now = new Date()): Promise<Principal> {
+export async function requireCompanyToken(
+  request: Request,
+  scope: Scope,
+  options: { now?: Date; count?: (principal: Principal) => Promise<void> } = {},
+): Promise<Principal> {
   if (bearerToken(request).startsWith("pit-")) {
     throw bearerError(
       "forbidden",
       "Private-integration tokens cannot be used here; use the Company access token of an app installed on the agency.",
     );
   }
-  const principal = await authenticateBearer(request, now);
+  const principal = await authenticateBearer(request, options.now ?? new Date());
+  await options.count?.(principal);
   if (principal.authClass !== "Company") {
     throw bearerError(
       "forbidden",

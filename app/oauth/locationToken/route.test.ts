@@ -1,10 +1,11 @@
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/oauth/apps";
-import { callRoute, formRequest, installAndExchange, makeApp, type RouteResult } from "@/lib/oauth/testing";
+import { callRoute, formRequest, install, installAndExchange, makeApp, type RouteResult } from "@/lib/oauth/testing";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
+import { POST as revokePOST } from "../revoke/route";
 import { POST as tokenPOST } from "../token/route";
 import { GET, POST } from "./route";
 
@@ -227,5 +228,49 @@ describe("POST /oauth/locationToken", () => {
     expect((await verifyAccessToken(loc1.body.access_token as string)).ok).toBe(true);
     await installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[0]!.id] });
     expect(await verifyAccessToken(loc1.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
+  });
+});
+
+describe("every path that revokes a Company grant takes its Location tokens down at once", () => {
+  const clientForm = () => ({ client_id: app.app.clientId, client_secret: app.clientSecret });
+  const tokenCall = (form: Record<string, string>) =>
+    callRoute(tokenPOST, formRequest("/oauth/token", { ...clientForm(), ...form }));
+
+  /** A fresh agency install, its code, and a Location token exchanged from it, verified once (so cached). */
+  async function companyWithChild() {
+    const { code } = await install(agency.owner, app.app.clientId, {
+      level: "agency",
+      locationIds: [agency.locations[0]!.id, agency.locations[1]!.id],
+    });
+    const company = await tokenCall({ grant_type: "authorization_code", code, user_type: "Company" });
+    expect(company.status).toBe(200);
+    const child = await exchange(forLocation(0), { bearer: company.body.access_token as string });
+    expect(child.status).toBe(200);
+    expect((await verifyAccessToken(child.body.access_token as string)).ok).toBe(true);
+    return { code, company: company.body, child: child.body };
+  }
+
+  async function expectChildDead(child: Record<string, unknown>) {
+    expect(await verifyAccessToken(child.access_token as string)).toEqual({ ok: false, reason: "revoked" });
+    const refreshed = await tokenCall({ grant_type: "refresh_token", refresh_token: child.refresh_token as string });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe("invalid_grant");
+  }
+
+  it("the authorization code presented again (RFC 6749 §4.1.2)", async () => {
+    const { code, child } = await companyWithChild();
+    const replay = await tokenCall({ grant_type: "authorization_code", code, user_type: "Company" });
+    expect(replay.status).toBe(400);
+    await expectChildDead(child);
+  });
+
+  it("the Company refresh token revoked at /oauth/revoke (RFC 7009)", async () => {
+    const { company, child } = await companyWithChild();
+    const revoked = await callRoute(
+      revokePOST,
+      formRequest("/oauth/revoke", { token: company.refresh_token as string, ...clientForm() }),
+    );
+    expect(revoked.status).toBe(200);
+    await expectChildDead(child);
   });
 });

@@ -132,6 +132,11 @@ describe("/openapi.json", () => {
     ]);
     expect(create.responses["429"].headers["Retry-After"]).toBeDefined();
     expect(create.responses["201"].headers["X-RateLimit-Remaining"]).toBeDefined();
+    // /oauth/locationToken is counted like the API (issue 15).
+    const exchange = doc.paths["/oauth/locationToken"].post;
+    expect(exchange["x-rate-limited"]).toBe(true);
+    expect(exchange.responses["429"].headers["Retry-After"]).toBeDefined();
+    expect(exchange.responses["200"].headers["X-RateLimit-Remaining"]).toBeDefined();
     expect(create.parameters).toContainEqual(
       expect.objectContaining({
         name: "Version",

@@ -260,9 +260,10 @@ export const operations: Operation[] = [
     tag: "OAuth",
     summary: "Exchange a Company token for a Location token",
     description:
-      "The Company access token must be of companyId and carry oauth.write; the app must be installed on locationId. The Location token's scope is the installation's sub-account-level scopes.",
+      "The Company access token must be of companyId and carry oauth.write; the app must be installed on locationId. The Location token's scope is the installation's sub-account-level scopes. Counted by the rate limits in the bucket of the app on the agency (the one its Company-token API calls use), after the token is verified and before its level, scope and body. A revocation, uninstall or re-install that runs at the same time either makes the exchange fail or revokes the Location token it issued.",
     auth: "bearer",
     version: true,
+    rateLimited: true,
     scope: "oauth.write",
     body: {
       contentType: "application/x-www-form-urlencoded",
@@ -279,6 +280,7 @@ export const operations: Operation[] = [
     errors: {
       invalid_version: "Version header missing or not an accepted date.",
       invalid_token: bearer401,
+      rate_limited: "Over the app's limits on this agency.",
       forbidden:
         "A Location or private-integration token, another company, a sub-account not of the company, or the app not installed there.",
       insufficient_scope: "The Company token lacks oauth.write.",
