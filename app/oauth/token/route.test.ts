@@ -181,6 +181,20 @@ describe("200 response, SPEC.md's table", () => {
   });
 });
 
+describe("scopes follow the installation", () => {
+  it("a code issued before a narrowing re-install gets only the scopes the installation grants now", async () => {
+    const { code: wide } = await agencyInstall();
+    const { code: narrow } = await agencyInstall(undefined, { scope: "oauth.readonly locations.readonly" });
+    const early = await codeExchange(wide);
+    expect(early.status).toBe(200);
+    expect(early.body.scope).toBe("oauth.readonly locations.readonly");
+    expect(decodeJwt(early.body.access_token as string).scope).toBe("oauth.readonly locations.readonly");
+    // Its family stays narrow when it refreshes.
+    expect((await refresh(early.body.refresh_token as string)).body.scope).toBe("oauth.readonly locations.readonly");
+    expect((await codeExchange(narrow)).body.scope).toBe("oauth.readonly locations.readonly");
+  });
+});
+
 describe("request errors", () => {
   it("a body that is not form-encoded: 400 invalid_request that says so", async () => {
     const result = await callRoute(
