@@ -31,4 +31,15 @@ describe("the environment", () => {
   ])("fails with a sentence naming the variable: %o", (source, name) => {
     expect(() => parseEnv(source)).toThrow(new RegExp(`^The environment variable ${name} `));
   });
+
+  it("REFRESH_TOKEN_REUSE_SECONDS: 30 by default, 0 (strict) to 300, anything else named", () => {
+    expect(parseEnv({}).REFRESH_TOKEN_REUSE_SECONDS).toBe(30);
+    expect(parseEnv({ REFRESH_TOKEN_REUSE_SECONDS: "0" }).REFRESH_TOKEN_REUSE_SECONDS).toBe(0);
+    expect(parseEnv({ REFRESH_TOKEN_REUSE_SECONDS: "300" }).REFRESH_TOKEN_REUSE_SECONDS).toBe(300);
+    for (const bad of ["301", "-1", "2.5", "soon"]) {
+      expect(() => parseEnv({ REFRESH_TOKEN_REUSE_SECONDS: bad })).toThrow(
+        /^The environment variable REFRESH_TOKEN_REUSE_SECONDS must be/,
+      );
+    }
+  });
 });

@@ -60,6 +60,18 @@ export const envSchema = z.object({
     .max(3600)
     .optional()
     .transform((v) => v ?? 60),
+  /**
+   * A used refresh token presented again by its own client within this many seconds of its first
+   * use gets a new pair instead of revoking its family (a lost response, two processes of one app).
+   * `0`: strict single use.
+   */
+  REFRESH_TOKEN_REUSE_SECONDS: z.coerce
+    .number({ message: "must be a whole number of seconds from 0 to 300" })
+    .int({ message: "must be a whole number of seconds from 0 to 300" })
+    .min(0, { message: "must be a whole number of seconds from 0 to 300" })
+    .max(300, { message: "must be at most 300 (seconds; 0 turns the reuse window off)" })
+    .optional()
+    .transform((v) => v ?? 30),
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error", "silent"])
     .optional()

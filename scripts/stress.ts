@@ -1,8 +1,10 @@
 // npm run test:stress — evidence, in numbers, that nothing is lost or leaked under load, races and crashes:
 //   1. fuzzing every route (lib/api/fuzz.test.ts with FUZZ_RUNS, default 400 per route);
-//   2. two production servers on one PostgreSQL: one code and one refresh token redeemed against both
-//      at once (exactly one 200), deletion and revocation through one instance refused by the other
-//      within a second, one instance SIGKILLed mid-delivery and restarted (no webhook lost);
+//   2. two production servers on one PostgreSQL: one code redeemed against both at once (exactly one
+//      200); one refresh token presented to both at once (inside REFRESH_TOKEN_REUSE_SECONDS every
+//      answer is 200 and the one family survives; restarted with the window at 0, exactly one 200 and
+//      the reuse revokes the family); deletion and revocation through one instance refused by the
+//      other within a second; one instance SIGKILLed mid-delivery and restarted (no webhook lost);
 //   3. one production server on the embedded PGlite: the same races, and SIGKILL mid-delivery + restart.
 // `--short` (run by npm test) does 2 or 3 with fewer requests: 2 when TEST_DATABASE_URL is set
 // (PGlite allows one process per data directory), else 3. Results: test-results/stress/results.json.
@@ -205,16 +207,92 @@ async function tokenRaces(label: string, instances: Instance[], world: World) {
     exchanged.status === 200 && works === 200,
     `${label}: a fresh code exchanges (${exchanged.status}) and its token works on every instance (${works})`,
   );
+  await refreshRaceInsideWindow(label, instances, world, exchanged.body.refresh_token ?? "");
+}
+
+/**
+ * One refresh token presented `sizes.race` times at once over the instances, with the default
+ * REFRESH_TOKEN_REUSE_SECONDS: every answer is 200 with a pair of its own, nothing is revoked, and
+ * (PostgreSQL, which this process can read too) every pair belongs to the one family.
+ */
+async function refreshRaceInsideWindow(label: string, instances: Instance[], world: World, refreshToken: string) {
+  const { clientId, clientSecret } = world.client;
   const refreshRace = await race(instances, sizes.race, {
     grant_type: "refresh_token",
     client_id: clientId,
     client_secret: clientSecret,
-    refresh_token: exchanged.body.refresh_token ?? "",
+    refresh_token: refreshToken,
   });
   results[`${label}.refreshRace`] = refreshRace.tally;
+  const pairs = refreshRace.winners.map((w) => w.body);
   check(
-    refreshRace.winners.length === 1 && refreshRace.tally["400 invalid_grant"] === sizes.race - 1,
-    `${label}: one refresh token presented ${sizes.race}× at once → ${JSON.stringify(refreshRace.tally)} (exactly one 200)`,
+    refreshRace.winners.length === sizes.race && new Set(pairs.map((p) => p.refresh_token)).size === sizes.race,
+    `${label}: one refresh token presented ${sizes.race}× at once on ${instances.length} instance(s), inside the reuse window → ${JSON.stringify(refreshRace.tally)} (every answer 200, each a pair of its own)`,
+  );
+  const working = await Promise.all(
+    pairs.map((p, i) => getLocation(instances[i % instances.length]!.url, world.locationIds[0]!, p.access_token ?? "")),
+  );
+  check(
+    working.every((status) => status === 200),
+    `${label}: every access token of the race works, nothing was revoked (${working.filter((s) => s === 200).length}/${working.length})`,
+  );
+  if (label === "postgres") {
+    const rows = await db().refreshToken.findMany({
+      where: { id: { in: pairs.map((p) => p.refreshTokenId ?? "") } },
+      select: { grantId: true, grant: { select: { revokedAt: true } } },
+    });
+    const families = new Set(rows.map((r) => r.grantId));
+    check(
+      rows.length === pairs.length && families.size === 1 && rows.every((r) => r.grant.revokedAt === null),
+      `${label}: exactly one family survives the race: ${rows.length} refresh tokens in ${families.size} grant(s), revoked: ${rows.some((r) => r.grant.revokedAt !== null)}`,
+    );
+  }
+  // Each new refresh token works (once): the app's processes each carry on with their own.
+  const onward = await Promise.all(
+    pairs.map((p, i) =>
+      postForm(instances[(i + 1) % instances.length]!.url, "/oauth/token", {
+        grant_type: "refresh_token",
+        client_id: clientId,
+        client_secret: clientSecret,
+        refresh_token: p.refresh_token ?? "",
+      }),
+    ),
+  );
+  check(
+    onward.every((a) => a.status === 200),
+    `${label}: every refresh token the race issued refreshes again (${onward.filter((a) => a.status === 200).length}/${onward.length} × 200)`,
+  );
+}
+
+/**
+ * With REFRESH_TOKEN_REUSE_SECONDS=0 (strict single use): one refresh token presented
+ * `sizes.race` times at once gives exactly one 200; the others are reuse, which revokes the
+ * family, the winner's tokens included.
+ */
+async function strictRefreshRace(label: string, instances: Instance[], world: World, refreshToken: string) {
+  const { clientId, clientSecret } = world.client;
+  const strict = await race(instances, sizes.race, {
+    grant_type: "refresh_token",
+    client_id: clientId,
+    client_secret: clientSecret,
+    refresh_token: refreshToken,
+  });
+  results[`${label}.strictRefreshRace`] = strict.tally;
+  check(
+    strict.winners.length === 1 && strict.tally["400 invalid_grant"] === sizes.race - 1,
+    `${label}, REFRESH_TOKEN_REUSE_SECONDS=0: one refresh token presented ${sizes.race}× at once on ${instances.length} instance(s) → ${JSON.stringify(strict.tally)} (exactly one 200, the rest invalid_grant)`,
+  );
+  const winner = strict.winners[0]?.body;
+  const status = await getLocation(instances[0]!.url, world.locationIds[0]!, winner?.access_token ?? "");
+  const again = await postForm(instances[instances.length - 1]!.url, "/oauth/token", {
+    grant_type: "refresh_token",
+    client_id: clientId,
+    client_secret: clientSecret,
+    refresh_token: winner?.refresh_token ?? "",
+  });
+  check(
+    status === 401 && again.status === 400 && again.body.error === "invalid_grant",
+    `${label}, REFRESH_TOKEN_REUSE_SECONDS=0: the reuse revoked the family: the winner's access token ${status}, its refresh token ${again.status} ${again.body.error ?? ""}`,
   );
 }
 
@@ -333,6 +411,8 @@ async function postgresScenarios(serverUrl: string) {
   const env = { WEBHOOK_LEASE_SECONDS: String(leaseSeconds), APP_URL: `http://127.0.0.1:${basePort}` };
   const one = makeInstance("pg-instance-1", basePort, database.url, env);
   const two = makeInstance("pg-instance-2", basePort + 1, database.url, env);
+  let strictOne: Instance | undefined;
+  let strictTwo: Instance | undefined;
   try {
     await openFreshDatabase(database.url);
     const world = await makeWorld(2);
@@ -342,8 +422,22 @@ async function postgresScenarios(serverUrl: string) {
     await propagation(one, two, world);
     const expected = await enqueueInstallEvents(world, receiver, sizes.events);
     await crashMidDelivery("postgres", one, receiver, expected, 11);
-  } finally {
+    // Both restarted with the reuse window off.
     await Promise.all([one.stop(), two.stop()]);
+    const strictEnv = { ...env, REFRESH_TOKEN_REUSE_SECONDS: "0" };
+    strictOne = makeInstance("pg-strict-1", basePort, database.url, strictEnv);
+    strictTwo = makeInstance("pg-strict-2", basePort + 1, database.url, strictEnv);
+    results["postgres.strictStartMs"] = [await strictOne.start(), await strictTwo.start()];
+    const exchanged = await postForm(strictOne.url, "/oauth/token", {
+      grant_type: "authorization_code",
+      client_id: world.client.clientId,
+      client_secret: world.client.clientSecret,
+      code: await issueCode(world),
+      user_type: "Company",
+    });
+    await strictRefreshRace("postgres", [strictOne, strictTwo], world, exchanged.body.refresh_token ?? "");
+  } finally {
+    await Promise.all([one.stop(), two.stop(), strictOne?.stop(), strictTwo?.stop()]);
     await receiver.close();
     await disconnectDb();
     await database.drop();
@@ -356,18 +450,35 @@ async function pgliteScenarios() {
   const url = `file:${join(dir, "pglite")}`;
   const receiver = await startSlowReceiver(1500);
   const instance = makeInstance("pglite-instance", basePort + 2, url, { WEBHOOK_LEASE_SECONDS: String(leaseSeconds) });
+  let strict: Instance | undefined;
   try {
     // PGlite belongs to one process: seed (and enqueue the webhooks) before the server opens it.
     await openFreshDatabase(url);
     const world = await makeWorld(2);
     const expected = await enqueueInstallEvents(world, receiver, sizes.events);
-    const codes = { race: await issueCode(world), refresh: await issueCode(world) };
+    const codes = { race: await issueCode(world), refresh: await issueCode(world), strict: await issueCode(world) };
     await disconnectDb();
     results["pglite.startMs"] = await instance.start();
     await crashMidDelivery("pglite", instance, receiver, expected, 6);
     await pgliteTokenRaces(instance, world, codes);
+    // Restarted with the reuse window off.
+    await instance.stop();
+    strict = makeInstance("pglite-strict", basePort + 2, url, {
+      WEBHOOK_LEASE_SECONDS: String(leaseSeconds),
+      REFRESH_TOKEN_REUSE_SECONDS: "0",
+    });
+    results["pglite.strictStartMs"] = await strict.start();
+    const exchanged = await postForm(strict.url, "/oauth/token", {
+      grant_type: "authorization_code",
+      client_id: world.client.clientId,
+      client_secret: world.client.clientSecret,
+      code: codes.strict,
+      user_type: "Company",
+    });
+    await strictRefreshRace("pglite", [strict], world, exchanged.body.refresh_token ?? "");
   } finally {
     await instance.stop();
+    await strict?.stop();
     await receiver.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -394,16 +505,7 @@ async function pgliteTokenRaces(instance: Instance, world: World, codes: { race:
     code: codes.refresh,
     user_type: "Company",
   });
-  const refreshRace = await race([instance], sizes.race, {
-    ...base,
-    grant_type: "refresh_token",
-    refresh_token: exchanged.body.refresh_token ?? "",
-  });
-  results["pglite.refreshRace"] = refreshRace.tally;
-  check(
-    refreshRace.winners.length === 1,
-    `pglite: one refresh token presented ${sizes.race}× at once → ${JSON.stringify(refreshRace.tally)}`,
-  );
+  await refreshRaceInsideWindow("pglite", [instance], world, exchanged.body.refresh_token ?? "");
 }
 
 function fuzz() {

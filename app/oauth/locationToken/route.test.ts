@@ -2,6 +2,7 @@ import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/oauth/apps";
 import { callRoute, formRequest, install, installAndExchange, makeApp, type RouteResult } from "@/lib/oauth/testing";
+import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
@@ -187,18 +188,17 @@ describe("POST /oauth/locationToken", () => {
     const token = location.body.access_token as string;
     expect((await verifyAccessToken(token)).ok).toBe(true);
     // Reusing the Company refresh token after rotation revokes the family, children included.
-    const refreshOnce = () =>
-      callRoute(
-        tokenPOST,
-        formRequest("/oauth/token", {
-          grant_type: "refresh_token",
-          client_id: app.app.clientId,
-          client_secret: app.clientSecret,
-          refresh_token: companyRefresh,
-        }),
-      );
-    expect((await refreshOnce()).status).toBe(200);
-    expect((await refreshOnce()).status).toBe(400);
+    const refreshForm = () =>
+      formRequest("/oauth/token", {
+        grant_type: "refresh_token",
+        client_id: app.app.clientId,
+        client_secret: app.clientSecret,
+        refresh_token: companyRefresh,
+      });
+    expect((await callRoute(tokenPOST, refreshForm())).status).toBe(200);
+    // After REFRESH_TOKEN_REUSE_SECONDS (inside it, a replay gets a pair and revokes nothing).
+    const afterWindow = new Date(Date.now() + 301_000);
+    await expect(tokenEndpoint(refreshForm(), afterWindow)).rejects.toMatchObject({ code: "invalid_grant" });
     expect(await verifyAccessToken(token)).toEqual({ ok: false, reason: "revoked" });
 
     const fresh = await installAndExchange(agency.owner, app, {

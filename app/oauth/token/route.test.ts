@@ -1,8 +1,12 @@
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
+import { json, noStore } from "@/lib/api/handler";
 import { db } from "@/lib/db/client";
+import { resetEnvCache } from "@/lib/env";
 import type { CreatedApp } from "@/lib/oauth/apps";
+import { noStoreRoute } from "@/lib/oauth/http";
+import { revokeToken } from "@/lib/oauth/revoke";
 import {
   basicAuth,
   callRoute,
@@ -178,6 +182,20 @@ describe("200 response, SPEC.md's table", () => {
     const { code } = await agencyInstall(undefined, { code_challenge: challenge, code_challenge_method: "S256" });
     const result = await codeExchange(code, { redirect_uri: testRedirectUri, code_verifier: verifier });
     expect(result.status).toBe(200);
+  });
+});
+
+describe("scopes follow the installation", () => {
+  it("a code issued before a narrowing re-install gets only the scopes the installation grants now", async () => {
+    const { code: wide } = await agencyInstall();
+    const { code: narrow } = await agencyInstall(undefined, { scope: "oauth.readonly locations.readonly" });
+    const early = await codeExchange(wide);
+    expect(early.status).toBe(200);
+    expect(early.body.scope).toBe("oauth.readonly locations.readonly");
+    expect(decodeJwt(early.body.access_token as string).scope).toBe("oauth.readonly locations.readonly");
+    // Its family stays narrow when it refreshes.
+    expect((await refresh(early.body.refresh_token as string)).body.scope).toBe("oauth.readonly locations.readonly");
+    expect((await codeExchange(narrow)).body.scope).toBe("oauth.readonly locations.readonly");
   });
 });
 
@@ -445,17 +463,6 @@ describe("authorization_code grant errors", () => {
 });
 
 describe("refresh_token grant errors", () => {
-  it("reusing a refresh token revokes its whole family", async () => {
-    const { code } = await agencyInstall();
-    const first = await codeExchange(code);
-    const second = await refresh(first.body.refresh_token as string);
-    expect(second.status).toBe(200);
-    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /already used/);
-    // The successor and its access token were revoked with the family.
-    expect(await verifyAccessToken(second.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
-    expectError(await refresh(second.body.refresh_token as string), 400, "invalid_grant", /revoked/);
-  });
-
   it("an unknown refresh token, another app's, or a wrong user_type: invalid_grant", async () => {
     expectError(await refresh("nope"), 400, "invalid_grant", /not valid/);
     const { code } = await agencyInstall();
@@ -486,6 +493,173 @@ describe("refresh_token grant errors", () => {
   });
 });
 
+/** The route with its clock set to `now` (the handler is the route's own line, with `now` passed). */
+const tokenAt = (now: Date) =>
+  noStoreRoute(async (request) => json(await tokenEndpoint(request, now), { headers: noStore }));
+
+function refreshAt(now: Date, refreshToken: string, client = app) {
+  return callRoute(
+    tokenAt(now),
+    formRequest("/oauth/token", {
+      grant_type: "refresh_token",
+      client_id: client.app.clientId,
+      client_secret: client.clientSecret,
+      refresh_token: refreshToken,
+    }),
+  );
+}
+
+async function withReuseWindow(seconds: string, run: () => Promise<void>): Promise<void> {
+  const before = process.env.REFRESH_TOKEN_REUSE_SECONDS;
+  process.env.REFRESH_TOKEN_REUSE_SECONDS = seconds;
+  resetEnvCache();
+  try {
+    await run();
+  } finally {
+    if (before === undefined) delete process.env.REFRESH_TOKEN_REUSE_SECONDS;
+    else process.env.REFRESH_TOKEN_REUSE_SECONDS = before;
+    resetEnvCache();
+  }
+}
+
+/** Every refresh token of these answers belongs to one grant, and it is not revoked. */
+async function expectOneLiveFamily(answers: Record<string, unknown>[]) {
+  const ids = answers.map((a) => a.refreshTokenId as string);
+  const rows = await db().refreshToken.findMany({
+    where: { id: { in: ids } },
+    select: { grantId: true, grant: { select: { revokedAt: true } } },
+  });
+  expect(rows).toHaveLength(ids.length);
+  expect(new Set(rows.map((r) => r.grantId)).size).toBe(1);
+  expect(rows[0]!.grant.revokedAt).toBeNull();
+}
+
+const second = 1000;
+
+describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () => {
+  it("a used refresh token presented again inside the window: 200, a new working pair of the same family, nothing revoked", async () => {
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    const rotated = await refresh(first.body.refresh_token as string);
+    expect(rotated.status).toBe(200);
+    const replay = await refresh(first.body.refresh_token as string);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("cache-control")).toBe("no-store");
+    expect(Object.keys(replay.body).sort()).toEqual(Object.keys(rotated.body).sort());
+    expect(replay.body.refresh_token).not.toBe(rotated.body.refresh_token);
+    expect(replay.body.refreshTokenId).not.toBe(rotated.body.refreshTokenId);
+    await expectOneLiveFamily([first.body, rotated.body, replay.body]);
+    // Both pairs work: each access token, and each refresh token once.
+    for (const pair of [first.body, rotated.body, replay.body]) {
+      expect((await verifyAccessToken(pair.access_token as string)).ok).toBe(true);
+    }
+    expect((await refresh(rotated.body.refresh_token as string)).status).toBe(200);
+    expect((await refresh(replay.body.refresh_token as string)).status).toBe(200);
+  });
+
+  it("the window runs from the first use: at 29.999 s a replay gets a pair, at 30 s it is reuse and revokes the whole family", async () => {
+    const t0 = new Date(Date.now() - 120 * second);
+    const { code } = await agencyInstall(undefined, {}, t0);
+    const first = await callRoute(
+      tokenAt(t0),
+      formRequest("/oauth/token", {
+        grant_type: "authorization_code",
+        client_id: app.app.clientId,
+        client_secret: app.clientSecret,
+        code,
+        user_type: "Company",
+      }),
+    );
+    const used = new Date(t0.getTime() + 5 * second);
+    const rotated = await refreshAt(used, first.body.refresh_token as string);
+    expect(rotated.status).toBe(200);
+    const inside = await refreshAt(new Date(used.getTime() + 30 * second - 1), first.body.refresh_token as string);
+    expect(inside.status).toBe(200);
+    // A replay does not move the window: it still ends 30 s after the first use.
+    const after = await refreshAt(new Date(used.getTime() + 30 * second), first.body.refresh_token as string);
+    expectError(after, 400, "invalid_grant", /already used/);
+    for (const pair of [first.body, rotated.body, inside.body]) {
+      expect(await verifyAccessToken(pair.access_token as string)).toEqual({ ok: false, reason: "revoked" });
+    }
+    expectError(await refresh(rotated.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+    expectError(await refresh(inside.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+  });
+
+  it("a family revoked meanwhile stays revoked: a replay inside the window fails and issues nothing", async () => {
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    const rotated = await refresh(first.body.refresh_token as string);
+    await revokeToken(
+      formRequest("/oauth/revoke", {
+        client_id: app.app.clientId,
+        client_secret: app.clientSecret,
+        token: rotated.body.refresh_token as string,
+      }),
+    );
+    const before = await db().refreshToken.count({ where: { grantId: await grantOf(first.body) } });
+    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+    expect(await db().refreshToken.count({ where: { grantId: await grantOf(first.body) } })).toBe(before);
+  });
+
+  it("an uninstalled app's used token inside the window: invalid_grant", async () => {
+    const { code, installationId } = await locationInstall();
+    const first = await codeExchange(code, { user_type: "Location" });
+    expect((await refresh(first.body.refresh_token as string)).status).toBe(200);
+    await uninstallApp({ installationId });
+    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+  });
+
+  it("another app presenting a used token inside the window: invalid_grant naming it, and nothing is revoked", async () => {
+    const { code } = await agencyInstall();
+    const first = await codeExchange(code);
+    const rotated = await refresh(first.body.refresh_token as string);
+    expectError(await refresh(first.body.refresh_token as string, {}, otherApp), 400, "invalid_grant", /another app/);
+    expect((await verifyAccessToken(rotated.body.access_token as string)).ok).toBe(true);
+    await expectOneLiveFamily([first.body, rotated.body]);
+  });
+
+  it("the window does not revive an expired refresh token (365 days), and the refusal revokes nothing", async () => {
+    const yearMs = 365 * 24 * 3_600_000;
+    const t0 = new Date(Date.now() - yearMs - 10 * second);
+    const { code } = await agencyInstall(undefined, {}, t0);
+    const first = await callRoute(
+      tokenAt(t0),
+      formRequest("/oauth/token", {
+        grant_type: "authorization_code",
+        client_id: app.app.clientId,
+        client_secret: app.clientSecret,
+        code,
+        user_type: "Company",
+      }),
+    );
+    const expiry = t0.getTime() + yearMs;
+    const rotated = await refreshAt(new Date(expiry - second), first.body.refresh_token as string);
+    expect(rotated.status).toBe(200);
+    const replay = await refreshAt(new Date(expiry), first.body.refresh_token as string);
+    expectError(replay, 400, "invalid_grant", /expired/);
+    expect((await verifyAccessToken(rotated.body.access_token as string)).ok).toBe(true);
+    expect((await refresh(rotated.body.refresh_token as string)).status).toBe(200);
+  });
+
+  it("REFRESH_TOKEN_REUSE_SECONDS=0 (strict): the second presentation is reuse and revokes the whole family", async () => {
+    await withReuseWindow("0", async () => {
+      const { code } = await agencyInstall();
+      const first = await codeExchange(code);
+      const rotated = await refresh(first.body.refresh_token as string);
+      expect(rotated.status).toBe(200);
+      expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /already used/);
+      // The successor and its access token were revoked with the family.
+      expect(await verifyAccessToken(rotated.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
+      expectError(await refresh(rotated.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+    });
+  });
+});
+
+async function grantOf(answer: Record<string, unknown>): Promise<string> {
+  const row = await db().refreshToken.findUniqueOrThrow({ where: { id: answer.refreshTokenId as string } });
+  return row.grantId;
+}
+
 describe("concurrency", () => {
   it("20 simultaneous exchanges of one code give exactly one 200", async () => {
     const { code } = await agencyInstall();
@@ -496,12 +670,27 @@ describe("concurrency", () => {
     for (const r of results.filter((r) => r.status !== 200)) expect(r.body.error).toBe("invalid_grant");
   });
 
-  it("20 simultaneous uses of one refresh token give exactly one 200", async () => {
+  it("20 simultaneous uses of one refresh token inside the reuse window: twenty 200s, one family, nothing revoked", async () => {
     const { code } = await agencyInstall();
     const first = await codeExchange(code);
     const results = await Promise.all(Array.from({ length: 20 }, () => refresh(first.body.refresh_token as string)));
-    const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 400)).toHaveLength(19);
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const pairs = results.map((r) => r.body);
+    expect(new Set(pairs.map((p) => p.refresh_token)).size).toBe(20);
+    await expectOneLiveFamily([first.body, ...pairs]);
+    for (const pair of pairs) expect((await verifyAccessToken(pair.access_token as string)).ok).toBe(true);
+  });
+
+  it("REFRESH_TOKEN_REUSE_SECONDS=0: 20 simultaneous uses give exactly one 200, and the reuse revokes the family", async () => {
+    await withReuseWindow("0", async () => {
+      const { code } = await agencyInstall();
+      const first = await codeExchange(code);
+      const results = await Promise.all(Array.from({ length: 20 }, () => refresh(first.body.refresh_token as string)));
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 400)).toHaveLength(19);
+      const winner = results.find((r) => r.status === 200)!;
+      expect(await verifyAccessToken(winner.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
+    });
   });
 });

@@ -147,6 +147,9 @@ export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<
 
   const key = await activeSigningKey();
   const installation = row.installation;
+  // A re-install since the code was issued may have narrowed the installation: never grant more
+  // than it holds now (as refresh and /oauth/locationToken do).
+  const scopes = row.scopes.filter((s) => installation.scopes.includes(s));
   const result = await db().$transaction(async (tx) => {
     const consumed = await tx.authorizationCode.updateMany({
       where: { id: row.id, consumedAt: null },
@@ -162,7 +165,7 @@ export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<
         companyId: installation.companyId,
         locationId: installation.locationId,
         userId: row.userId,
-        scopes: row.scopes,
+        scopes,
         createdAt: now,
       },
     });
@@ -170,7 +173,7 @@ export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<
       grant,
       clientId: ctx.client.app.clientId,
       versionId: installation.versionId,
-      scopes: tokenScopes(grant.userType, row.scopes),
+      scopes: tokenScopes(grant.userType, scopes),
       key,
       now,
     });

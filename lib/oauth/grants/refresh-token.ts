@@ -1,6 +1,7 @@
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
+import { env } from "@/lib/env";
 import type { UserType } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
@@ -14,7 +15,10 @@ import { parseUserType } from "./user-type";
  * grant_type=refresh_token (RFC 6749 §6). Refresh tokens are single-use and rotate: the one
  * presented is consumed in the transaction that issues its successor. Presenting a consumed one
  * means it leaked or was replayed, so its whole family (the grant and the Location grants
- * exchanged from it) is revoked (OAuth 2.0 Security BCP §4.14.2).
+ * exchanged from it) is revoked (OAuth 2.0 Security BCP §4.14.2) — unless its own client presents
+ * it again within REFRESH_TOKEN_REUSE_SECONDS of its first use (SPEC.md): that is a retry after a
+ * lost response or a second process of the app, and it gets another pair of the same family
+ * (Okta's "grace period for token rotation", Auth0's "reuse interval").
  */
 
 function checkParams(form: Record<string, string>) {
@@ -104,14 +108,29 @@ function reused(): Error {
   );
 }
 
+function revoked(): Error {
+  return invalidGrant("The refresh token has been revoked. Install the app again to get new tokens.");
+}
+
 function checkClient(row: RefreshRow, ctx: GrantContext) {
   if (row.grant.appId !== ctx.client.app.id) {
     throw invalidGrant("This refresh token was issued to another app.", "refresh token of another client");
   }
 }
 
-async function checkNotConsumed(row: RefreshRow, now: Date) {
-  if (row.consumedAt) {
+/**
+ * Whether a refresh token first used at `firstUsedAt` may be presented again at `now`: strictly
+ * less than `windowSeconds` later. `0` turns the window off. An instance whose clock is behind the
+ * one that recorded the first use sees a negative age, which is inside the window too.
+ */
+export function insideReuseWindow(firstUsedAt: Date, now: Date, windowSeconds: number): boolean {
+  if (windowSeconds <= 0) return false;
+  return now.getTime() - firstUsedAt.getTime() < windowSeconds * 1000;
+}
+
+/** A used token outside the window is reuse: revoke the family, even when the token has expired since. */
+async function checkNotReused(row: RefreshRow, now: Date, windowSeconds: number) {
+  if (row.consumedAt && !insideReuseWindow(row.consumedAt, now, windowSeconds)) {
     await revokeFamily(row, now);
     throw reused();
   }
@@ -124,9 +143,7 @@ function checkExpiry(row: RefreshRow, now: Date) {
 }
 
 function checkNotRevoked(row: RefreshRow) {
-  if (row.grant.revokedAt) {
-    throw invalidGrant("The refresh token has been revoked. Install the app again to get new tokens.");
-  }
+  if (row.grant.revokedAt) throw revoked();
   if (row.grant.installation.status !== "installed") {
     throw invalidGrant("The app has been uninstalled. Install it again to get new tokens.");
   }
@@ -138,25 +155,39 @@ function checkUserType(row: RefreshRow, userType: string | undefined) {
   }
 }
 
-export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<string, unknown>> {
-  const { now } = ctx;
-  const params = checkParams(ctx.form);
-  const row = await findRefreshToken(params.token);
-  if (!row) throw invalidGrant("The refresh token is not valid. Send the refresh_token exactly as you received it.");
-  checkClient(row, ctx);
-  await checkNotConsumed(row, now);
-  checkExpiry(row, now);
-  checkNotRevoked(row);
-  checkUserType(row, params.userType);
+type Redemption =
+  | { kind: "issued"; body: Record<string, unknown>; replayAgeMs?: number }
+  | { kind: "revoked" }
+  | { kind: "reused" };
 
-  const key = await activeSigningKey();
+/**
+ * Consumes the refresh token and issues its successor, in one transaction whose statements decide
+ * every race (no decision rests on the read made before it):
+ * - the family is locked FOR SHARE while alive: a revocation (reuse, RFC 7009, uninstall) that
+ *   committed first is seen and refused; one that comes later waits for this commit and then
+ *   revokes what it issued too. Refreshes of one family share the lock and do not wait on each other.
+ * - single use is the conditional UPDATE's row count. When it is 0 the token was used before, maybe
+ *   by another instance a moment ago: the UPDATE waited for that commit, so the next statement
+ *   reads the first use, and inside the window this is a replay that gets a pair of its own.
+ */
+async function redeem(row: RefreshRow, ctx: GrantContext, windowSeconds: number): Promise<Redemption> {
+  const { now } = ctx;
   const { grant } = row;
-  const result = await db().$transaction(async (tx) => {
+  const key = await activeSigningKey();
+  return db().$transaction(async (tx): Promise<Redemption> => {
+    const alive = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM "TokenGrant" WHERE id = ${grant.id} AND "revokedAt" IS NULL FOR SHARE`;
+    if (alive.length === 0) return { kind: "revoked" };
     const consumed = await tx.refreshToken.updateMany({
       where: { id: row.id, consumedAt: null },
       data: { consumedAt: now },
     });
-    if (consumed.count !== 1) return undefined;
+    let replayAgeMs: number | undefined;
+    if (consumed.count !== 1) {
+      const used = await tx.refreshToken.findUnique({ where: { id: row.id }, select: { consumedAt: true } });
+      if (!used?.consumedAt || !insideReuseWindow(used.consumedAt, now, windowSeconds)) return { kind: "reused" };
+      replayAgeMs = now.getTime() - used.consumedAt.getTime();
+    }
     const issued = await issueTokens(tx, {
       grant,
       clientId: ctx.client.app.clientId,
@@ -166,11 +197,34 @@ export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<strin
       key,
       now,
     });
-    return tokenResponse(issued, grant, row.approvedLocations);
+    return { kind: "issued", body: tokenResponse(issued, grant, row.approvedLocations), replayAgeMs };
   }, GRANT_TRANSACTION_OPTIONS);
-  if (!result) {
+}
+
+export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<string, unknown>> {
+  const { now } = ctx;
+  const windowSeconds = env().REFRESH_TOKEN_REUSE_SECONDS;
+  const params = checkParams(ctx.form);
+  const row = await findRefreshToken(params.token);
+  if (!row) throw invalidGrant("The refresh token is not valid. Send the refresh_token exactly as you received it.");
+  checkClient(row, ctx);
+  await checkNotReused(row, now, windowSeconds);
+  checkExpiry(row, now);
+  checkNotRevoked(row);
+  checkUserType(row, params.userType);
+
+  const outcome = await redeem(row, ctx, windowSeconds);
+  if (outcome.kind === "revoked") throw revoked();
+  if (outcome.kind === "reused") {
+    // Used by another request between our read and our update, outside the window: reuse all the same.
     await revokeFamily(row, now);
     throw reused();
   }
-  return result;
+  if (outcome.replayAgeMs !== undefined) {
+    log.info("refresh token presented again inside the reuse window; issued another pair of its family", {
+      grantId: row.grantId,
+      replayAgeMs: outcome.replayAgeMs,
+    });
+  }
+  return outcome.body;
 }
