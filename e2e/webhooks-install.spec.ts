@@ -103,6 +103,8 @@ test.afterAll(async () => {
 });
 
 test("an agency install sends one signed INSTALL event per chosen sub-account", async ({ page, request }) => {
+  // Seeding through the CLI (a process per command) alone can take most of a minute on a busy machine.
+  test.setTimeout(150_000);
   const agency = await createAgency({ locations: 3 });
   const app = await createHookedApp(agency.companyId, receiver.url);
   await signIn(page, agency.owner.email);
@@ -196,6 +198,7 @@ test("the webhook secret is rotated on the app's page; both secrets sign for the
   page,
   request,
 }) => {
+  test.setTimeout(150_000);
   const agency = await createAgency({ locations: 1 });
   const app = await createHookedApp(agency.companyId, receiver.url);
   await signIn(page, agency.owner.email);

@@ -3,7 +3,7 @@ import { decrypt, encrypt } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 
 /**
- * The Ed25519 key pair that signs webhooks (Standard Webhooks `v1a`). Kept in SigningKey with
+ * The Ed25519 key pair that signs webhooks (Standard Webhooks `v1a`, and `x-ghl-signature`). Kept in SigningKey with
  * use "webhook"; the private key is encrypted with the server secret. Created on first need under
  * a PostgreSQL advisory lock, so instances starting together on one database agree on one key.
  */
