@@ -1,20 +1,25 @@
 import { createPublicKey, type JsonWebKey, randomBytes, verify } from "node:crypto";
-import { expect, type Page, test } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { Webhook } from "standardwebhooks";
 import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { runCli } from "./support/cli";
+import { rememberSecret } from "./support/secrets";
+import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
 /**
  * INSTALL webhooks as an app developer meets them: a real HTTP server of the app's receives the
- * events of an install done in the browser and checks their Standard Webhooks signatures against
- * the published keys (with node:crypto only, as any app would); an event sent while that server
- * is down is retried and still arrives once it is back.
+ * events of an install done in the browser and checks them the ways app developers do: the
+ * `standardwebhooks` library (`v1`, under the webhook secret app:create printed), node:crypto
+ * Ed25519 over the raw body for `x-ghl-signature` (the PEM from /.well-known/webhook-public-key.pem),
+ * and `v1a` against the published JWKS; an event sent while that server is down is retried and
+ * still arrives once it is back; the webhook secret is rotated from the app's page.
  */
 
 const callback = "https://app.example.test/oauth/callback";
 
 async function createHookedApp(companyId: string, webhookUrl: string) {
-  return runCli<{ appId: string; clientId: string }>("app:create", {
+  return runCli<{ appId: string; clientId: string; webhookSecret: string }>("app:create", {
     company: companyId,
     name: `Hooked ${randomBytes(3).toString("hex")}`,
     "redirect-uri": callback,
@@ -52,6 +57,43 @@ function signatureVerifies(webhook: ReceivedWebhook, keys: JsonWebKey[]): boolea
   });
 }
 
+/** The headers as the `standardwebhooks` library takes them (a plain record of strings). */
+function plainHeaders(webhook: ReceivedWebhook): Record<string, string> {
+  return Object.fromEntries(Object.entries(webhook.headers).map(([k, v]) => [k, String(v)]));
+}
+
+/** `new Webhook(secret).verify(body, headers)`, as the library's README shows; true when it returns. */
+function standardWebhooksVerifies(webhook: ReceivedWebhook, webhookSecret: string): boolean {
+  try {
+    new Webhook(webhookSecret).verify(webhook.body, plainHeaders(webhook));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `x-ghl-signature`: Ed25519 over the raw body bytes, under the PEM, with node:crypto alone. */
+function ghlSignatureVerifies(webhook: ReceivedWebhook, pem: string): boolean {
+  const signature = Buffer.from(String(webhook.headers["x-ghl-signature"] ?? ""), "base64");
+  return verify(null, Buffer.from(webhook.body, "utf8"), createPublicKey(pem), signature);
+}
+
+// SPEC.md › Webhooks: the INSTALL payload's fields, in this order.
+const installFields = [
+  "type",
+  "appId",
+  "versionId",
+  "installType",
+  "locationId",
+  "companyId",
+  "userId",
+  "companyName",
+  "isWhitelabelCompany",
+  "whitelabelDetails",
+  "timestamp",
+  "webhookId",
+];
+
 let receiver: WebhookReceiver;
 test.beforeAll(async () => {
   receiver = await startWebhookReceiver("/hooks");
@@ -61,6 +103,8 @@ test.afterAll(async () => {
 });
 
 test("an agency install sends one signed INSTALL event per chosen sub-account", async ({ page, request }) => {
+  // Seeding through the CLI (a process per command) alone can take most of a minute on a busy machine.
+  test.setTimeout(150_000);
   const agency = await createAgency({ locations: 3 });
   const app = await createHookedApp(agency.companyId, receiver.url);
   await signIn(page, agency.owner.email);
@@ -78,10 +122,26 @@ test("an agency install sends one signed INSTALL event per chosen sub-account", 
 
   const keys = ((await (await request.get("/.well-known/webhook-keys")).json()) as { keys: JsonWebKey[] }).keys;
   expect(keys.length).toBeGreaterThan(0);
+  const pemResponse = await request.get("/.well-known/webhook-public-key.pem");
+  expect(pemResponse.status()).toBe(200);
+  expect(pemResponse.headers()["content-type"]).toBe("application/x-pem-file");
+  const pem = await pemResponse.text();
+  expect(pem).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
+  // The platform's SDK reads the app id from the client id: clientId.split('-')[0].
+  expect(app.clientId.split("-")[0]).toBe(app.appId);
+
   const payloads = ours().map((webhook) => {
     expect(signatureVerifies(webhook, keys)).toBe(true);
+    expect(standardWebhooksVerifies(webhook, app.webhookSecret)).toBe(true);
+    expect(ghlSignatureVerifies(webhook, pem)).toBe(true);
+    // Compact JSON, the payload's fields in SPEC.md's order.
+    expect(JSON.stringify(JSON.parse(webhook.body))).toBe(webhook.body);
+    expect(Object.keys(JSON.parse(webhook.body))).toEqual(installFields);
+
     const tampered = { ...webhook, body: webhook.body.replace("INSTALL", "UNINSTALL") };
     expect(signatureVerifies(tampered, keys)).toBe(false);
+    expect(standardWebhooksVerifies(tampered, app.webhookSecret)).toBe(false);
+    expect(ghlSignatureVerifies(tampered, pem)).toBe(false);
     const payload = JSON.parse(webhook.body) as Record<string, unknown>;
     expect(payload.webhookId).toBe(webhook.headers["webhook-id"]);
     return payload;
@@ -132,4 +192,55 @@ test("an event sent while the app's server is down arrives after it comes back",
   await expect.poll(arrived, { timeout: 90_000, intervals: [1000] }).toBe(1);
   await page.reload();
   await expect(page.getByRole("table").first()).toContainText("Delivered");
+});
+
+test("the webhook secret is rotated on the app's page; both secrets sign for the next 24 hours", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(150_000);
+  const agency = await createAgency({ locations: 1 });
+  const app = await createHookedApp(agency.companyId, receiver.url);
+  await signIn(page, agency.owner.email);
+  await page.goto(`/developer/apps/${app.appId}`);
+
+  // The page shows the secret's hint, the PEM the endpoint serves, and how to verify.
+  await expect(page.getByText(`whsec_…${app.webhookSecret.slice(-4)}`)).toBeVisible();
+  const pem = await (await request.get("/.well-known/webhook-public-key.pem")).text();
+  await expect(page.getByTestId("webhook-public-key-pem")).toHaveText(pem.trim());
+  const howto = page.getByTestId("verify-howto");
+  await expect(howto).toContainText("new Webhook(webhookSecret).verify(rawBody, req.headers)");
+  await expect(howto).toContainText('x-ghl-signature"');
+
+  await page.getByRole("button", { name: "Rotate webhook secret" }).click();
+  await page
+    .getByRole("dialog", { name: "Rotate the webhook secret?" })
+    .getByRole("button", { name: "Confirm" })
+    .click();
+  const shown = page.getByTestId("webhook-secret");
+  await expect(shown).toHaveText(/^whsec_[A-Za-z0-9+/]{32}$/);
+  const rotated = (await shown.textContent()) ?? "";
+  rememberSecret(rotated, "screen: webhook-secret");
+  expect(rotated).not.toBe(app.webhookSecret);
+  await expect(page.getByText("The previous one keeps signing too for 24 hours.")).toBeVisible();
+
+  await installForSubAccounts(page, app.clientId, ["Sub-account 1"], ["Sub-account 1"]);
+  const ours = () => receiver.received.filter((w) => (JSON.parse(w.body) as { appId: string }).appId === app.appId);
+  await expect.poll(() => ours().length, { timeout: 20_000 }).toBe(1);
+  const [webhook] = ours();
+  if (!webhook) throw new Error("no webhook");
+  expect(
+    String(webhook.headers["webhook-signature"])
+      .split(" ")
+      .map((s) => s.split(",")[0]),
+  ).toEqual(["v1", "v1", "v1a"]);
+  expect(standardWebhooksVerifies(webhook, rotated)).toBe(true);
+  expect(standardWebhooksVerifies(webhook, app.webhookSecret)).toBe(true);
+  expect(ghlSignatureVerifies(webhook, pem)).toBe(true);
+
+  // After a reload the new secret is only hinted at, and the overlap is stated.
+  await page.goto(`/developer/apps/${app.appId}`);
+  await expect(page.getByText(`whsec_…${rotated.slice(-4)}`)).toBeVisible();
+  await expect(page.getByText("The previous secret also signs until")).toBeVisible();
+  await expect(page.getByTestId("webhook-secret")).toHaveCount(0);
 });

@@ -5,6 +5,7 @@ import { describedBy, Field, FormMessage, inputClass } from "@/components/ui/fie
 import { SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/actions";
 import { SecretPanel } from "./secret-panel";
+import { WebhookSecretPanel } from "./webhook-secret-panel";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 
@@ -37,13 +38,16 @@ export function AppForm({
 }) {
   const [state, formAction] = useActionState(action, {});
   const errors = state.fieldErrors ?? {};
-  const created = state.data as { clientId?: string; clientSecret?: string; appId?: string } | undefined;
+  const created = state.data as
+    | { clientId?: string; clientSecret?: string; webhookSecret?: string; appId?: string }
+    | undefined;
 
   if (created?.clientSecret && created.clientId) {
     return (
       <div className="space-y-4">
         <FormMessage message={state.message} />
         <SecretPanel clientId={created.clientId} clientSecret={created.clientSecret} />
+        {created.webhookSecret ? <WebhookSecretPanel webhookSecret={created.webhookSecret} /> : null}
         {created.appId ? (
           <a href={`/developer/apps/${created.appId}`} className="inline-block text-sm text-brand-700 underline">
             Go to the app

@@ -10,7 +10,8 @@ import { e2eDir } from "./env";
 export const secretsPath = resolve(e2eDir, "secrets.txt");
 
 /** Field names whose values are secrets, in forms, JSON bodies and CLI output. */
-export const secretField = /^(password|client_secret|clientSecret|code|access_token|refresh_token|token)$/;
+export const secretField =
+  /^(password|client_secret|clientSecret|webhookSecret|code|access_token|refresh_token|token)$/;
 export const pitPattern = /pit-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 export function rememberSecret(value: string | null | undefined, label = "secret"): void {

@@ -11,7 +11,7 @@ export { expect } from "@playwright/test";
  */
 
 /** Shown-once secrets on screens, read from the DOM as they appear (server actions do not navigate). */
-const shownOnce = ["pit-token", "client-secret"];
+const shownOnce = ["pit-token", "client-secret", "webhook-secret"];
 
 async function recordPage(page: Page): Promise<void> {
   await page.exposeBinding("__rememberShownSecret", (_source, testId: string, value: string) =>

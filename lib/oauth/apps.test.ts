@@ -33,7 +33,9 @@ async function refusal(promise: Promise<unknown>): Promise<DomainError> {
 describe("createApp", () => {
   it("returns the client secret once and keeps only its keyed hash, with a first version", async () => {
     const { app, clientSecret } = await createApp({ ...base(), webhookUrl: "https://reports.example.com/hooks" });
-    expect(app.clientId).toMatch(/^[0-9a-f]{24}-[0-9a-f]{8}$/);
+    // `<appId>-<suffix>`: the platform's SDK reads the app id as clientId.split('-')[0].
+    expect(app.clientId).toMatch(/^c[0-9a-z]{24}-[0-9a-f]{8}$/);
+    expect(app.clientId.split("-")[0]).toBe(app.id);
     expect(clientSecret.length).toBeGreaterThanOrEqual(40);
     expect(app).not.toHaveProperty("clientSecretHash");
     expect(app.clientSecretHint).toBe(clientSecret.slice(-4));

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { recordAudit } from "@/lib/accounts/audit";
 import type { Actor } from "@/lib/accounts/permissions";
@@ -7,12 +8,18 @@ import { db, type Tx } from "@/lib/db/client";
 import { forbidden, invalid, notFound } from "@/lib/errors";
 import type { InstallSetting, Prisma } from "@/lib/generated/prisma/client";
 import { isScope, type Scope, scopesForLevel } from "@/lib/scopes";
+import {
+  newWebhookSecret,
+  PREVIOUS_WEBHOOK_SECRET_GRACE_MS,
+  webhookSecretColumns,
+} from "@/lib/webhooks/webhook-secret";
 import { redirectUriProblem, webhookUrlProblem } from "./redirect-uris";
 
 /**
  * Marketplace apps: what a developer registers (redirect URIs, scopes, who can install, webhook
  * URL) and the client credentials. The client secret is shown once, at creation and at each
- * regeneration, and stored only as a keyed hash.
+ * regeneration, and stored only as a keyed hash. The webhook secret is shown once too (at creation
+ * and at each rotation) and kept encrypted, since the server signs every delivery with it.
  */
 
 export const installSettings = ["agency_only", "everyone"] as const satisfies readonly InstallSetting[];
@@ -167,9 +174,25 @@ function assertCanManage(actor: Actor | undefined, companyId: string): void {
   }
 }
 
-/** `<24 hex>-<8 hex>`: recognisable, unguessable enough to be public. */
-function newClientId(): string {
-  return `${randomHex(12)}-${randomHex(4)}`;
+/** A cuid-shaped id (`c` and 24 lowercase letters or digits, no `-`), like those Prisma makes. */
+function createId(): string {
+  const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz";
+  let id = "c";
+  while (id.length < 25) {
+    for (const byte of randomBytes(32)) {
+      // 252 = 7 × 36: dropping the last few byte values keeps every character equally likely.
+      if (byte < 252 && id.length < 25) id += alphabet[byte % 36];
+    }
+  }
+  return id;
+}
+
+/**
+ * `<appId>-<8 hex>`, the platform's shape: its SDK reads the app id as `clientId.split('-')[0]`
+ * (app ids are cuids, which have no `-`).
+ */
+export function clientIdFor(appId: string): string {
+  return `${appId}-${randomHex(4)}`;
 }
 
 function newClientSecret(): string {
@@ -180,6 +203,8 @@ export interface CreatedApp {
   app: AppView;
   /** Shown once; only its keyed hash is kept. */
   clientSecret: string;
+  /** `whsec_…`, shown once; kept encrypted (it signs every delivery). */
+  webhookSecret: string;
 }
 
 /** Registers an app with its first version. `actor` is absent for the operator CLI. */
@@ -189,13 +214,18 @@ export async function createApp(input: NewApp, actor?: Actor): Promise<CreatedAp
   const company = await db().company.findUnique({ where: { id: data.companyId }, select: { id: true } });
   if (!company) throw notFound(`There is no agency with id ${data.companyId}.`);
   const clientSecret = newClientSecret();
+  const webhookSecret = newWebhookSecret();
+  // The id is chosen here because the client id is made from it.
+  const id = createId();
   const app = await db().$transaction(async (tx) => {
     const created = await tx.app.create({
       data: {
+        id,
         companyId: data.companyId,
         name: data.name,
         description: data.description,
-        clientId: newClientId(),
+        clientId: clientIdFor(id),
+        ...webhookSecretColumns(webhookSecret),
         clientSecretHash: hashSecret(clientSecret),
         clientSecretHint: lastFour(clientSecret),
         redirectUris: data.redirectUris,
@@ -215,7 +245,7 @@ export async function createApp(input: NewApp, actor?: Actor): Promise<CreatedAp
     });
     return created;
   });
-  return { app: toAppView(app), clientSecret };
+  return { app: toAppView(app), clientSecret, webhookSecret };
 }
 
 async function loadOwnApp(tx: Tx, appId: string, actor: Actor | undefined) {
@@ -282,6 +312,51 @@ export async function regenerateClientSecret(
     });
   });
   return { clientSecret, clientSecretHint: lastFour(clientSecret) };
+}
+
+export interface RotatedWebhookSecret {
+  /** The new `whsec_…` secret, shown this once. */
+  webhookSecret: string;
+  webhookSecretHint: string;
+  /** Until when the secret it replaces keeps signing beside it (null when there was none). */
+  previousSignsUntil: Date | null;
+}
+
+/**
+ * A new webhook secret, shown once. Deliveries are signed with both (two `v1,` signatures) for
+ * 24 hours from `now`, so the receiver can switch to the new one without losing an event.
+ */
+export async function rotateWebhookSecret(
+  appId: string,
+  actor?: Actor,
+  now = new Date(),
+): Promise<RotatedWebhookSecret> {
+  const webhookSecret = newWebhookSecret();
+  const columns = webhookSecretColumns(webhookSecret);
+  const previousSignsUntil = await db().$transaction(async (tx) => {
+    const app = await loadOwnApp(tx, appId, actor);
+    const current = await tx.app.findUniqueOrThrow({
+      where: { id: appId },
+      select: { webhookSecretEncrypted: true },
+    });
+    const until = current.webhookSecretEncrypted ? new Date(now.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS) : null;
+    await tx.app.update({
+      where: { id: appId },
+      data: {
+        ...columns,
+        previousWebhookSecretEncrypted: current.webhookSecretEncrypted,
+        previousWebhookSecretExpiresAt: until,
+      },
+    });
+    await recordAudit(tx, {
+      companyId: app.companyId,
+      actorUserId: actor?.id,
+      action: "app_webhook_secret_rotated",
+      targetId: appId,
+    });
+    return until;
+  });
+  return { webhookSecret, webhookSecretHint: columns.webhookSecretHint, previousSignsUntil };
 }
 
 /** The apps an agency develops, newest first. */

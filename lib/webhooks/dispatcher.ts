@@ -8,6 +8,7 @@ import { nudgeDispatcher, onNudge } from "./nudge";
 import { DELIVERY_TIMEOUT_MS, type SendWebhookInput, type SendWebhookResult, sendWebhook } from "./sender";
 import { webhookSignatureHeaders } from "./signer";
 import { currentWebhookSigningKey } from "./signing-key";
+import { webhookSecretsForSigning } from "./webhook-secret";
 
 /**
  * The webhook dispatcher: delivers the outbox (WebhookEvent rows) at least once.
@@ -73,7 +74,7 @@ export interface ClaimedEvent {
   id: string;
   appId: string;
   type: string;
-  /** The payload exactly as stored (json column), sent and signed byte for byte. */
+  /** The payload as compact JSON in the order stored (json column), sent and signed byte for byte. */
   body: string;
   targetUrl: string;
   /** Attempts already made in this retry series. */
@@ -126,7 +127,14 @@ export async function claimDueEvents(options: ClaimOptions = {}): Promise<Claime
       FOR UPDATE SKIP LOCKED
     )
     RETURNING "id", "appId", "type", "payload"::text AS "body", "targetUrl", "attempts", "retryStartedAt"`;
-  return rows.map((row) => ({ ...row, attempts: Number(row.attempts), claimToken }));
+  // Compact JSON (SPEC.md: JSON.stringify(JSON.parse(body)) === body), keys in the order written;
+  // the same string is signed and sent.
+  return rows.map((row) => ({
+    ...row,
+    body: JSON.stringify(JSON.parse(row.body)),
+    attempts: Number(row.attempts),
+    claimToken,
+  }));
 }
 
 export type AttemptOutcome = "delivered" | "retrying" | "failed" | "claim_lost";
@@ -147,11 +155,14 @@ export async function deliverClaimedEvent(event: ClaimedEvent, options: DeliverO
   const attempt = event.attempts + 1;
   let result: SendWebhookResult;
   try {
-    const key = await currentWebhookSigningKey();
+    const [key, secrets] = await Promise.all([
+      currentWebhookSigningKey(),
+      webhookSecretsForSigning(event.appId, attemptedAt),
+    ]);
     // The signature's timestamp is the real moment of sending: receivers compare it with their clock.
     const headers = webhookSignatureHeaders(
       { id: event.id, timestamp: Math.floor(Date.now() / 1000), body: event.body },
-      key.privateKey,
+      { secrets, keys: [key.privateKey] },
     );
     result = await (options.send ?? sendWebhook)({
       url: event.targetUrl,

@@ -1,11 +1,17 @@
-import { createPublicKey, type KeyObject, sign, verify } from "node:crypto";
+import { createHmac, createPublicKey, type KeyObject, sign, verify } from "node:crypto";
 
 /**
- * Standard Webhooks signatures (https://www.standardwebhooks.com/), asymmetric variant:
+ * The signatures of one webhook attempt, so that the verifiers app developers already use work:
  *   webhook-id: <event id>            (the same on every retry: receivers dedupe on it)
  *   webhook-timestamp: <unix seconds> (of this attempt)
- *   webhook-signature: v1a,<base64 Ed25519 signature of "<id>.<timestamp>.<body>">
- * where body is the exact bytes sent. The public keys are at GET /.well-known/webhook-keys.
+ *   webhook-signature: v1,<HMAC> [v1,<HMAC under the previous secret>] v1a,<Ed25519> [v1a,…]
+ *     Standard Webhooks (https://www.standardwebhooks.com/) over "<id>.<timestamp>.<body>": `v1` is
+ *     HMAC-SHA256 keyed with the base64-decoded part of the app's `whsec_` secret (what the
+ *     `standardwebhooks` library checks), `v1a` is Ed25519 under the platform's key (public keys at
+ *     GET /.well-known/webhook-keys).
+ *   x-ghl-signature: <base64 Ed25519 of the body bytes alone>, under the current platform key
+ *     (what the platform's own SDK checks; PEM at GET /.well-known/webhook-public-key.pem).
+ * where body is the exact bytes sent.
  */
 
 export interface WebhookSignatureInput {
@@ -16,21 +22,50 @@ export interface WebhookSignatureInput {
   body: string | Uint8Array;
 }
 
+export interface WebhookSigningMaterial {
+  /** The app's `whsec_…` secrets, current first: one `v1,` signature each (two during a rotation). */
+  secrets: readonly string[];
+  /** Ed25519 private keys, current first: one `v1a,` signature each; the first signs `x-ghl-signature`. */
+  keys: readonly KeyObject[];
+}
+
 function signedContent({ id, timestamp, body }: WebhookSignatureInput): Buffer {
   return Buffer.concat([Buffer.from(`${id}.${timestamp}.`, "utf8"), Buffer.from(body)]);
 }
 
-/** The `webhook-signature` value for one attempt. */
-export function signWebhook(input: WebhookSignatureInput, privateKey: KeyObject): string {
-  return `v1a,${sign(null, signedContent(input), privateKey).toString("base64")}`;
+/** The HMAC key of a Standard Webhooks secret: the base64 after `whsec_`. */
+function hmacKey(secret: string): Buffer {
+  const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64");
+  if (key.length === 0) throw new Error("A webhook secret must not be empty.");
+  return key;
 }
 
-/** The three Standard Webhooks headers of one attempt. */
-export function webhookSignatureHeaders(input: WebhookSignatureInput, privateKey: KeyObject): Record<string, string> {
+/** The `webhook-signature` value for one attempt: every `v1` signature, then every `v1a` one. */
+export function signWebhook(input: WebhookSignatureInput, material: WebhookSigningMaterial): string {
+  const content = signedContent(input);
+  return [
+    ...material.secrets.map((secret) => `v1,${createHmac("sha256", hmacKey(secret)).update(content).digest("base64")}`),
+    ...material.keys.map((key) => `v1a,${sign(null, content, key).toString("base64")}`),
+  ].join(" ");
+}
+
+/** `x-ghl-signature`: Ed25519 over the body bytes alone, under the current key. */
+export function platformSignature(body: string | Uint8Array, key: KeyObject): string {
+  return sign(null, Buffer.from(body), key).toString("base64");
+}
+
+/** The signature headers of one attempt (see the module comment). */
+export function webhookSignatureHeaders(
+  input: WebhookSignatureInput,
+  material: WebhookSigningMaterial,
+): Record<string, string> {
+  const [currentKey] = material.keys;
+  if (!currentKey) throw new Error("A webhook is signed with at least one Ed25519 key.");
   return {
     "webhook-id": input.id,
     "webhook-timestamp": String(input.timestamp),
-    "webhook-signature": signWebhook(input, privateKey),
+    "webhook-signature": signWebhook(input, material),
+    "x-ghl-signature": platformSignature(input.body, currentKey),
   };
 }
 

@@ -1,9 +1,9 @@
-import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { decrypt, encrypt } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 
 /**
- * The Ed25519 key pair that signs webhooks (Standard Webhooks `v1a`). Kept in SigningKey with
+ * The Ed25519 key pair that signs webhooks (Standard Webhooks `v1a`, and `x-ghl-signature`). Kept in SigningKey with
  * use "webhook"; the private key is encrypted with the server secret. Created on first need under
  * a PostgreSQL advisory lock, so instances starting together on one database agree on one key.
  */
@@ -97,6 +97,15 @@ function fromRow(row: { kid: string; publicJwk: unknown; privateKeyEncrypted: st
     privateKey: createPrivateKey(decrypt(row.privateKeyEncrypted)),
     publicJwk: row.publicJwk as Ed25519PublicJwk,
   };
+}
+
+/**
+ * The current key's public half as an SPKI PEM, served at /.well-known/webhook-public-key.pem and
+ * on the app pages: the form the platform's SDK takes for `x-ghl-signature`.
+ */
+export async function webhookPublicKeyPem(): Promise<string> {
+  const key = await currentWebhookSigningKey();
+  return createPublicKey(key.privateKey).export({ format: "pem", type: "spki" }).toString();
 }
 
 /** The JWKS served at /.well-known/webhook-keys: the active key and recently retired ones. */

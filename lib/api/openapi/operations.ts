@@ -381,9 +381,22 @@ export const operations: Operation[] = [
     operationId: "webhookKeys",
     tag: "Discovery",
     summary: "Webhook signing keys (Ed25519 JWKS)",
-    description: "Verify webhook-signature v1a with these (Standard Webhooks).",
+    description:
+      "Verify webhook-signature v1a with these (Standard Webhooks); v1 is HMAC under the app's webhook secret.",
     auth: "none",
     success: { status: 200, description: "JWKS of OKP keys.", name: "WebhookKeys", schema: jwks },
+    errors: {},
+  },
+  {
+    method: "get",
+    path: "/.well-known/webhook-public-key.pem",
+    operationId: "webhookPublicKeyPem",
+    tag: "Discovery",
+    summary: "Webhook signing key (PEM)",
+    description:
+      "The current Ed25519 key as an SPKI PEM: verify x-ghl-signature (Ed25519 over the raw body bytes) with it, as the platform's SDK does.",
+    auth: "none",
+    success: { status: 200, description: "SPKI PEM.", contentType: "application/x-pem-file" },
     errors: {},
   },
   {

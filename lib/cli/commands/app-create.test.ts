@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { secretMatchesHash } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { openWebhookSecret } from "@/lib/webhooks/webhook-secret";
 import { runCommand } from "../run";
 
 describe("app:create", () => {
-  it("prints appId, versionId, clientId and the clientSecret once", async () => {
+  it("prints appId, versionId, clientId, and the clientSecret and webhookSecret once", async () => {
     const { company } = await makeAgency({ locations: 0 });
     const out = await runCommand("app:create", {
       company: company.id,
@@ -15,7 +16,12 @@ describe("app:create", () => {
       "install-setting": "agency_only",
       "webhook-url": "https://a.example/hooks",
     });
-    expect(Object.keys(out).sort()).toEqual(["appId", "clientId", "clientSecret", "versionId"]);
+    expect(Object.keys(out).sort()).toEqual(["appId", "clientId", "clientSecret", "versionId", "webhookSecret"]);
+    // The platform's shape: its SDK takes the app id as clientId.split('-')[0].
+    expect(out.clientId).toMatch(/^[a-z0-9]+-[0-9a-f]{8}$/);
+    expect((out.clientId as string).split("-")[0]).toBe(out.appId);
+    expect(out.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(Buffer.from((out.webhookSecret as string).slice("whsec_".length), "base64")).toHaveLength(24);
     const app = await db().app.findUniqueOrThrow({ where: { id: out.appId as string }, include: { versions: true } });
     expect(app).toMatchObject({
       clientId: out.clientId,
@@ -26,6 +32,11 @@ describe("app:create", () => {
     });
     expect(app.versions.map((v) => v.id)).toEqual([out.versionId]);
     expect(secretMatchesHash(out.clientSecret as string, app.clientSecretHash)).toBe(true);
+    // Kept encrypted (the server signs with it), with a hint; never in plain text.
+    const secret = out.webhookSecret as string;
+    expect(JSON.stringify(app)).not.toContain(secret.slice(6));
+    expect(app.webhookSecretHint).toBe(secret.slice(-4));
+    expect(openWebhookSecret(app.webhookSecretEncrypted as string)).toBe(secret);
   });
 
   it("takes one --redirect-uri as well, and refuses bad flags with a sentence", async () => {

@@ -15,7 +15,7 @@ export const appCreate = defineCommand({
     "webhook-url": z.string().optional(),
   }),
   async run(flags) {
-    const { app, clientSecret } = await createApp({
+    const { app, clientSecret, webhookSecret } = await createApp({
       companyId: flags.company,
       name: flags.name,
       redirectUris: flags["redirect-uri"],
@@ -23,6 +23,6 @@ export const appCreate = defineCommand({
       installSetting: flags["install-setting"],
       webhookUrl: flags["webhook-url"],
     });
-    return { appId: app.id, versionId: app.versionId, clientId: app.clientId, clientSecret };
+    return { appId: app.id, versionId: app.versionId, clientId: app.clientId, clientSecret, webhookSecret };
   },
 });

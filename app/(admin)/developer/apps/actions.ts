@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { type ActionState, actionError, echoValues, formDataToObject } from "@/lib/actions";
 import { getActor } from "@/lib/auth/session";
-import { createApp, regenerateClientSecret, updateApp } from "@/lib/oauth/apps";
+import { createApp, regenerateClientSecret, rotateWebhookSecret, updateApp } from "@/lib/oauth/apps";
 
 // Shapes only; the rules (URI schemes, scope names, lengths) are createApp's and updateApp's.
 const appFormSchema = z.object({
@@ -39,7 +39,7 @@ export async function createAppAction(_prev: ActionState, formData: FormData): P
   const actor = await getActor();
   if (!actor) return { error: "Your session has ended. Sign in again." };
   return formAction(formData, async (input) => {
-    const { app, clientSecret } = await createApp(
+    const { app, clientSecret, webhookSecret } = await createApp(
       {
         companyId: actor.companyId,
         name: input.name,
@@ -55,7 +55,7 @@ export async function createAppAction(_prev: ActionState, formData: FormData): P
     return {
       ok: true,
       message: `${app.name} is created.`,
-      data: { appId: app.id, clientId: app.clientId, clientSecret },
+      data: { appId: app.id, clientId: app.clientId, clientSecret, webhookSecret },
     };
   });
 }
@@ -92,6 +92,26 @@ export async function regenerateSecretAction(_prev: ActionState, formData: FormD
     const { clientSecret } = await regenerateClientSecret(appId, actor);
     revalidatePath(`/developer/apps/${appId}`);
     return { ok: true, message: "A new client secret is in use; the old one no longer works.", data: { clientSecret } };
+  } catch (error) {
+    return actionError(error);
+  }
+}
+
+export async function rotateWebhookSecretAction(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  const actor = await getActor();
+  if (!actor) return { error: "Your session has ended. Sign in again." };
+  const appId = formData.get("appId");
+  if (typeof appId !== "string" || !appId) return { error: "The form could not be read. Reload the page." };
+  try {
+    const { webhookSecret, previousSignsUntil } = await rotateWebhookSecret(appId, actor);
+    revalidatePath(`/developer/apps/${appId}`);
+    return {
+      ok: true,
+      message: previousSignsUntil
+        ? "A new webhook secret signs every delivery from now on. The previous one keeps signing too for 24 hours."
+        : "A webhook secret signs every delivery from now on.",
+      data: { webhookSecret, previousSignsUntil: previousSignsUntil?.toISOString() ?? null },
+    };
   } catch (error) {
     return actionError(error);
   }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { AppForm } from "@/components/developer/app-form";
 import { RegenerateSecret } from "@/components/developer/regenerate-secret";
+import { RotateWebhookSecret } from "@/components/developer/rotate-webhook-secret";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
@@ -8,9 +9,18 @@ import { DomainError } from "@/lib/errors";
 import { type AppView, getDeveloperApp } from "@/lib/oauth/apps";
 import { installUrl } from "@/lib/oauth/marketplace";
 import { scopeGroups } from "@/lib/scopes";
-import { regenerateSecretAction, updateAppAction } from "../actions";
+import { webhookPublicKeyPem } from "@/lib/webhooks/signing-key";
+import { webhookSecretStatus } from "@/lib/webhooks/webhook-secret";
+import { regenerateSecretAction, rotateWebhookSecretAction, updateAppAction } from "../actions";
 
 export const metadata: Metadata = { title: "App" };
+
+// Three lines, for an app developer's receiver (Node): standardwebhooks, then a plain Ed25519 check.
+const verifyHowto = [
+  'const event = new Webhook(webhookSecret).verify(rawBody, req.headers); // npm "standardwebhooks": v1, throws if forged or stale',
+  'const ok = crypto.verify(null, rawBody, crypto.createPublicKey(publicKeyPem), Buffer.from(req.headers["x-ghl-signature"], "base64"));',
+  "// rawBody: the exact bytes received (e.g. express.raw()), never re-serialized JSON; delivery is at least once: dedupe on webhook-id.",
+].join("\n");
 
 export default async function AppPage({ params }: { params: Promise<{ appId: string }> }) {
   const actor = await requireActor();
@@ -29,6 +39,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
       </Notice>
     );
   }
+  const [secret, publicKeyPem] = await Promise.all([webhookSecretStatus(app.id), webhookPublicKeyPem()]);
   return (
     <>
       <PageHeader title={app.name} description={`Version ${app.versionId}`} />
@@ -74,6 +85,51 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
               Webhook delivery log
             </a>
           </p>
+          <h3 className="mt-4 text-sm font-semibold text-slate-700">Webhook secret</h3>
+          <p className="mt-1 text-sm text-slate-600">
+            {secret.hint ? (
+              <>
+                <code>whsec_…{secret.hint}</code> (shown only when created or rotated; it signs{" "}
+                <code>webhook-signature</code> <code>v1</code>).
+              </>
+            ) : (
+              "This app was made before webhook secrets were shown. Rotate to get one."
+            )}
+            {secret.previousSignsUntil ? (
+              <>
+                {" "}
+                The previous secret also signs until <time>{secret.previousSignsUntil.toISOString()}</time>.
+              </>
+            ) : null}
+          </p>
+          <div className="mt-2">
+            <RotateWebhookSecret action={rotateWebhookSecretAction} appId={app.id} />
+          </div>
+          <h3 className="mt-4 text-sm font-semibold text-slate-700">Platform public key (Ed25519, PEM)</h3>
+          <p className="mt-1 text-sm text-slate-600">
+            Verifies <code>x-ghl-signature</code>; also at{" "}
+            <a href="/.well-known/webhook-public-key.pem" className="text-brand-700 underline">
+              /.well-known/webhook-public-key.pem
+            </a>{" "}
+            and, as a JWKS, at{" "}
+            <a href="/.well-known/webhook-keys" className="text-brand-700 underline">
+              /.well-known/webhook-keys
+            </a>
+            .
+          </p>
+          <pre
+            data-testid="webhook-public-key-pem"
+            className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
+          >
+            {publicKeyPem}
+          </pre>
+          <h3 className="mt-4 text-sm font-semibold text-slate-700">Verifying a delivery</h3>
+          <pre
+            data-testid="verify-howto"
+            className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
+          >
+            {verifyHowto}
+          </pre>
         </section>
         <section aria-labelledby="settings-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
           <h2 id="settings-title" className="mb-4 font-semibold">

@@ -81,13 +81,20 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
               Standard Webhooks
             </a>{" "}
             specification. Each request carries <code>webhook-id</code>, <code>webhook-timestamp</code> (Unix seconds)
-            and <code>webhook-signature: v1a,&lt;signature&gt;</code>, where the signature is the base64 Ed25519
-            signature of <code>&lt;webhook-id&gt;.&lt;webhook-timestamp&gt;.&lt;raw body&gt;</code>.
+            and <code>webhook-signature: v1,&lt;HMAC&gt; v1a,&lt;Ed25519&gt;</code> over{" "}
+            <code>&lt;webhook-id&gt;.&lt;webhook-timestamp&gt;.&lt;raw body&gt;</code>: <code>v1</code> under the app's
+            webhook secret (what the <code>standardwebhooks</code> library checks), <code>v1a</code> under one of the
+            public keys below. <code>x-ghl-signature</code> is the Ed25519 signature of the raw body alone, for the
+            platform's SDK. The secret, the PEM and three lines of code are on{" "}
+            <Link href={`/developer/apps/${encodeURIComponent(app.id)}`} className="text-brand-700 underline">
+              the app's page
+            </Link>
+            .
           </p>
           <p>
-            Verify it with one of the public keys below over the exact bytes of the body, reject timestamps more than a
-            few minutes from your clock, and use <code>webhook-id</code> to ignore an event you have already handled
-            (delivery is at least once). The keys are also published at{" "}
+            Verify over the exact bytes of the body, reject timestamps more than a few minutes from your clock, and use{" "}
+            <code>webhook-id</code> to ignore an event you have already handled (delivery is at least once). The keys
+            are also published at{" "}
             <a href="/.well-known/webhook-keys" className="break-all text-brand-700 underline">
               {keysUrl}
             </a>

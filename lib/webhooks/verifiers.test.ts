@@ -1,0 +1,213 @@
+import { createPublicKey, verify } from "node:crypto";
+import { WebhookManager } from "@gohighlevel/api-client/dist/lib/webhook/webhook-manager";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as publicKeyPemRoute } from "@/app/.well-known/webhook-public-key.pem/route";
+import { db } from "@/lib/db/client";
+import { rotateWebhookSecret } from "@/lib/oauth/apps";
+import { install, makeApp } from "@/lib/oauth/testing";
+import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { dispatchDueEvents } from "./dispatcher";
+import { enqueueWebhookEvents } from "./outbox";
+import { PREVIOUS_WEBHOOK_SECRET_GRACE_MS, webhookSecretStatus, webhookSecretsForSigning } from "./webhook-secret";
+
+/**
+ * Issue 10: the webhooks verify with the libraries app developers already use, over real HTTP.
+ * A real receiver gets real deliveries; `standardwebhooks` checks `v1` under the secret `createApp`
+ * returned, node:crypto checks `x-ghl-signature` under the PEM the route serves, and the platform's
+ * SDK (its WebhookManager middleware, configured with our client_id and PEM) accepts the INSTALL.
+ */
+
+// SPEC.md › Webhooks, INSTALL payload, in this order.
+const installFields = [
+  "type",
+  "appId",
+  "versionId",
+  "installType",
+  "locationId",
+  "companyId",
+  "userId",
+  "companyName",
+  "isWhitelabelCompany",
+  "whitelabelDetails",
+  "timestamp",
+  "webhookId",
+];
+
+let receiver: WebhookReceiver;
+let pem: string;
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  pem = await (await publicKeyPemRoute(new Request("http://localhost/.well-known/webhook-public-key.pem"))).text();
+});
+afterAll(async () => {
+  await receiver.stop();
+});
+
+const headersOf = (webhook: ReceivedWebhook) =>
+  Object.fromEntries(Object.entries(webhook.headers).map(([k, v]) => [k, String(v)]));
+
+/** What an app's receiver does with the raw body and the PEM, using node:crypto alone. */
+function ghlSignatureVerifies(webhook: ReceivedWebhook): boolean {
+  const signature = Buffer.from(String(webhook.headers["x-ghl-signature"] ?? ""), "base64");
+  return verify(null, Buffer.from(webhook.body, "utf8"), createPublicKey(pem), signature);
+}
+
+/** The platform SDK's middleware, as an Express app would mount it, given our raw body. */
+async function sdkOutcome(webhook: ReceivedWebhook, clientId: string) {
+  const silent = { debug() {}, info() {}, warn() {}, error() {} };
+  const manager = new WebhookManager(silent as never, {} as never, {} as never, { clientId, publicKey: pem });
+  const req: Record<string, unknown> = {
+    method: "POST",
+    url: "/hooks",
+    headers: webhook.headers,
+    body: Buffer.from(webhook.body, "utf8"),
+  };
+  let passed: unknown = "not called";
+  await manager.subscribe()(req as never, {} as never, (error?: unknown) => {
+    passed = error;
+  });
+  return { passed, isSignatureValid: req.isSignatureValid, skipped: req.skippedSignatureVerification };
+}
+
+describe("an INSTALL delivered over HTTP", () => {
+  it("verifies with standardwebhooks (v1), node:crypto (x-ghl-signature) and the platform SDK", async () => {
+    const { company, owner, locations } = await makeAgency({ locations: 2 });
+    const created = await makeApp(company.id, { webhookUrl: receiver.url });
+    expect(created.app.clientId.split("-")[0]).toBe(created.app.id);
+    const now = new Date();
+    await install(owner, created.app.clientId, { level: "agency", locationIds: locations.map((l) => l.id) }, {}, now);
+    await dispatchDueEvents({ now, appIds: [created.app.id], allowPrivate: true });
+
+    const ours = receiver.received.filter((w) => w.body.includes(created.app.id));
+    expect(ours).toHaveLength(2);
+    for (const webhook of ours) {
+      // Compact JSON, in SPEC.md's field order.
+      expect(JSON.stringify(JSON.parse(webhook.body))).toBe(webhook.body);
+      expect(Object.keys(JSON.parse(webhook.body))).toEqual(installFields);
+
+      const event = new Webhook(created.webhookSecret).verify(webhook.body, headersOf(webhook));
+      expect(event).toMatchObject({ type: "INSTALL", appId: created.app.id, webhookId: webhook.headers["webhook-id"] });
+      expect(
+        String(webhook.headers["webhook-signature"])
+          .split(" ")
+          .map((s) => s.split(",")[0]),
+      ).toEqual(["v1", "v1a"]);
+      expect(ghlSignatureVerifies(webhook)).toBe(true);
+      expect(await sdkOutcome(webhook, created.app.clientId)).toEqual({
+        passed: undefined,
+        isSignatureValid: true,
+        skipped: false,
+      });
+
+      // Anything changed, and they all say no.
+      const tampered = { ...webhook, body: webhook.body.replace('"INSTALL"', '"UNINSTALL"') };
+      expect(() => new Webhook(created.webhookSecret).verify(tampered.body, headersOf(tampered))).toThrow();
+      expect(ghlSignatureVerifies(tampered)).toBe(false);
+      expect((await sdkOutcome(tampered, created.app.clientId)).isSignatureValid).toBe(false);
+      const other = await makeApp(company.id);
+      expect(() => new Webhook(other.webhookSecret).verify(webhook.body, headersOf(webhook))).toThrow();
+    }
+    expect(ours.map((w) => JSON.parse(w.body).locationId).sort()).toEqual(locations.map((l) => l.id).sort());
+  });
+});
+
+async function deliverOne(appId: string, now: Date): Promise<ReceivedWebhook> {
+  const [id] = await db().$transaction((tx) =>
+    enqueueWebhookEvents(
+      tx,
+      [{ appId, type: "INSTALL", targetUrl: receiver.url, payload: { type: "INSTALL", appId } }],
+      now,
+    ),
+  );
+  await dispatchDueEvents({ now, appIds: [appId], allowPrivate: true });
+  const webhook = receiver.received.find((w) => w.headers["webhook-id"] === id);
+  if (!webhook) throw new Error("not delivered");
+  return webhook;
+}
+
+describe("rotating the webhook secret", () => {
+  it("signs with both secrets for 24 hours, then with the new one only", async () => {
+    const { company, owner } = await makeAgency({ locations: 0 });
+    const created = await makeApp(company.id, { webhookUrl: receiver.url });
+    const t0 = new Date();
+    const rotated = await rotateWebhookSecret(created.app.id, owner, t0);
+    expect(rotated.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(rotated.webhookSecret).not.toBe(created.webhookSecret);
+    expect(rotated.previousSignsUntil).toEqual(new Date(t0.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS));
+    expect(await webhookSecretStatus(created.app.id, t0)).toEqual({
+      hint: rotated.webhookSecret.slice(-4),
+      previousSignsUntil: rotated.previousSignsUntil,
+    });
+
+    // Within the 24 hours: `v1,<new> v1,<old> v1a,<ed25519>`; both secrets verify.
+    const during = await deliverOne(created.app.id, new Date(t0.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS - 1000));
+    expect(
+      String(during.headers["webhook-signature"])
+        .split(" ")
+        .map((s) => s.split(",")[0]),
+    ).toEqual(["v1", "v1", "v1a"]);
+    expect(new Webhook(rotated.webhookSecret).verify(during.body, headersOf(during))).toBeTruthy();
+    expect(new Webhook(created.webhookSecret).verify(during.body, headersOf(during))).toBeTruthy();
+    expect(ghlSignatureVerifies(during)).toBe(true);
+
+    // From the 24th hour on, the old secret no longer signs.
+    const after = new Date(t0.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS);
+    const later = await deliverOne(created.app.id, after);
+    expect(new Webhook(rotated.webhookSecret).verify(later.body, headersOf(later))).toBeTruthy();
+    expect(() => new Webhook(created.webhookSecret).verify(later.body, headersOf(later))).toThrow(
+      /No matching signature/,
+    );
+    expect(await webhookSecretStatus(created.app.id, after)).toMatchObject({ previousSignsUntil: null });
+
+    // Only the app's own agency's owners and admins may rotate.
+    const other = await makeAgency({ locations: 0 });
+    await expect(rotateWebhookSecret(created.app.id, other.owner, t0)).rejects.toMatchObject({ kind: "not_found" });
+    const audit = await db().auditLog.findMany({
+      where: { targetId: created.app.id, action: "app_webhook_secret_rotated" },
+    });
+    expect(audit).toHaveLength(1);
+  });
+
+  it("a second rotation keeps only the secret just replaced", async () => {
+    const { company, owner } = await makeAgency({ locations: 0 });
+    const created = await makeApp(company.id, { webhookUrl: receiver.url });
+    const t0 = new Date();
+    const first = await rotateWebhookSecret(created.app.id, owner, t0);
+    const second = await rotateWebhookSecret(created.app.id, owner, t0);
+    expect(await webhookSecretsForSigning(created.app.id, t0)).toEqual([second.webhookSecret, first.webhookSecret]);
+  });
+});
+
+describe("an app made before webhook secrets", () => {
+  it("gets one at its first delivery (one, even when instances race), and Rotate reveals a usable one", async () => {
+    const { company, owner } = await makeAgency({ locations: 0 });
+    const suffix = uniqueSuffix();
+    const app = await db().app.create({
+      data: {
+        companyId: company.id,
+        name: `Old app ${suffix}`,
+        clientId: `legacy-${suffix}`,
+        clientSecretHash: "x",
+        clientSecretHint: "xxxx",
+        redirectUris: ["https://app.example/cb"],
+        scopes: [],
+        installSetting: "everyone",
+        webhookUrl: receiver.url,
+      },
+    });
+    expect(await webhookSecretStatus(app.id)).toEqual({ hint: null, previousSignsUntil: null });
+    const now = new Date();
+    const raced = await Promise.all([1, 2, 3].map(() => webhookSecretsForSigning(app.id, now)));
+    expect(new Set(raced.map((s) => s.join(" "))).size).toBe(1);
+    expect(raced[0]).toHaveLength(1);
+    expect(raced[0]![0]).toMatch(/^whsec_/);
+    const first = await deliverOne(app.id, now);
+    expect(new Webhook(raced[0]![0]!).verify(first.body, headersOf(first))).toBeTruthy();
+
+    const rotated = await rotateWebhookSecret(app.id, owner, now);
+    const next = await deliverOne(app.id, now);
+    expect(new Webhook(rotated.webhookSecret).verify(next.body, headersOf(next))).toBeTruthy();
+  });
+});
