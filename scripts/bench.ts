@@ -10,7 +10,17 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { freshDatabase, postgresVersion } from "./bench/db";
-import { CONNECTIONS, combine, type Measurement, measure, prepareScenario, scenarios } from "./bench/load";
+import {
+  CONNECTIONS,
+  combine,
+  type Measurement,
+  measure,
+  peerScenarios,
+  prepareScenario,
+  type Scenario,
+  scenarios,
+} from "./bench/load";
+import { type Peer, startBareNext, startOidcProviderPeer } from "./bench/peers";
 import { type DatabaseRun, machine, table, targets } from "./bench/report";
 import { buildIfNeeded } from "./build-if-needed";
 import { startProductionServer } from "./support/production-server";
@@ -58,9 +68,27 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const { seedForLoad } = await import("./bench/seed");
     await deployMigrations(databaseHandle().adapterFactory);
     // Refresh tokens are single-use: enough for the fastest rate this machine could plausibly reach.
-    const seed = await seedForLoad(Math.ceil((duration + warmup + 1) * 3_000), say);
+    const tokensNeeded = Math.ceil((duration + warmup + 1) * 3_000);
+    const seed = await seedForLoad(tokensNeeded, say);
     // PGlite allows one process per data directory: the server takes it from here.
     await disconnectDb();
+
+    // The peers, on PostgreSQL: the reference OAuth server on a database of its own of the same
+    // PostgreSQL server, and the bare framework (issue 11's yardsticks).
+    const peers: Peer[] = [];
+    let peerRuns: Scenario[] = [];
+    let peerDatabase: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+    if (kind === "postgres") {
+      peerDatabase = await freshDatabase("postgres", "bench_peer");
+      say(
+        `${labels[kind]}: starting node-oidc-provider (seeding ${tokensNeeded} refresh tokens) and a bare Next.js app`,
+      );
+      const oidc = await startOidcProviderPeer(peerDatabase.url, port + 1, tokensNeeded);
+      peers.push(oidc);
+      const bare = await startBareNext(port + 2);
+      peers.push(bare);
+      peerRuns = peerScenarios(oidc, bare);
+    }
 
     const common = { port, databaseUrl: database.url, serverSecret, logFile };
     // Every check on: rate limits count every request (limits high enough never to refuse).
@@ -69,7 +97,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const countingLimits = { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_DAILY: "1000000000" };
     say(`${labels[kind]}: starting the production server on port ${port} (log: ${logFile})`);
     let server = await startProductionServer({ ...common, env: { ...benchEnv, ...countingLimits } });
-    const all = scenarios(seed);
+    const all = [...scenarios(seed), ...peerRuns];
     const measured = new Map<string, Measurement[]>(all.map((s) => [s.id, []]));
     try {
       for (let round = 0; round < rounds; round++) {
@@ -81,6 +109,8 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       }
     } finally {
       await server.stop();
+      for (const peer of peers) await peer.stop();
+      await peerDatabase?.drop();
     }
     const results = all.map((s) => combine(s, measured.get(s.id)!));
     // (b) again with the limits off (SPEC.md: 0, for load tests): what counting every request costs.
@@ -134,7 +164,8 @@ async function main() {
   const pgVersion = kinds.includes("postgres") ? await postgresVersion() : undefined;
   const command = `npm run bench -- --db ${flags.db} --duration ${duration} --rounds ${rounds} --warmup ${warmup}`;
   const sections = runs.map(
-    (run) => `### ${run.label}\n\n${table(run)}${run.database === "postgres" ? `\n\nTargets: ${targets(run)}.` : ""}`,
+    (run) =>
+      `### ${run.label}\n\n${table(run)}${run.database === "postgres" ? `\n\nTargets (issue 11): ${targets(run)}.` : ""}`,
   );
   for (const section of sections) console.log(`\n${section}`);
   const markdown = [

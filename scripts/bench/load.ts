@@ -1,4 +1,5 @@
 import autocannon, { type AutocannonRequest, type Result } from "autocannon";
+import type { OidcProviderPeer, Peer } from "./peers";
 import type { LoadSeed } from "./seed";
 import { serverDbTime } from "./server";
 
@@ -13,6 +14,8 @@ export interface Scenario {
   requests: AutocannonRequest[];
   /** Set when a scenario consumes something per request: how many requests it can still make. */
   remaining?: () => number;
+  /** A peer's scenario runs against the peer's own server (and has no database timing of ours). */
+  baseUrl?: string;
 }
 
 export interface ScenarioResult {
@@ -146,17 +149,56 @@ export interface Measurement {
 }
 
 /** Checks the scenario answers as expected, then loads it for `warmup` seconds, unmeasured. */
-export async function prepareScenario(baseUrl: string, scenario: Scenario, warmup: number): Promise<void> {
+export async function prepareScenario(ourBaseUrl: string, scenario: Scenario, warmup: number): Promise<void> {
+  const baseUrl = scenario.baseUrl ?? ourBaseUrl;
   await check(baseUrl, scenario);
   if (warmup > 0) await cannon(baseUrl, scenario, warmup);
 }
 
-export async function measure(baseUrl: string, scenario: Scenario, seconds: number): Promise<Measurement> {
+/** The peers' scenarios: the reference OAuth server's rotating refresh, and a bare Next.js route. */
+export function peerScenarios(oidc: OidcProviderPeer, bare: Peer): Scenario[] {
+  let refresh = 0;
+  return [
+    {
+      id: "R",
+      name: "Peer: node-oidc-provider 9, rotating refresh_token grant",
+      expect: 200,
+      baseUrl: oidc.baseUrl,
+      remaining: () => oidc.refreshTokens.length - refresh,
+      requests: [
+        {
+          method: "POST",
+          path: "/token",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          setupRequest: (request) => ({
+            ...request,
+            body: new URLSearchParams({
+              grant_type: "refresh_token",
+              client_id: oidc.clientId,
+              client_secret: oidc.clientSecret,
+              refresh_token: oidc.refreshTokens[refresh++] ?? "exhausted",
+            }).toString(),
+          }),
+        },
+      ],
+    },
+    {
+      id: "N",
+      name: "Peer: bare Next.js 16 route handler, its own app",
+      expect: 200,
+      baseUrl: bare.baseUrl,
+      requests: [{ method: "GET", path: "/api/ok" }],
+    },
+  ];
+}
+
+export async function measure(ourBaseUrl: string, scenario: Scenario, seconds: number): Promise<Measurement> {
   // Let the previous load's last requests finish, so their database time is not counted here.
   await new Promise((r) => setTimeout(r, 1_000));
-  const before = await serverDbTime(baseUrl);
-  const result = await cannon(baseUrl, scenario, seconds);
-  const after = await serverDbTime(baseUrl);
+  const dbTime = async () => (scenario.baseUrl ? { totalMs: 0, calls: 0 } : serverDbTime(ourBaseUrl));
+  const before = await dbTime();
+  const result = await cannon(scenario.baseUrl ?? ourBaseUrl, scenario, seconds);
+  const after = await dbTime();
   if (scenario.remaining && scenario.remaining() < 0) {
     console.warn(`[bench] (${scenario.id}) ran out of seeded tokens: the non-2xx count includes the surplus requests.`);
   }
