@@ -60,6 +60,16 @@ export const envSchema = z.object({
     .max(3600)
     .optional()
     .transform((v) => v ?? 60),
+  /** Proxies in front of the app whose X-Forwarded-For entries are believed (lib/api/client-address.ts). */
+  TRUSTED_PROXY_HOPS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .transform((v) => v ?? 0),
+  /** POST /api/operator answers callers on other machines too (default: loopback only). */
+  OPERATOR_ALLOW_REMOTE: flag,
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error", "silent"])
     .optional()
