@@ -21,7 +21,9 @@ vi.mock("@/lib/accounts/users", async (importOriginal) => {
 /** next-auth's authorize callback, as the sign-in route calls it, with the request headers it passes. */
 function authorize(email: string, password: string, headers: Record<string, string>) {
   const provider = authOptions().providers[0] as unknown as {
-    options: { authorize(credentials: Record<string, string>, request: { headers: Record<string, string> }): unknown };
+    options: {
+      authorize(credentials: Record<string, string>, request: { headers: Record<string, string> }): Promise<unknown>;
+    };
   };
   return provider.options.authorize({ email, password }, { headers });
 }

@@ -16,10 +16,13 @@ export const throttlePolicy = {
 
 type KeyKind = keyof typeof throttlePolicy;
 
+const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
+const addressKey = (address: string) => `address:${address}`;
+
 export const throttleKeys = (email: string, address: string) =>
   [
-    { kind: "account" as const, key: `account:${email.trim().toLowerCase()}` },
-    { kind: "address" as const, key: `address:${address}` },
+    { kind: "account" as const, key: accountKey(email) },
+    { kind: "address" as const, key: addressKey(address) },
   ] satisfies { kind: KeyKind; key: string }[];
 
 /** Rows expired this long ago are pruned (any row past its window and block says nothing). */
@@ -86,13 +89,12 @@ export async function throttledSignIn<T>(
 }
 
 async function forgiveAttempt(email: string, address: string): Promise<void> {
-  const [account, byAddress] = throttleKeys(email, address);
-  await db().signInThrottle.deleteMany({ where: { key: account.key } });
+  await db().signInThrottle.deleteMany({ where: { key: accountKey(email) } });
   await db().$executeRaw`
     UPDATE "SignInThrottle" SET
       "failures" = GREATEST("failures" - 1, 0),
       "blockedUntil" = CASE WHEN "failures" - 1 < ${throttlePolicy.address.maxFailures} THEN NULL ELSE "blockedUntil" END
-    WHERE "key" = ${byAddress.key}`;
+    WHERE "key" = ${addressKey(address)}`;
 }
 
 /**
