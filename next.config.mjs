@@ -19,6 +19,19 @@ const nextConfig = {
   experimental: { authInterrupts: true },
   reactStrictMode: true,
   typescript: { ignoreBuildErrors: false },
+  // No page may be framed (clickjacking: the install screen's Allow button above all).
+  // X-Frame-Options for browsers that predate frame-ancestors.
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
 };
 
 export default nextConfig;

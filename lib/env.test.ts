@@ -42,4 +42,14 @@ describe("the environment", () => {
       );
     }
   });
+
+  it("reads TRUSTED_PROXY_HOPS (default 0) and OPERATOR_ALLOW_REMOTE (default off)", () => {
+    expect(parseEnv({})).toMatchObject({ TRUSTED_PROXY_HOPS: 0, OPERATOR_ALLOW_REMOTE: false });
+    expect(parseEnv({ TRUSTED_PROXY_HOPS: "2", OPERATOR_ALLOW_REMOTE: "1" })).toMatchObject({
+      TRUSTED_PROXY_HOPS: 2,
+      OPERATOR_ALLOW_REMOTE: true,
+    });
+    for (const bad of ["-1", "one", "1.5"])
+      expect(() => parseEnv({ TRUSTED_PROXY_HOPS: bad })).toThrow(/^The environment variable TRUSTED_PROXY_HOPS /);
+  });
 });

@@ -72,6 +72,16 @@ export const envSchema = z.object({
     .max(300, { message: "must be at most 300 (seconds; 0 turns the reuse window off)" })
     .optional()
     .transform((v) => v ?? 30),
+  /** Proxies in front of the app whose X-Forwarded-For entries are believed (lib/api/client-address.ts). */
+  TRUSTED_PROXY_HOPS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .optional()
+    .transform((v) => v ?? 0),
+  /** POST /api/operator answers callers on other machines too (default: loopback only). */
+  OPERATOR_ALLOW_REMOTE: flag,
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error", "silent"])
     .optional()

@@ -1,6 +1,8 @@
-// npm start: secrets, migrations, first-start seed, a production build when needed, then `next start`.
+// npm start: secrets, migrations, first-start seed, a production build when needed, then the
+// server (scripts/serve.mjs: Next.js's `next start` handler behind node:http, which tells the app
+// the connection's peer address).
 import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { seedIfEmpty } from "@/lib/accounts/seed";
 import { announceServer, withdrawAnnouncement } from "@/lib/cli/operator";
 import { pgliteDataDir } from "@/lib/db/adapter";
@@ -10,8 +12,7 @@ import { appUrl, env } from "@/lib/env";
 import { ensureServerSecret } from "@/lib/local-env";
 import { buildIfNeeded } from "./build-if-needed";
 
-const require = createRequire(import.meta.url);
-const nextBin = require.resolve("next/dist/bin/next");
+const serveScript = fileURLToPath(new URL("./serve.mjs", import.meta.url));
 const say = (message: string) => console.log(`[start] ${message}`);
 
 async function main() {
@@ -40,9 +41,9 @@ async function main() {
 
   buildIfNeeded();
 
-  const next = spawn(process.execPath, [nextBin, "start", "-p", String(config.PORT)], {
+  const next = spawn(process.execPath, [serveScript], {
     stdio: "inherit",
-    env: process.env,
+    env: { ...process.env, PORT: String(config.PORT) },
   });
   const dataDir = pgliteDataDir(config.DATABASE_URL);
   if (dataDir && dataDir !== "memory://" && next.pid) announceServer(dataDir, { pid: next.pid, port: config.PORT });

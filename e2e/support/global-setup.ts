@@ -8,7 +8,7 @@ import { checkSecretsAtRest } from "./secrets-at-rest";
 
 /**
  * Starts the production server the way a user does (`npm start`: migrations, seed, build when
- * needed, next start) on a fresh database of its own: PGlite in a temporary directory, or a new
+ * needed, scripts/serve.mjs) on a fresh database of its own: PGlite in a temporary directory, or a new
  * PostgreSQL database when TEST_DATABASE_URL is set. Afterwards: stops it, checks that no secret
  * the suite saw or typed is in the database or the log (secrets-at-rest.ts), drops the database.
  */

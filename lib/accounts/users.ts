@@ -143,15 +143,21 @@ export async function updateTeamMember(actor: Actor, input: TeamMemberUpdate): P
     throw forbidden("Only an agency owner can make someone an owner or change an owner's role.");
   }
   if (target.id === actor.id && role !== target.role) throw forbidden("You cannot change your own role.");
-  if (target.role === "agency_owner" && role !== "agency_owner") {
-    const owners = await db().user.count({ where: { companyId: actor.companyId, role: "agency_owner" } });
-    if (owners <= 1) throw invalid("An agency needs at least one owner.", "role");
-  }
   const locationIds =
     change.locationIds !== undefined || role !== target.role
       ? await checkLocations(actor.companyId, role, change.locationIds ?? target.memberships.map((m) => m.locationId))
       : undefined;
   return db().$transaction(async (tx) => {
+    if (target.role === "agency_owner" && role !== "agency_owner") {
+      // Counted under a lock on the owners' rows, so two owners demoting each other at once
+      // cannot leave none: the second waits, then sees one owner (and that it is no longer one).
+      const owners = await tx.$queryRaw<{ id: string }[]>`
+        SELECT id FROM "User" WHERE "companyId" = ${actor.companyId} AND role = 'agency_owner' FOR UPDATE`;
+      if (!owners.some((o) => o.id === actor.id))
+        throw forbidden("Only an agency owner can make someone an owner or change an owner's role.");
+      if (!owners.some((o) => o.id === target.id)) throw conflict("This team member's role changed meanwhile: reload.");
+      if (owners.length <= 1) throw invalid("An agency needs at least one owner.", "role");
+    }
     if (locationIds) {
       await tx.locationMembership.deleteMany({ where: { userId: target.id } });
       if (locationIds.length)

@@ -1,20 +1,16 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { checkCredentials } from "@/lib/accounts/users";
+import { clientAddress } from "@/lib/api/client-address";
 import { derivedKey } from "@/lib/crypto/secrets";
-import { blockedUntil, clearAccountThrottle, recordFailedSignIn } from "./throttle";
+import { env } from "@/lib/env";
+import { throttledSignIn } from "./throttle";
 
 /** Shown on the sign-in screen; the login form maps these codes to sentences. */
 export const signInErrors = {
   invalid: "The e-mail address or password is not right. Check both and try again.",
   throttled: "Too many failed sign-ins. For your safety, wait a few minutes before trying again.",
 } as const;
-
-function clientAddress(headers: Record<string, unknown> | undefined): string {
-  const forwarded = headers?.["x-forwarded-for"];
-  const first = typeof forwarded === "string" ? forwarded.split(",")[0]?.trim() : undefined;
-  return first || "unknown";
-}
 
 let options: NextAuthOptions | undefined;
 
@@ -31,15 +27,10 @@ export function authOptions(): NextAuthOptions {
         async authorize(credentials, request) {
           const email = String(credentials?.email ?? "").slice(0, 254);
           const password = String(credentials?.password ?? "").slice(0, 200);
-          const address = clientAddress(request?.headers);
-          if (await blockedUntil(email, address)) throw new Error("throttled");
-          const actor = await checkCredentials(email, password);
-          if (!actor) {
-            await recordFailedSignIn(email, address);
-            if (await blockedUntil(email, address)) throw new Error("throttled");
-            throw new Error("invalid");
-          }
-          await clearAccountThrottle(email);
+          const address = clientAddress(request?.headers, env().TRUSTED_PROXY_HOPS);
+          const result = await throttledSignIn(email, address, () => checkCredentials(email, password));
+          if (!result.ok) throw new Error(result.reason);
+          const { actor } = result;
           return { id: actor.id, email: actor.email, name: actor.name };
         },
       }),

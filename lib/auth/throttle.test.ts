@@ -1,33 +1,112 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { blockedUntil, clearAccountThrottle, recordFailedSignIn, throttlePolicy } from "./throttle";
+import { db } from "@/lib/db/client";
+import { pruneSignInThrottle, throttledSignIn, throttleKeys, throttlePolicy } from "./throttle";
 
-const t0 = new Date("2026-01-01T00:00:00Z");
-const later = (ms: number) => new Date(t0.getTime() + ms);
+// In the future: every attempt prunes expired rows, and other test files sign in at the real time.
+const t0 = new Date("2099-01-01T00:00:00Z");
+const later = (ms: number, from = t0) => new Date(from.getTime() + ms);
+const unique = () => randomBytes(5).toString("hex");
+
+const wrong = async () => null;
+const right = async () => "actor";
+const attempt = (email: string, address: string, now: Date, check: () => Promise<string | null> = wrong) =>
+  throttledSignIn(email, address, check, now).then((r) => (r.ok ? "signed in" : r.reason));
 
 describe("failed sign-in throttle", () => {
   it("blocks an account after the limit, for the block time, whatever the address", async () => {
-    const email = `victim-${Math.random()}@example.test`;
-    for (let i = 0; i < throttlePolicy.account.maxFailures - 1; i++) await recordFailedSignIn(email, `10.0.0.${i}`, t0);
-    expect(await blockedUntil(email, "10.9.9.9", t0)).toBeNull();
-    await recordFailedSignIn(email, "10.0.0.99", t0);
-    expect(await blockedUntil(email, "10.9.9.9", t0)).toEqual(later(throttlePolicy.account.blockMs));
-    expect(await blockedUntil(email, "10.9.9.9", later(throttlePolicy.account.blockMs + 1))).toBeNull();
+    const email = `victim-${unique()}@example.test`;
+    const { maxFailures, blockMs } = throttlePolicy.account;
+    for (let i = 0; i < maxFailures - 1; i++) expect(await attempt(email, `10.0.0.${i}`, t0)).toBe("invalid");
+    // The attempt that reaches the limit is compared, and says to wait.
+    expect(await attempt(email, "10.0.0.99", t0)).toBe("throttled");
+    expect(await attempt(email, "10.9.9.9", later(blockMs - 1), right)).toBe("throttled");
+    expect(await attempt(email, "10.9.9.9", later(blockMs + 1), right)).toBe("signed in");
+  });
+
+  it("keeps the block running past the window even while more attempts come in", async () => {
+    const email = `persistent-${unique()}@example.test`;
+    const { maxFailures, windowMs, blockMs } = throttlePolicy.account;
+    for (let i = 0; i < maxFailures - 1; i++) await attempt(email, "a", t0);
+    const blockStart = later(windowMs - 1); // the fifth failure, just inside the window
+    await attempt(email, "a", blockStart);
+    expect(await attempt(email, "a", later(windowMs + 1), right)).toBe("throttled");
+    expect(await attempt(email, "a", later(blockMs - 1, blockStart), right)).toBe("throttled");
+    expect(await attempt(email, "a", later(blockMs + 1, blockStart), right)).toBe("signed in");
   });
 
   it("blocks an address that tries many accounts", async () => {
-    const address = `addr-${Math.random()}`;
-    for (let i = 0; i < throttlePolicy.address.maxFailures; i++)
-      await recordFailedSignIn(`u${i}-${address}@x.test`, address, t0);
-    expect(await blockedUntil("someone-else@x.test", address, t0)).not.toBeNull();
+    const address = `addr-${unique()}`;
+    for (let i = 0; i < throttlePolicy.address.maxFailures; i++) await attempt(`u${i}-${address}@x.test`, address, t0);
+    expect(await attempt("someone-else@x.test", address, t0, right)).toBe("throttled");
+    expect(await attempt("someone-else@x.test", "another address", t0, right)).toBe("signed in");
   });
 
   it("forgets failures outside the window and after a success", async () => {
-    const email = `forgetful-${Math.random()}@example.test`;
-    for (let i = 0; i < throttlePolicy.account.maxFailures - 1; i++) await recordFailedSignIn(email, "a", t0);
-    await recordFailedSignIn(email, "b", later(throttlePolicy.account.windowMs + 1));
-    expect(await blockedUntil(email, "c", later(throttlePolicy.account.windowMs + 1))).toBeNull();
-    await clearAccountThrottle(email);
-    for (let i = 0; i < throttlePolicy.account.maxFailures - 1; i++) await recordFailedSignIn(email, "d", t0);
-    expect(await blockedUntil(email, "e", t0)).toBeNull();
+    const email = `forgetful-${unique()}@example.test`;
+    const { maxFailures, windowMs } = throttlePolicy.account;
+    for (let i = 0; i < maxFailures - 1; i++) await attempt(email, "a", t0);
+    expect(await attempt(email, "b", later(windowMs + 1))).toBe("invalid");
+    expect(await attempt(email, "c", later(windowMs + 2), right)).toBe("signed in");
+    for (let i = 0; i < maxFailures - 1; i++) expect(await attempt(email, "d", t0)).toBe("invalid");
+  });
+
+  it("does not compare the password of a blocked account", async () => {
+    const email = `blocked-${unique()}@example.test`;
+    for (let i = 0; i < throttlePolicy.account.maxFailures; i++) await attempt(email, "a", t0);
+    let compared = 0;
+    const counting = async () => {
+      compared++;
+      return "actor";
+    };
+    expect(await attempt(email, "b", later(1), counting)).toBe("throttled");
+    expect(compared).toBe(0);
+  });
+
+  it("lets a parallel burst compare no more than the limit", async () => {
+    const email = `burst-${unique()}@example.test`;
+    let compared = 0;
+    const slowWrong = async () => {
+      compared++;
+      await new Promise((r) => setTimeout(r, 20)); // stands in for scrypt
+      return null;
+    };
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => attempt(email, `burst-${unique()}-${i}`, t0, slowWrong)),
+    );
+    expect(compared).toBe(throttlePolicy.account.maxFailures);
+    expect(results.filter((r) => r === "invalid")).toHaveLength(throttlePolicy.account.maxFailures - 1);
+  });
+});
+
+describe("pruneSignInThrottle", () => {
+  // Before the other tests' rows (which run first) and after the real time.
+  const old = new Date("2098-06-01T00:00:00Z");
+
+  it("deletes rows whose window and block are over, in batches, and keeps the rest", async () => {
+    const spent = Array.from({ length: 3 }, () => `spent-${unique()}@example.test`);
+    for (const email of spent) await attempt(email, `prune-${unique()}`, old);
+    const blocked = `blocked-${unique()}@example.test`;
+    // Its window opened at `old`; its block began with its fifth failure, ten minutes later.
+    for (let i = 0; i < throttlePolicy.account.maxFailures; i++)
+      await attempt(blocked, `prune-${unique()}`, i === 0 ? old : later(10 * 60_000, old));
+    const key = (email: string) => throttleKeys(email, "-")[0]?.key ?? "";
+    const rows = async () =>
+      (await db().signInThrottle.findMany({ where: { key: { in: [...spent, blocked].map(key) } } })).length;
+    expect(await rows()).toBe(4);
+
+    // Still inside the window: nothing goes.
+    const inside = later(throttlePolicy.account.windowMs - 1, old);
+    expect(await db().signInThrottle.count({ where: { key: { in: spent.map(key) } } })).toBe(3);
+    await pruneSignInThrottle(inside);
+    expect(await rows()).toBe(4);
+
+    // Past the window, one batch at a time; the blocked account stays while its block runs.
+    const past = later(throttlePolicy.account.windowMs + 1, old);
+    const firstBatch = await pruneSignInThrottle(past, 2);
+    expect(firstBatch).toBe(2);
+    while ((await pruneSignInThrottle(past, 2)) > 0) {}
+    const left = await db().signInThrottle.findMany({ where: { key: { in: [...spent, blocked].map(key) } } });
+    expect(left.map((r) => r.key)).toEqual([key(blocked)]);
   });
 });

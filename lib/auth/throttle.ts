@@ -1,9 +1,13 @@
 import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 
 /**
  * Failed sign-ins are counted per account and per client address in the database, so every
  * instance sees the same counts. Past the limit the key is blocked for a while; a success clears
  * the account's counter.
+ *
+ * An attempt is counted before its password is compared, in one statement per key, so a parallel
+ * burst cannot get more than `maxFailures` guesses past the check (the comparison takes ~50 ms).
  */
 export const throttlePolicy = {
   account: { maxFailures: 5, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
@@ -12,39 +16,101 @@ export const throttlePolicy = {
 
 type KeyKind = keyof typeof throttlePolicy;
 
+const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
+const addressKey = (address: string) => `address:${address}`;
+
 export const throttleKeys = (email: string, address: string) =>
   [
-    { kind: "account" as const, key: `account:${email.trim().toLowerCase()}` },
-    { kind: "address" as const, key: `address:${address}` },
+    { kind: "account" as const, key: accountKey(email) },
+    { kind: "address" as const, key: addressKey(address) },
   ] satisfies { kind: KeyKind; key: string }[];
 
-/** When the sign-in may be tried again, or null when it is not blocked. */
-export async function blockedUntil(email: string, address: string, now = new Date()): Promise<Date | null> {
-  const rows = await db().signInThrottle.findMany({
-    where: { key: { in: throttleKeys(email, address).map((k) => k.key) }, blockedUntil: { gt: now } },
-  });
-  const latest = rows.map((r) => r.blockedUntil?.getTime() ?? 0).sort((a, b) => b - a)[0];
-  return latest ? new Date(latest) : null;
+/** Rows expired this long ago are pruned (any row past its window and block says nothing). */
+const longestWindowMs = Math.max(...Object.values(throttlePolicy).map((p) => Math.max(p.windowMs, p.blockMs)));
+const pruneBatch = 100;
+
+// Dates go to SQL as ISO text cast to timestamp(3): the columns hold UTC without a zone, as Prisma writes them.
+const at = (date: Date) => date.toISOString();
+
+/**
+ * Counts one attempt on a key and returns the count in the current window. The window starts
+ * afresh only once it is over and no block is running; the attempt that reaches the limit starts
+ * the block.
+ */
+async function countAttempt(kind: KeyKind, key: string, now: Date): Promise<number> {
+  const policy = throttlePolicy[kind];
+  const windowOpenedAfter = at(new Date(now.getTime() - policy.windowMs));
+  const until = at(new Date(now.getTime() + policy.blockMs));
+  // Evaluated on the row as it was before this attempt (ON CONFLICT's SET sees the old values).
+  const fresh = Prisma.sql`("SignInThrottle"."windowStartedAt" < ${windowOpenedAfter}::timestamp(3)
+    AND ("SignInThrottle"."blockedUntil" IS NULL OR "SignInThrottle"."blockedUntil" <= ${at(now)}::timestamp(3)))`;
+  const failures = Prisma.sql`(CASE WHEN ${fresh} THEN 1 ELSE "SignInThrottle"."failures" + 1 END)`;
+  const rows = await db().$queryRaw<{ failures: number }[]>`
+    INSERT INTO "SignInThrottle" ("key", "failures", "windowStartedAt", "blockedUntil")
+    VALUES (${key}, 1, ${at(now)}::timestamp(3), ${policy.maxFailures <= 1 ? until : null}::timestamp(3))
+    ON CONFLICT ("key") DO UPDATE SET
+      "failures" = ${failures},
+      "windowStartedAt" = CASE WHEN ${fresh} THEN ${at(now)}::timestamp(3) ELSE "SignInThrottle"."windowStartedAt" END,
+      "blockedUntil" = CASE WHEN ${failures} = ${policy.maxFailures} THEN ${until}::timestamp(3)
+        ELSE "SignInThrottle"."blockedUntil" END
+    RETURNING "failures"`;
+  return rows[0]?.failures ?? 1;
 }
 
-export async function recordFailedSignIn(email: string, address: string, now = new Date()): Promise<void> {
-  for (const { kind, key } of throttleKeys(email, address)) {
-    const policy = throttlePolicy[kind];
-    await db().$transaction(async (tx) => {
-      const row = await tx.signInThrottle.findUnique({ where: { key } });
-      const fresh = !row || now.getTime() - row.windowStartedAt.getTime() > policy.windowMs;
-      const failures = fresh ? 1 : row.failures + 1;
-      const data = {
-        failures,
-        windowStartedAt: fresh ? now : row.windowStartedAt,
-        blockedUntil:
-          failures >= policy.maxFailures ? new Date(now.getTime() + policy.blockMs) : (row?.blockedUntil ?? null),
-      };
-      await tx.signInThrottle.upsert({ where: { key }, create: { key, ...data }, update: data });
-    });
+export type SignInResult<T> = { ok: true; actor: T } | { ok: false; reason: "invalid" | "throttled" };
+
+/**
+ * One sign-in attempt: counted against the account and the client address first, then, when
+ * neither is over its limit, `check` compares the password. A success clears the account's count
+ * and takes the attempt back from the address's, so people signing in from one office are not
+ * blocked for succeeding.
+ */
+export async function throttledSignIn<T>(
+  email: string,
+  address: string,
+  check: () => Promise<T | null>,
+  now = new Date(),
+): Promise<SignInResult<T>> {
+  const keys = throttleKeys(email, address);
+  const counts = await Promise.all(keys.map(({ kind, key }) => countAttempt(kind, key, now)));
+  const over = (atLeast: (kind: KeyKind) => number) => keys.some(({ kind }, i) => (counts[i] ?? 0) >= atLeast(kind));
+  try {
+    if (over((kind) => throttlePolicy[kind].maxFailures + 1)) return { ok: false, reason: "throttled" };
+    const actor = await check();
+    if (actor) {
+      await forgiveAttempt(email, address);
+      return { ok: true, actor };
+    }
+    // The attempt that reached the limit was compared; it answers "throttled" so the person knows to wait.
+    return { ok: false, reason: over((kind) => throttlePolicy[kind].maxFailures) ? "throttled" : "invalid" };
+  } finally {
+    await pruneSignInThrottle(now);
   }
 }
 
-export async function clearAccountThrottle(email: string): Promise<void> {
-  await db().signInThrottle.deleteMany({ where: { key: `account:${email.trim().toLowerCase()}` } });
+async function forgiveAttempt(email: string, address: string): Promise<void> {
+  await db().signInThrottle.deleteMany({ where: { key: accountKey(email) } });
+  await db().$executeRaw`
+    UPDATE "SignInThrottle" SET
+      "failures" = GREATEST("failures" - 1, 0),
+      "blockedUntil" = CASE WHEN "failures" - 1 < ${throttlePolicy.address.maxFailures} THEN NULL ELSE "blockedUntil" END
+    WHERE "key" = ${addressKey(address)}`;
+}
+
+/**
+ * Deletes up to `batch` rows whose window and block are both over (such a row counts the same as
+ * none). Run after each attempt, so the table stays the size of the last quarter hour's failures.
+ * The conditions are repeated outside the sub-select so a row counted again meanwhile is kept.
+ */
+export async function pruneSignInThrottle(now = new Date(), batch = pruneBatch): Promise<number> {
+  const expired = at(new Date(now.getTime() - longestWindowMs));
+  return db().$executeRaw`
+    DELETE FROM "SignInThrottle"
+    WHERE "windowStartedAt" < ${expired}::timestamp(3)
+      AND ("blockedUntil" IS NULL OR "blockedUntil" <= ${at(now)}::timestamp(3))
+      AND "key" IN (
+        SELECT "key" FROM "SignInThrottle"
+        WHERE "windowStartedAt" < ${expired}::timestamp(3)
+          AND ("blockedUntil" IS NULL OR "blockedUntil" <= ${at(now)}::timestamp(3))
+        LIMIT ${batch})`;
 }

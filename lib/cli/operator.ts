@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { isLoopback } from "@/lib/api/client-address";
+import { ApiError } from "@/lib/api/errors";
 import { derivedKey, safeEqual } from "@/lib/crypto/secrets";
 
 /**
@@ -15,8 +17,11 @@ export interface ServerAnnouncement {
 
 export const announcementPath = (dataDir: string) => `${dataDir}.server.json`;
 
+/** Readable by the server's own user only (chmod too: `mode` applies to a new file only). */
 export function announceServer(dataDir: string, announcement: ServerAnnouncement): void {
-  writeFileSync(announcementPath(dataDir), JSON.stringify(announcement));
+  const path = announcementPath(dataDir);
+  writeFileSync(path, JSON.stringify(announcement), { mode: 0o600 });
+  chmodSync(path, 0o600);
 }
 
 export function withdrawAnnouncement(dataDir: string): void {
@@ -43,3 +48,56 @@ export function operatorKey(): string {
 export function isOperatorKey(presented: string): boolean {
   return safeEqual(presented, operatorKey());
 }
+
+export const operatorCallLimit = { calls: 60, windowMs: 60_000 } as const;
+
+/**
+ * Who may call POST /api/operator: by default only this machine (the CLI calls 127.0.0.1), since
+ * the one key it takes creates owners in any agency; OPERATOR_ALLOW_REMOTE=1 opens it. Each client
+ * address gets `operatorCallLimit.calls` calls a minute, counted in this process (the embedded
+ * database the endpoint exists for belongs to one process), key or no key.
+ */
+export class OperatorGate {
+  private readonly windows = new Map<string, { startedAt: number; calls: number }>();
+
+  /** Throws the 403 or 429 for a call from `address` (lib/api/client-address.ts) at `now`. */
+  admit(address: string, allowRemote: boolean, now: Date): void {
+    if (!allowRemote && !isLoopback(address)) {
+      throw new ApiError(
+        "forbidden",
+        "This endpoint answers the operator CLI on the server's own machine only (OPERATOR_ALLOW_REMOTE=1 opens it).",
+      );
+    }
+    if (!this.withinLimit(address, now)) {
+      const retryAfter = this.retryAfterSeconds(address, now);
+      throw new ApiError("rate_limited", `Too many operator calls. Try again in ${retryAfter} seconds.`, {
+        headers: { "Retry-After": String(retryAfter) },
+      });
+    }
+  }
+
+  /** Counts the call; false once the address is over its limit for the minute. */
+  private withinLimit(address: string, now: Date): boolean {
+    const t = now.getTime();
+    if (this.windows.size > 1000) {
+      for (const [key, window] of this.windows)
+        if (t - window.startedAt >= operatorCallLimit.windowMs) this.windows.delete(key);
+    }
+    const window = this.windows.get(address);
+    if (!window || t - window.startedAt >= operatorCallLimit.windowMs) {
+      this.windows.set(address, { startedAt: t, calls: 1 });
+      return true;
+    }
+    window.calls++;
+    return window.calls <= operatorCallLimit.calls;
+  }
+
+  /** When the address's current minute is over. */
+  private retryAfterSeconds(address: string, now: Date): number {
+    const window = this.windows.get(address);
+    if (!window) return 0;
+    return Math.max(1, Math.ceil((window.startedAt + operatorCallLimit.windowMs - now.getTime()) / 1000));
+  }
+}
+
+export const operatorGate = new OperatorGate();

@@ -89,7 +89,11 @@ export async function listInstalledApps(actor: Actor): Promise<InstalledApp[]> {
       updatedAt: true,
       app: { select: { id: true, name: true, installSetting: true } },
       location: { select: { id: true, name: true } },
-      locations: { select: { location: { select: { id: true, name: true } } } },
+      // A sub-account user sees only their own sub-accounts of an agency install, not its others' names.
+      locations: {
+        where: isAgencyRole(actor.role) ? {} : { locationId: { in: actor.locationIds } },
+        select: { location: { select: { id: true, name: true } } },
+      },
     },
     orderBy: [{ updatedAt: "desc" }, { id: "asc" }],
   });

@@ -110,6 +110,20 @@ describe("assertWebhookTargetAllowed resolves the host and checks every address"
     ).rejects.toThrow(WebhookTargetRefused);
   });
 
+  it("says only that the target is not allowed, not what the name resolves to (no internal DNS oracle)", async () => {
+    for (const host of ["mixed.example", "rebind.example", "v6private.example"]) {
+      const refusal = await assertWebhookTargetAllowed(`https://${host}/hook`, {
+        allowPrivate: false,
+        resolver: dns,
+      }).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      expect(refusal).toMatch(/^The webhook target is not allowed\b/);
+      expect(refusal).not.toMatch(/loopback|private|public|resolves|address/i);
+    }
+  });
+
   it("allows private addresses when WEBHOOK_ALLOW_PRIVATE is on", async () => {
     await expect(
       assertWebhookTargetAllowed("https://mixed.example/hook", { allowPrivate: true, resolver: dns }),

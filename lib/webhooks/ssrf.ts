@@ -133,9 +133,9 @@ export async function resolvePublicAddresses(
   if (addresses.length === 0) throw new WebhookTargetRefused("The webhook host name has no address.");
   if (!(options.allowPrivate ?? allowPrivateDefault())) {
     if (addresses.some((a) => isForbiddenAddress(a.address))) {
-      throw new WebhookTargetRefused(
-        "The webhook host name resolves to a loopback, private or otherwise non-public address (set WEBHOOK_ALLOW_PRIVATE=1 to allow it).",
-      );
+      // Not what the name resolves to: the delivery log would tell a developer about the
+      // server's internal DNS names. (WEBHOOK_ALLOW_PRIVATE=1 lets such targets through.)
+      throw new WebhookTargetRefused("The webhook target is not allowed.");
     }
   }
   return addresses;

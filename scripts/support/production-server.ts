@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 
 /**
  * The production server as a user starts it (`npm start`: scripts/start.ts migrates, seeds, builds
- * when stale, then runs next start), in a process group of its own so a signal reaches Next.js
+ * when stale, then scripts/serve.mjs, which serves Next.js), in a process group of its own so a signal reaches Next.js
  * too. One helper for everything that drives a real server: the e2e suite, the bench and the
  * multi-instance and crash tests.
  */
@@ -58,7 +58,7 @@ export async function startProductionServer(options: ServerOptions): Promise<Pro
   const signal = (name: NodeJS.Signals) => {
     if (!child.pid || child.exitCode !== null || child.signalCode !== null) return;
     try {
-      process.kill(-child.pid, name); // the group: tsx, scripts/start.ts and next start
+      process.kill(-child.pid, name); // the group: tsx, scripts/start.ts and scripts/serve.mjs
     } catch {
       // already gone
     }

@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { clientAddress } from "@/lib/api/client-address";
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/handler";
 import { parseJson } from "@/lib/api/parse";
-import { isOperatorKey } from "@/lib/cli/operator";
+import { isOperatorKey, operatorGate } from "@/lib/cli/operator";
 import { CliError, runCommand } from "@/lib/cli/run";
+import { env } from "@/lib/env";
 import { bearerError } from "@/lib/tokens/bearer";
 
 const bodySchema = z.strictObject({
@@ -13,6 +15,12 @@ const bodySchema = z.strictObject({
 
 /** The operator CLI's commands, for a CLI whose embedded database is held by this server. */
 export const POST = apiRoute(async (request) => {
+  const config = env();
+  operatorGate.admit(
+    clientAddress(request.headers, config.TRUSTED_PROXY_HOPS),
+    config.OPERATOR_ALLOW_REMOTE,
+    new Date(),
+  );
   const presented = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
   if (!presented || !isOperatorKey(presented)) {
     throw bearerError("invalid_token", "This endpoint is for the operator CLI on the server's own machine.");
