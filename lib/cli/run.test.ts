@@ -59,6 +59,13 @@ describe("the operator commands", () => {
     expect(await checkCredentials(email, "pw")).toMatchObject({ role: "agency_admin" });
   });
 
+  it("signing-key:rotate prints the new kid and the one it replaced", async () => {
+    const first = await runCommand("signing-key:rotate", {});
+    expect(first).toEqual({ kid: expect.any(String), previousKid: expect.any(String) });
+    const second = await runCommand("signing-key:rotate", {});
+    expect(second.previousKid).toBe(first.kid);
+  });
+
   it.each([
     [undefined, {}, "Usage"],
     ["nope", {}, 'Unknown command "nope"'],
@@ -68,6 +75,7 @@ describe("the operator commands", () => {
     ["company:create", { name: "A", "whitelabel-domain": "not a host" }, "--whitelabel-domain"],
     ["location:create", { company: "missing", name: "X" }, "no agency with id missing"],
     ["labs:set", { company: "x", feature: "other", enabled: "true" }, "--feature"],
+    ["signing-key:rotate", { kid: "k1" }, "Unknown flag --kid"],
     ["labs:set", { company: "x", feature: "private-integrations", enabled: "yes" }, "--enabled"],
     ["user:create", { email: "bad", password: testPassword, name: "A", role: "agency_user", company: "x" }, "e-mail"],
     ["user:create", { email: "a@b.test", password: "x", name: "A", role: "boss", company: "x" }, "--role"],
