@@ -9,7 +9,13 @@ import { appUrl, env } from "@/lib/env";
 import type { CreatedApp } from "@/lib/oauth/apps";
 import { callRoute, formRequest, install, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
-import { activeSigningKey, resetSigningKeyCache } from "@/lib/tokens/signing-keys";
+import {
+  activeSigningKey,
+  LONGEST_ACCESS_TOKEN_MS,
+  newKeyRow,
+  RETIRED_KEY_GRACE_MS,
+  resetSigningKeyCache,
+} from "@/lib/tokens/signing-keys";
 import { GET as metadataGET } from "../oauth-authorization-server/route";
 import { GET } from "./route";
 
@@ -125,6 +131,17 @@ describe("access-token signing-key rotation through HTTP", () => {
     expect(await publishedKids()).toEqual(expect.arrayContaining([oldKid, ...newKids]));
     expect(await locationStatus(before)).toBe(200);
     for (const token of after) expect(await locationStatus(token)).toBe(200);
+  });
+
+  it("drops a retired key once every token it signed has expired, and keeps it until then", async () => {
+    const now = Date.now();
+    const expired = { ...(await newKeyRow(new Date(now))), retiredAt: new Date(now - RETIRED_KEY_GRACE_MS - 1000) };
+    const alive = { ...(await newKeyRow(new Date(now))), retiredAt: new Date(now - LONGEST_ACCESS_TOKEN_MS) };
+    await db().signingKey.createMany({ data: [expired, alive] });
+    resetSigningKeyCache();
+    const kids = await publishedKids();
+    expect(kids).toContain(alive.kid);
+    expect(kids).not.toContain(expired.kid);
   });
 
   it("the JWKS may be cached for five minutes, so clients see a new key within minutes", async () => {
