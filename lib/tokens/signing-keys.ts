@@ -164,6 +164,8 @@ function fresh(current: Cache): boolean {
 async function cache(options: { force?: boolean; now?: Date } = {}): Promise<Cache> {
   const current = holder.__accessTokenKeys;
   if (current && !options.force && fresh(current)) return current;
+  // A forced reload must not take the answer of a load that began before the change it follows.
+  if (options.force) await holder.__accessTokenKeysLoading?.catch(() => {});
   // One load at a time per process; concurrent callers share it.
   holder.__accessTokenKeysLoading ??= load(options.now ?? new Date()).finally(() => {
     holder.__accessTokenKeysLoading = undefined;
