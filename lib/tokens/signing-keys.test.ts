@@ -6,6 +6,7 @@ import { databaseHandle, db } from "@/lib/db/client";
 import { tableChangeMarker } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { holdKeyRotationLock } from "@/lib/testing/key-rotation-lock";
 import { ACCESS_TOKEN_TTL_SECONDS } from "./access-token";
 import {
   accessTokenJwks,
@@ -22,6 +23,16 @@ import {
 } from "./signing-keys";
 
 const DAY_MS = 86_400_000;
+/** Any key older than a millisecond is due: races a rotation without making the shared key due for everyone. */
+const DUE_AT_ONCE_DAYS = 1 / DAY_MS;
+
+let releaseLock: () => Promise<void>;
+beforeAll(async () => {
+  releaseLock = await holdKeyRotationLock();
+});
+afterAll(async () => {
+  await releaseLock();
+});
 
 /** Makes the active key look `days` (and a minute) old, as if the clock had moved on. */
 async function ageActiveKey(days: number): Promise<string> {
@@ -116,11 +127,11 @@ describe("access-token signing keys", () => {
   });
 
   it("the database rotates a due key once when callers race, and not at all when it is not due", async () => {
+    await ensureActiveKey();
     const now = new Date();
     expect(await rotateInDatabase(db(), now, { onlyIfDue: true })).toBeUndefined();
-    await ageActiveKey(env().SIGNING_KEY_ROTATION_DAYS);
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => rotateInDatabase(db(), now, { onlyIfDue: true })),
+      Array.from({ length: 6 }, () => rotateInDatabase(db(), now, { onlyIfDue: true, rotationDays: DUE_AT_ONCE_DAYS })),
     );
     expect(results.filter(Boolean)).toHaveLength(1);
   });
@@ -164,10 +175,12 @@ describe.runIf(databaseHandle().kind === "postgresql")("two instances on Postgre
   });
 
   it("rotate a due key exactly once when both notice at the same moment", async () => {
-    const oldKid = await ageActiveKey(env().SIGNING_KEY_ROTATION_DAYS);
+    const { kid: oldKid } = await ensureActiveKey();
     const now = new Date();
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => rotateInDatabase(i % 2 ? second : db(), now, { onlyIfDue: true })),
+      Array.from({ length: 8 }, (_, i) =>
+        rotateInDatabase(i % 2 ? second : db(), now, { onlyIfDue: true, rotationDays: DUE_AT_ONCE_DAYS }),
+      ),
     );
     const rotations = results.filter(Boolean);
     expect(rotations).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { decodeProtectedHeader } from "jose";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as operatorPOST } from "@/app/api/operator/route";
 import { GET as locationGET } from "@/app/locations/[locationId]/route";
 import { POST as tokenPOST } from "@/app/oauth/token/route";
@@ -9,6 +9,7 @@ import { appUrl, env } from "@/lib/env";
 import type { CreatedApp } from "@/lib/oauth/apps";
 import { callRoute, formRequest, install, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { holdKeyRotationLock } from "@/lib/testing/key-rotation-lock";
 import {
   activeSigningKey,
   LONGEST_ACCESS_TOKEN_MS,
@@ -38,9 +39,15 @@ describe("access-token signing-key rotation through HTTP", () => {
   let agency: TestAgency;
   let app: CreatedApp;
 
+  let releaseLock: () => Promise<void>;
+
   beforeAll(async () => {
+    releaseLock = await holdKeyRotationLock();
     agency = await makeAgency({ locations: 1 });
     app = await makeApp(agency.company.id);
+  });
+  afterAll(async () => {
+    await releaseLock();
   });
 
   async function issueToken(): Promise<string> {
