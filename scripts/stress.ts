@@ -2,9 +2,10 @@
 //   1. fuzzing every route (lib/api/fuzz.test.ts with FUZZ_RUNS, default 400 per route);
 //   2. two production servers on one PostgreSQL: one code and one refresh token redeemed against both
 //      at once (exactly one 200), deletion and revocation through one instance refused by the other
-//      within a second, access-token signing keys rotated through one instance and by the clock (once,
-//      every token verified by both), one instance SIGKILLed mid-delivery and restarted (no webhook lost);
+//      within a second, one instance SIGKILLed mid-delivery and restarted (no webhook lost);
 //   3. one production server on the embedded PGlite: the same races, and SIGKILL mid-delivery + restart.
+//   In 2, access-token signing keys are also rotated, through one instance and by the clock: once,
+//   and every token from before and after is verified by both instances.
 // `--short` (run by npm test) does 2 or 3 with fewer requests: 2 when TEST_DATABASE_URL is set
 // (PGlite allows one process per data directory), else 3. Results: test-results/stress/results.json.
 import { spawnSync } from "node:child_process";
