@@ -11,6 +11,8 @@ describe("the environment", () => {
       RATE_LIMIT_DAILY: 200000,
     });
     expect(env.WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(env.SIGNING_KEY_ROTATION_DAYS).toBe(90);
+    expect(parseEnv({ SIGNING_KEY_ROTATION_DAYS: "0" }).SIGNING_KEY_ROTATION_DAYS).toBe(0);
   });
 
   it("treats empty values as unset and reads flags", () => {
@@ -28,6 +30,9 @@ describe("the environment", () => {
     [{ APP_URL: "not a url" }, "APP_URL"],
     [{ SEED_ADMIN_EMAIL: "nope" }, "SEED_ADMIN_EMAIL"],
     [{ RATE_LIMIT_DAILY: "-1" }, "RATE_LIMIT_DAILY"],
+    [{ SIGNING_KEY_ROTATION_DAYS: "1.5" }, "SIGNING_KEY_ROTATION_DAYS"],
+    [{ SIGNING_KEY_ROTATION_DAYS: "-1" }, "SIGNING_KEY_ROTATION_DAYS"],
+    [{ SIGNING_KEY_ROTATION_DAYS: "soon" }, "SIGNING_KEY_ROTATION_DAYS"],
   ])("fails with a sentence naming the variable: %o", (source, name) => {
     expect(() => parseEnv(source)).toThrow(new RegExp(`^The environment variable ${name} `));
   });

@@ -43,6 +43,14 @@ export const envSchema = z.object({
   SEED_ADMIN_PASSWORD: z.string().min(1, { message: "must not be empty" }).optional(),
   RATE_LIMIT_BURST: limit(100),
   RATE_LIMIT_DAILY: limit(200_000),
+  /** Access-token signing keys rotate by themselves after this many days; 0: only `signing-key:rotate`. */
+  SIGNING_KEY_ROTATION_DAYS: z.coerce
+    .number({ message: "must be a whole number of days (0 turns automatic rotation off)" })
+    .int({ message: "must be a whole number of days (0 turns automatic rotation off)" })
+    .min(0, { message: "must be 0 (off) or a number of days from 1 to 3650" })
+    .max(3650, { message: "must be 0 (off) or a number of days from 1 to 3650" })
+    .optional()
+    .transform((v) => v ?? 90),
   WEBHOOK_ALLOW_PRIVATE: flag,
   /** `off`: this instance does not deliver webhooks (another instance sharing the database does). */
   WEBHOOK_DISPATCHER: z

@@ -6,16 +6,20 @@
 //      the reuse revokes the family); deletion and revocation through one instance refused by the
 //      other within a second; one instance SIGKILLed mid-delivery and restarted (no webhook lost);
 //   3. one production server on the embedded PGlite: the same races, and SIGKILL mid-delivery + restart.
+//   In 2, access-token signing keys are also rotated, through one instance and by the clock: once,
+//   and every token from before and after is verified by both instances.
 // `--short` (run by npm test) does 2 or 3 with fewer requests: 2 when TEST_DATABASE_URL is set
 // (PGlite allows one process per data directory), else 3. Results: test-results/stress/results.json.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { decodeProtectedHeader } from "jose";
 import { createCompany, createLocation } from "@/lib/accounts/companies";
 import { setLabsFeature } from "@/lib/accounts/labs";
 import type { Actor } from "@/lib/accounts/permissions";
 import { createUser } from "@/lib/accounts/users";
+import { operatorKey } from "@/lib/cli/operator";
 import { databaseHandle, db, disconnectDb } from "@/lib/db/client";
 import { deployMigrations } from "@/lib/db/migrations";
 import { resetEnvCache } from "@/lib/env";
@@ -357,6 +361,86 @@ async function propagation(one: Instance, two: Instance, world: World) {
 }
 
 /**
+ * Access-token signing-key rotation across two instances. The operator rotates through instance 2
+ * (POST /api/operator, what the CLI sends to a server); instance 1 signs its next token with the
+ * new key at once (it hears of the rotation through NOTIFY token_state). Then the clock makes the
+ * new key due (its createdAt moved back in the shared database) and tokens are requested from both
+ * instances at once: exactly one more rotation. Every token, from before and after, works on both
+ * instances, and both publish every key whose tokens are alive.
+ */
+async function keyRotation(one: Instance, two: Instance, world: World) {
+  const locationId = world.locationIds[0]!;
+  const { clientId, clientSecret } = world.client;
+  const exchange = async (instance: Instance) => {
+    const answer = await postForm(instance.url, "/oauth/token", {
+      grant_type: "authorization_code",
+      client_id: clientId,
+      client_secret: clientSecret,
+      code: await issueCode(world),
+      user_type: "Company",
+    });
+    return answer.body.access_token ?? "";
+  };
+  const kidOf = (token: string) => {
+    try {
+      return decodeProtectedHeader(token).kid;
+    } catch {
+      return undefined;
+    }
+  };
+  const published = async (instance: Instance) => {
+    const res = await fetch(`${instance.url}/.well-known/jwks.json`);
+    const body = (await res.json()) as { keys: { kid: string }[] };
+    return { cacheControl: res.headers.get("cache-control"), kids: body.keys.map((k) => k.kid) };
+  };
+  const keyCount = () => db().signingKey.count({ where: { use: "access_token" } });
+
+  const first = await exchange(one);
+  const rotated = await fetch(`${two.url}/api/operator`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${operatorKey()}` },
+    body: JSON.stringify({ command: "signing-key:rotate", flags: {} }),
+  });
+  const manual = (await rotated.json()) as { kid?: string; previousKid?: string };
+  const second = await exchange(one);
+  results["postgres.keyRotation.manual"] = { status: rotated.status, ...manual, firstKid: kidOf(first) };
+  check(
+    rotated.status === 200 && manual.previousKid === kidOf(first) && kidOf(second) === manual.kid,
+    `signing-key:rotate through instance 2 → ${rotated.status} {kid, previousKid}; instance 1's next token is signed with the new kid at once`,
+  );
+
+  // The clock moves on: the key made by the rotation is due; both instances notice together.
+  const keysBefore = await keyCount();
+  await db().signingKey.update({
+    where: { kid: manual.kid ?? "" },
+    data: { createdAt: new Date(Date.now() - 91 * 86_400_000) },
+  });
+  const raced = await Promise.all(Array.from({ length: 6 }, (_, i) => exchange(i % 2 ? two : one)));
+  const last = [await exchange(one), await exchange(two)];
+  const newKeys = (await keyCount()) - keysBefore;
+  const active = await db().signingKey.findMany({ where: { use: "access_token", retiredAt: null } });
+  const autoKid = active[0]?.kid;
+  results["postgres.keyRotation.automatic"] = { newKeys, autoKid, lastKids: last.map(kidOf) };
+  check(
+    newKeys === 1 && active.length === 1 && last.every((t) => kidOf(t) === autoKid),
+    `automatic rotation with 6 tokens requested at once from both instances: ${newKeys} new key (exactly 1), later tokens of both instances carry it`,
+  );
+
+  const tokens = [first, second, ...raced, ...last];
+  const statuses = await Promise.all(
+    [one, two].flatMap((instance) => tokens.map((token) => getLocation(instance.url, locationId, token))),
+  );
+  const jwks = [await published(one), await published(two)];
+  const kids = [kidOf(first), manual.kid, autoKid];
+  results["postgres.keyRotation.verified"] = { statuses, jwks };
+  check(
+    statuses.every((s) => s === 200) &&
+      jwks.every((j) => j.cacheControl === "public, max-age=300" && kids.every((k) => k && j.kids.includes(k))),
+    `${tokens.length} tokens signed with 3 keys (before, after signing-key:rotate, after the automatic rotation) work on both instances (${JSON.stringify([...new Set(statuses)])}); both JWKS publish the 3 keys`,
+  );
+}
+
+/**
  * SIGKILL `victim` while its deliveries are in flight, restart it, and wait until the receiver has
  * answered every webhook-id (the events exist already, in `expected`).
  */
@@ -420,6 +504,7 @@ async function postgresScenarios(serverUrl: string) {
     results["postgres.startMs"] = [await one.start(), await two.start()];
     await tokenRaces("postgres", [one, two], world);
     await propagation(one, two, world);
+    await keyRotation(one, two, world);
     const expected = await enqueueInstallEvents(world, receiver, sizes.events);
     await crashMidDelivery("postgres", one, receiver, expected, 11);
     // Both restarted with the reuse window off.

@@ -3,6 +3,7 @@ import { appCreate } from "./commands/app-create";
 import { companyCreate } from "./commands/company-create";
 import { labsSet } from "./commands/labs-set";
 import { locationCreate } from "./commands/location-create";
+import { signingKeyRotate } from "./commands/signing-key-rotate";
 import { userCreate } from "./commands/user-create";
 
 /** The operator CLI's commands (SPEC.md, Operator CLI). */
@@ -12,4 +13,5 @@ export const commands: Record<string, CliCommand> = {
   "user:create": userCreate,
   "labs:set": labsSet,
   "app:create": appCreate,
+  "signing-key:rotate": signingKeyRotate,
 };

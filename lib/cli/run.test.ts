@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { checkCredentials } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
 import { testPassword } from "@/lib/testing/fixtures";
+import { holdKeyRotationLock } from "@/lib/testing/key-rotation-lock";
+import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import { CliError, parseArgv, runCommand } from "./run";
 
 describe("parsing the command line", () => {
@@ -59,6 +61,19 @@ describe("the operator commands", () => {
     expect(await checkCredentials(email, "pw")).toMatchObject({ role: "agency_admin" });
   });
 
+  it("signing-key:rotate prints the new kid and the one it replaced", async () => {
+    const release = await holdKeyRotationLock();
+    try {
+      const { kid: current } = await activeSigningKey();
+      const first = await runCommand("signing-key:rotate", {});
+      expect(first).toEqual({ kid: expect.any(String), previousKid: current });
+      const second = await runCommand("signing-key:rotate", {});
+      expect(second).toEqual({ kid: expect.any(String), previousKid: first.kid });
+    } finally {
+      await release();
+    }
+  });
+
   it.each([
     [undefined, {}, "Usage"],
     ["nope", {}, 'Unknown command "nope"'],
@@ -68,6 +83,7 @@ describe("the operator commands", () => {
     ["company:create", { name: "A", "whitelabel-domain": "not a host" }, "--whitelabel-domain"],
     ["location:create", { company: "missing", name: "X" }, "no agency with id missing"],
     ["labs:set", { company: "x", feature: "other", enabled: "true" }, "--feature"],
+    ["signing-key:rotate", { kid: "k1" }, "Unknown flag --kid"],
     ["labs:set", { company: "x", feature: "private-integrations", enabled: "yes" }, "--enabled"],
     ["user:create", { email: "bad", password: testPassword, name: "A", role: "agency_user", company: "x" }, "e-mail"],
     ["user:create", { email: "a@b.test", password: "x", name: "A", role: "boss", company: "x" }, "--role"],

@@ -29,6 +29,9 @@ import { describeError, log } from "@/lib/log";
  *   state just before a commit cannot put it back after the cache was emptied.
  *
  * On PGlite one process owns the database; its notifications come through PGlite's own LISTEN.
+ *
+ * The payload of a notification is the changed table's name. Other per-process caches (the
+ * access-token signing keys) follow their table through `tableChangeMarker`.
  */
 
 export const CACHED_STATE_CHANNEL = "token_state";
@@ -54,6 +57,10 @@ interface CacheState {
   listener?: Listener;
   /** Notifications received (tests and the bench read it). */
   notifications: number;
+  /** Notifications received per table (their payload), for `tableChangeMarker`. */
+  tableChanges: Map<string, number>;
+  /** Bumped each time a listener starts listening: changes may have been missed before. */
+  listenerEpoch: number;
   /** Off: every read goes to the database (the scale bench measures that path). */
   disabled: boolean;
 }
@@ -66,6 +73,8 @@ function state(): CacheState {
     generation: 0,
     changing: 0,
     notifications: 0,
+    tableChanges: new Map(),
+    listenerEpoch: 0,
     disabled: false,
   };
   return holder.__readCache;
@@ -148,8 +157,20 @@ export function setReadCacheEnabled(enabled: boolean): void {
   invalidateReadCache();
 }
 
-function onNotification(s: CacheState): void {
+/**
+ * A value that changes whenever a committed change of `table` is announced on the channel (by any
+ * instance) or the listener has reconnected; undefined while nothing listens, when the caller
+ * must fall back on a TTL of its own.
+ */
+export function tableChangeMarker(table: string): string | undefined {
+  const s = state();
+  if (ensureListener(s)?.state !== "listening") return undefined;
+  return `${s.listenerEpoch}:${s.tableChanges.get(table) ?? 0}`;
+}
+
+function onNotification(s: CacheState, table?: string): void {
   s.notifications += 1;
+  if (table) s.tableChanges.set(table, (s.tableChanges.get(table) ?? 0) + 1);
   invalidateReadCache();
 }
 
@@ -175,11 +196,12 @@ function listenPglite(s: CacheState, handle: DatabaseHandle): Listener {
     },
   };
   pglite
-    .listen(CACHED_STATE_CHANNEL, () => onNotification(s))
+    .listen(CACHED_STATE_CHANNEL, (payload: string) => onNotification(s, payload))
     .then((off: () => Promise<void>) => {
       unsubscribe = off;
       if (listener.state === "starting") {
         invalidateReadCache();
+        s.listenerEpoch += 1;
         listener.state = "listening";
       }
     })
@@ -229,7 +251,7 @@ function listenPostgres(s: CacheState, handle: DatabaseHandle): Listener {
     const fail = (error: unknown) => {
       if (client === next) lost(error);
     };
-    next.on("notification", () => onNotification(s));
+    next.on("notification", (message) => onNotification(s, message.payload));
     next.on("error", fail);
     next.on("end", () => fail(new Error("connection ended")));
     next
@@ -240,6 +262,7 @@ function listenPostgres(s: CacheState, handle: DatabaseHandle): Listener {
         // Changes made while nobody listened: start from an empty cache.
         invalidateReadCache();
         listener.pid = (next as pg.Client & { processID?: number }).processID;
+        s.listenerEpoch += 1;
         listener.state = "listening";
       })
       .catch(fail);

@@ -1,22 +1,39 @@
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { decrypt, encrypt } from "@/lib/crypto/secrets";
-import { db, type Tx } from "@/lib/db/client";
-import { log } from "@/lib/log";
+import { type Db, db, type Tx } from "@/lib/db/client";
+import { tableChangeMarker } from "@/lib/db/read-cache";
+import { env } from "@/lib/env";
+import { describeError, log } from "@/lib/log";
 
 /**
  * ES256 key pairs that sign access tokens. They live in the SigningKey table (use "access_token"),
  * private JWK encrypted with the server secret, so every instance sharing a database signs with the
  * same key and verifies every other instance's tokens. The newest unretired key signs; a retired key
  * stays published (and accepted) until the last token it signed has expired.
+ *
+ * Rotation (`signing-key:rotate`, or by itself every SIGNING_KEY_ROTATION_DAYS, noticed when a
+ * token is about to be signed) is decided in the database under an advisory lock, so it happens
+ * once however many instances notice together. Each instance caches the keys; the SigningKey
+ * trigger's `NOTIFY token_state` (payload "SigningKey") makes every instance reload them at once,
+ * and while that channel is down a 5-minute TTL bounds how long an instance may sign with a key
+ * another one has retired. The retired key's grace period covers that TTL too.
  */
 
 export const ACCESS_TOKEN_KEY_USE = "access_token";
 const ALG = "ES256";
-/** Access tokens live 86399 s; a retired key must outlive them. */
-export const RETIRED_KEY_GRACE_MS = 86_400_000;
-/** How long an instance trusts its cached key list before looking for a rotation elsewhere. */
+/** ACCESS_TOKEN_TTL_SECONDS of access-token.ts (a test keeps them equal; importing it would be circular). */
+export const LONGEST_ACCESS_TOKEN_MS = 86_399_000;
+/** How long an instance trusts its cached key list when it cannot hear of a rotation elsewhere. */
 const CACHE_TTL_MS = 5 * 60_000;
+/** Clocks of instances and clients may disagree by this much. */
+const CLOCK_SKEW_MS = 60_000;
+/**
+ * A retired key stays published and accepted this long after its retirement: an instance that did
+ * not hear of the rotation may still sign with it for one cache TTL, and each token lives a day.
+ */
+export const RETIRED_KEY_GRACE_MS = LONGEST_ACCESS_TOKEN_MS + CACHE_TTL_MS + CLOCK_SKEW_MS;
+const DAY_MS = 86_400_000;
 /** At most one reload a second for unknown kids, so junk tokens cannot hammer the database. */
 const UNKNOWN_KID_RELOAD_MS = 1_000;
 const ENCRYPTION_PURPOSE = "signing-key";
@@ -32,10 +49,20 @@ export interface PublicSigningKey {
 export interface ActiveSigningKey {
   kid: string;
   privateKey: CryptoKey;
+  createdAt: Date;
+}
+
+export interface SigningKeyRotation {
+  kid: string;
+  /** The key it replaced; null when there was none. */
+  previousKid: string | null;
 }
 
 interface Cache {
+  /** When the load began (Date.now()): a change committed after it may be missing. */
   loadedAt: number;
+  /** `tableChangeMarker("SigningKey")` when the load began; undefined when nothing listened. */
+  marker: string | undefined;
   keys: Map<string, PublicSigningKey>;
   active?: ActiveSigningKey;
 }
@@ -43,6 +70,7 @@ interface Cache {
 const holder = globalThis as typeof globalThis & {
   __accessTokenKeys?: Cache;
   __accessTokenKeysLoading?: Promise<Cache>;
+  __accessTokenKeyRotating?: Promise<unknown>;
 };
 
 interface KeyRow {
@@ -61,10 +89,11 @@ async function toPublic(row: KeyRow): Promise<PublicSigningKey> {
 
 async function toActive(row: KeyRow): Promise<ActiveSigningKey> {
   const jwk = JSON.parse(decrypt(row.privateKeyEncrypted, ENCRYPTION_PURPOSE)) as JWK;
-  return { kid: row.kid, privateKey: (await importJWK(jwk, ALG)) as CryptoKey };
+  return { kid: row.kid, privateKey: (await importJWK(jwk, ALG)) as CryptoKey, createdAt: row.createdAt };
 }
 
-async function newKeyRow(now: Date) {
+/** A new key pair as a SigningKey row (not stored). Exported for tests. */
+export async function newKeyRow(now: Date) {
   const { publicKey, privateKey } = await generateKeyPair(ALG, { extractable: true });
   const kid = randomUUID();
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: "sig" };
@@ -110,6 +139,8 @@ export async function ensureActiveKey(): Promise<KeyRow> {
 }
 
 async function load(now: Date): Promise<Cache> {
+  const loadedAt = Date.now();
+  const marker = tableChangeMarker("SigningKey");
   const activeRow = await ensureActiveKey();
   const rows = await db().signingKey.findMany({
     where: {
@@ -120,12 +151,21 @@ async function load(now: Date): Promise<Cache> {
   });
   const keys = new Map<string, PublicSigningKey>();
   for (const row of rows) keys.set(row.kid, await toPublic(row));
-  return { loadedAt: Date.now(), keys, active: await toActive(activeRow) };
+  return { loadedAt, marker, keys, active: await toActive(activeRow) };
+}
+
+/** Whether the cached keys may answer: nothing changed since the load, as far as this instance can hear. */
+function fresh(current: Cache): boolean {
+  if (Date.now() - current.loadedAt >= CACHE_TTL_MS) return false;
+  const marker = tableChangeMarker("SigningKey");
+  return marker === undefined || marker === current.marker;
 }
 
 async function cache(options: { force?: boolean; now?: Date } = {}): Promise<Cache> {
   const current = holder.__accessTokenKeys;
-  if (current && !options.force && Date.now() - current.loadedAt < CACHE_TTL_MS) return current;
+  if (current && !options.force && fresh(current)) return current;
+  // A forced reload must not take the answer of a load that began before the change it follows.
+  if (options.force) await holder.__accessTokenKeysLoading?.catch(() => {});
   // One load at a time per process; concurrent callers share it.
   holder.__accessTokenKeysLoading ??= load(options.now ?? new Date()).finally(() => {
     holder.__accessTokenKeysLoading = undefined;
@@ -135,14 +175,39 @@ async function cache(options: { force?: boolean; now?: Date } = {}): Promise<Cac
   return loaded;
 }
 
+/** Whether `key` has signed for SIGNING_KEY_ROTATION_DAYS by `now` (never when that is 0). */
+export function rotationDue(key: { createdAt: Date }, now: Date, days = env().SIGNING_KEY_ROTATION_DAYS): boolean {
+  return days > 0 && key.createdAt.getTime() + days * DAY_MS <= now.getTime();
+}
+
 /**
- * The key that signs new access tokens. Call it before opening a transaction: on the embedded
- * database a query outside the open transaction would wait for it.
+ * The key that signs new access tokens; when it is due for its automatic rotation, this instance
+ * asks the database to rotate (which does so once, whoever asks first). Call it before opening a
+ * transaction: on the embedded database a query outside the open transaction would wait for it.
  */
-export async function activeSigningKey(): Promise<ActiveSigningKey> {
-  const { active } = await cache();
+export async function activeSigningKey(now: Date = new Date()): Promise<ActiveSigningKey> {
+  let { active } = await cache({ now });
+  if (active && rotationDue(active, now)) {
+    // One request per process asks; the others wait for its answer.
+    holder.__accessTokenKeyRotating ??= rotateIfDue(now).finally(() => {
+      holder.__accessTokenKeyRotating = undefined;
+    });
+    await holder.__accessTokenKeyRotating;
+    ({ active } = await cache({ now }));
+  }
   if (!active) throw new Error("No active signing key.");
   return active;
+}
+
+/** Rotates when still due, then reloads. A failure leaves the current key signing (tried again on the next token). */
+async function rotateIfDue(now: Date): Promise<void> {
+  try {
+    const rotation = await rotateInDatabase(db(), now, { onlyIfDue: true });
+    if (rotation) log.info("rotated access-token signing key (automatic)", { ...rotation });
+  } catch (error) {
+    log.warn("automatic signing-key rotation failed; the current key keeps signing", { error: describeError(error) });
+  }
+  await cache({ force: true, now });
 }
 
 /** The public key of `kid`, reloading once when another instance may have rotated. */
@@ -164,21 +229,46 @@ export async function accessTokenJwks(now = new Date()): Promise<{ keys: JWK[] }
 }
 
 /**
- * Starts signing with a new key; the previous ones keep verifying for a day. For an operator
- * command or a scheduled job; other instances pick the new key up within their cache TTL, and
- * meanwhile verify it through the unknown-kid reload.
+ * Rotates in the database: retires the signing key and creates its successor, in one transaction
+ * under the advisory lock, so callers on every instance take turns. With `onlyIfDue` it rotates
+ * only when the newest key is still due when the lock is held (automatic rotation: the first
+ * caller rotates, the others find the new key and do nothing, so it happens once); otherwise
+ * always (the operator). Keys whose every token has expired are deleted on the way. `client` is a
+ * parameter so tests can race two instances' clients.
  */
-export async function rotateSigningKey(now = new Date()): Promise<string> {
-  const kid = await db().$transaction(async (tx) => {
+export async function rotateInDatabase(
+  client: Db,
+  now: Date,
+  options: { onlyIfDue?: boolean; rotationDays?: number } = {},
+): Promise<SigningKeyRotation | undefined> {
+  return client.$transaction(async (tx) => {
     await lockKeys(tx);
+    const current = await tx.signingKey.findFirst({
+      where: activeWhere,
+      orderBy: [{ createdAt: "desc" }, { kid: "desc" }],
+      select: { kid: true, createdAt: true },
+    });
+    if (options.onlyIfDue && (!current || !rotationDue(current, now, options.rotationDays))) return undefined;
     const row = await newKeyRow(now);
     await tx.signingKey.updateMany({ where: activeWhere, data: { retiredAt: now } });
     await tx.signingKey.create({ data: row });
-    return row.kid;
+    await tx.signingKey.deleteMany({
+      where: { use: ACCESS_TOKEN_KEY_USE, retiredAt: { lt: new Date(now.getTime() - RETIRED_KEY_GRACE_MS) } },
+    });
+    return { kid: row.kid, previousKid: current?.kid ?? null };
   });
-  log.info("rotated access-token signing key", { kid });
+}
+
+/**
+ * `signing-key:rotate`: new access tokens are signed with a new key at once (this instance
+ * reloads now; the others on the SigningKey notification); the previous key stays published and
+ * accepted until every token it signed has expired.
+ */
+export async function rotateSigningKey(now = new Date()): Promise<SigningKeyRotation> {
+  const rotation = (await rotateInDatabase(db(), now)) as SigningKeyRotation;
+  log.info("rotated access-token signing key", { ...rotation });
   await cache({ force: true, now });
-  return kid;
+  return rotation;
 }
 
 /** For tests: forget the cached keys. */

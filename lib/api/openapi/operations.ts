@@ -348,7 +348,8 @@ export const operations: Operation[] = [
     operationId: "jwks",
     tag: "Discovery",
     summary: "Access-token signing keys (JWKS)",
-    description: "The ES256 public keys of every access token that may still be alive, by kid.",
+    description:
+      "The ES256 public keys of every access token that may still be alive, by kid. After a rotation (signing-key:rotate, or every SIGNING_KEY_ROTATION_DAYS) the old key stays until every token it signed has expired. Cache-Control: public, max-age=300: fetch again at least every five minutes, and at once on an unknown kid.",
     auth: "none",
     success: { status: 200, description: "JWKS.", name: "Jwks", schema: jwks },
     errors: {},

@@ -1,0 +1,18 @@
+import pg from "pg";
+import { databaseHandle } from "@/lib/db/client";
+import { env } from "@/lib/env";
+
+/**
+ * On PostgreSQL every test file of a run shares one database, so one access-token signing key:
+ * a rotation by another file between two steps of a test would change the kid it expects. Test
+ * files that rotate hold this session-level advisory lock while they do (on PGlite each file has
+ * a database of its own, and this does nothing). Returns the release.
+ */
+export async function holdKeyRotationLock(): Promise<() => Promise<void>> {
+  if (databaseHandle().kind !== "postgresql") return async () => {};
+  const client = new pg.Client({ connectionString: env().DATABASE_URL, application_name: "test-key-rotation-lock" });
+  await client.connect();
+  await client.query("SELECT pg_advisory_lock(hashtext('tests:access-token-key-rotation'))");
+  // Ending the session releases the lock.
+  return () => client.end();
+}
