@@ -6,7 +6,14 @@ import { log } from "@/lib/log";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import { invalidGrant, invalidRequest } from "../errors";
 import type { GrantContext } from "./authorization-code";
-import { GRANT_TRANSACTION_OPTIONS, type GrantForIssue, issueTokens, tokenResponse, tokenScopes } from "./issue";
+import {
+  type AgencyInstallChoice,
+  GRANT_TRANSACTION_OPTIONS,
+  type GrantForIssue,
+  issueTokens,
+  tokenResponse,
+  tokenScopes,
+} from "./issue";
 import { revokeGrants } from "./revoke-grants";
 import { parseUserType } from "./user-type";
 
@@ -35,6 +42,7 @@ interface RefreshRow {
   };
   /** The sub-accounts chosen at the agency install (the Company token response lists them). */
   approvedLocations: string[];
+  choice: AgencyInstallChoice;
 }
 
 interface RefreshLookupRow {
@@ -53,6 +61,8 @@ interface RefreshLookupRow {
   versionId: string;
   installationScopes: string[];
   approvedLocations: string[];
+  approveAllLocations: boolean;
+  installToFutureLocations: boolean;
 }
 
 /** The refresh token with its grant and installation: one statement (the query builder took four). */
@@ -63,6 +73,7 @@ async function findRefreshToken(token: string): Promise<RefreshRow | undefined> 
            g."appId", g."userType"::text AS "userType", g."companyId", g."locationId", g."userId", g.scopes,
            g."revokedAt",
            i.status::text AS "installationStatus", i."versionId", i.scopes AS "installationScopes",
+           i."approveAllLocations", i."installToFutureLocations",
            ARRAY(SELECT l."locationId" FROM "InstallationLocation" l
                  WHERE l."installationId" = i.id ORDER BY l."locationId") AS "approvedLocations"
     FROM "RefreshToken" r
@@ -89,6 +100,7 @@ async function findRefreshToken(token: string): Promise<RefreshRow | undefined> 
       installation: { status: row.installationStatus, versionId: row.versionId, scopes: row.installationScopes },
     },
     approvedLocations: row.approvedLocations,
+    choice: { approveAllLocations: row.approveAllLocations, installToFutureLocations: row.installToFutureLocations },
   };
 }
 
@@ -166,7 +178,7 @@ export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<strin
       key,
       now,
     });
-    return tokenResponse(issued, grant, row.approvedLocations);
+    return tokenResponse(issued, grant, row.approvedLocations, row.choice);
   }, GRANT_TRANSACTION_OPTIONS);
   if (!result) {
     await revokeFamily(row, now);
