@@ -439,7 +439,9 @@ export async function approveInstall(options: ApproveInstallOptions): Promise<Ap
  * its choice, to join (lib/oauth/future-installs.ts). Either way it is never left out of "all".
  */
 async function lockAgencyLocations(tx: Tx, companyId: string): Promise<string[]> {
-  await tx.$queryRaw`SELECT id FROM "Company" WHERE id = ${companyId} FOR UPDATE`;
+  // NO KEY UPDATE conflicts with that share lock, not with the key-share locks of foreign keys, so
+  // rows that merely reference the agency (audit entries, users) are not held up.
+  await tx.$queryRaw`SELECT id FROM "Company" WHERE id = ${companyId} FOR NO KEY UPDATE`;
   const rows = await tx.location.findMany({ where: { companyId }, select: { id: true }, orderBy: { id: "asc" } });
   return rows.map((r) => r.id);
 }
