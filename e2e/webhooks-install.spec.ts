@@ -19,7 +19,7 @@ import { createAgency, signIn } from "./support/world";
 const callback = "https://app.example.test/oauth/callback";
 
 async function createHookedApp(companyId: string, webhookUrl: string) {
-  return runCli<{ appId: string; clientId: string; webhookSecret: string }>("app:create", {
+  return runCli<{ appId: string; clientId: string; clientSecret: string; webhookSecret: string }>("app:create", {
     company: companyId,
     name: `Hooked ${randomBytes(3).toString("hex")}`,
     "redirect-uri": callback,
@@ -243,4 +243,95 @@ test("the webhook secret is rotated on the app's page; both secrets sign for the
   await expect(page.getByText(`whsec_…${rotated.slice(-4)}`)).toBeVisible();
   await expect(page.getByText("The previous secret also signs until")).toBeVisible();
   await expect(page.getByTestId("webhook-secret")).toHaveCount(0);
+});
+
+test("an install for all sub-accounts reaches one created later through the CLI: INSTALL event, working token, missed-events list", async ({
+  page,
+  request,
+}) => {
+  const agency = await createAgency({ locations: 2 });
+  const app = await createHookedApp(agency.companyId, receiver.url);
+  await signIn(page, agency.owner.email);
+  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: app.clientId,
+    redirect_uri: callback,
+    state: "s",
+  });
+  await page.goto(`/oauth/chooselocation?${query}`);
+
+  // Offered, checked, only while all sub-accounts are chosen.
+  const future = page.getByRole("checkbox", { name: "Also install on sub-accounts created later" });
+  await expect(page.getByRole("checkbox", { name: "All sub-accounts" })).toBeChecked();
+  await expect(future).toBeChecked();
+  await page.getByRole("checkbox", { name: "Sub-account 2", exact: true }).uncheck();
+  await expect(future).toBeHidden();
+  await page.getByRole("checkbox", { name: "All sub-accounts" }).check();
+  await expect(future).toBeChecked();
+  await page.getByRole("button", { name: "Install" }).click();
+  await page.waitForURL(`${callback}?**`);
+  const code = new URL(page.url()).searchParams.get("code")!;
+
+  const token = await request.post("/oauth/token", {
+    form: {
+      grant_type: "authorization_code",
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      code,
+      user_type: "Company",
+    },
+  });
+  expect(token.status()).toBe(200);
+  const company = (await token.json()) as Record<string, unknown> & { access_token: string };
+  expect(company).toMatchObject({ approveAllLocations: true, installToFutureLocations: true });
+  expect([...(company.approvedLocations as string[])].sort()).toEqual([...agency.locationIds].sort());
+
+  const { id: laterId } = await runCli<{ id: string }>("location:create", {
+    company: agency.companyId,
+    name: "Opened later",
+  });
+  const forLater = () =>
+    receiver.received.filter((w) => {
+      const payload = JSON.parse(w.body) as { appId: string; locationId: string };
+      return payload.appId === app.appId && payload.locationId === laterId;
+    });
+  await expect.poll(() => forLater().length, { timeout: 20_000 }).toBe(1);
+  const delivered = forLater()[0]!;
+  expect(JSON.parse(delivered.body)).toMatchObject({
+    type: "INSTALL",
+    installType: "Location",
+    locationId: laterId,
+    companyId: agency.companyId,
+    userId: agency.owner.id,
+  });
+
+  const exchanged = await request.post("/oauth/locationToken", {
+    headers: { authorization: `Bearer ${company.access_token}`, version: "2021-07-28" },
+    form: { companyId: agency.companyId, locationId: laterId },
+  });
+  expect(exchanged.status()).toBe(200);
+  const location = (await exchanged.json()) as { access_token: string; locationId: string };
+  expect(location.locationId).toBe(laterId);
+  const read = await request.get(`/locations/${laterId}`, {
+    headers: { authorization: `Bearer ${location.access_token}`, version: "2021-07-28" },
+  });
+  expect(read.status()).toBe(200);
+  expect((await read.json()).location).toMatchObject({ id: laterId, name: "Opened later" });
+
+  // The app's missed-events list has it too, the payload exactly as delivered (an event is listed
+  // once every transaction older than its own has ended, so poll).
+  const basic = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString("base64")}`;
+  type Listed = { webhookId: string; type: string; payload: unknown };
+  let events: Listed[] = [];
+  await expect
+    .poll(async () => {
+      const listed = await request.get("/webhooks/events?limit=500", { headers: { authorization: basic } });
+      expect(listed.status()).toBe(200);
+      events = ((await listed.json()) as { events: Listed[] }).events;
+      return events.filter((e) => e.type === "INSTALL").length;
+    })
+    .toBe(3);
+  const event = events.find((e) => e.webhookId === delivered.headers["webhook-id"]);
+  expect(JSON.stringify(event?.payload)).toBe(delivered.body);
 });

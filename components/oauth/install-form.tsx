@@ -23,6 +23,7 @@ export function InstallForm({
   level,
   locations,
   selected,
+  installToFutureLocations,
   approve,
   cancel,
 }: {
@@ -31,13 +32,18 @@ export function InstallForm({
   locations: { id: string; name: string; note?: string }[];
   /** Pre-chosen sub-accounts (all of them, or those chosen at the last install). */
   selected: string[];
+  /** Whether "Also install on sub-accounts created later" starts checked. */
+  installToFutureLocations: boolean;
   approve: Action;
   cancel: Action;
 }) {
   const [state, approveAction] = useActionState(approve, {});
   const [cancelState, cancelAction] = useActionState(cancel, {});
   const [chosen, setChosen] = useState<string[]>(selected);
+  const [future, setFuture] = useState(installToFutureLocations);
   const allChosen = locations.length > 0 && chosen.length === locations.length;
+  // Offered only with all sub-accounts (an agency without any yet counts as all of them).
+  const offerFuture = level === "agency" && (allChosen || locations.length === 0);
   const error = state.fieldErrors?.locationIds ?? state.fieldErrors?.locationId;
 
   function toggle(id: string, on: boolean) {
@@ -55,6 +61,7 @@ export function InstallForm({
             <legend className="text-sm font-medium text-slate-800">Install for these sub-accounts</legend>
             {locations.length === 0 ? (
               <p className="mt-2 text-sm text-slate-600">
+                <input type="hidden" name="allLocations" value="true" />
                 Your agency has no sub-accounts yet; the app is installed for the agency.
               </p>
             ) : (
@@ -62,6 +69,8 @@ export function InstallForm({
                 <label className="flex items-center gap-2 text-sm font-medium">
                   <input
                     type="checkbox"
+                    name="allLocations"
+                    value="true"
                     checked={allChosen}
                     onChange={(e) => setChosen(e.target.checked ? locations.map((l) => l.id) : [])}
                     className="h-4 w-4 rounded border-slate-300"
@@ -87,6 +96,25 @@ export function InstallForm({
                 </ul>
               </div>
             )}
+            {offerFuture ? (
+              <div className="mt-3 border-t border-slate-100 pt-3">
+                <label className="flex items-center gap-2 text-sm">
+                  <input
+                    type="checkbox"
+                    name="installToFutureLocations"
+                    value="true"
+                    checked={future}
+                    onChange={(e) => setFuture(e.target.checked)}
+                    aria-describedby="future-locations-hint"
+                    className="h-4 w-4 rounded border-slate-300"
+                  />
+                  Also install on sub-accounts created later
+                </label>
+                <p id="future-locations-hint" className="ml-6 text-xs text-slate-500">
+                  Each new sub-account of your agency gets the app at once.
+                </p>
+              </div>
+            ) : null}
           </fieldset>
         ) : (
           <fieldset aria-describedby={error ? "locations-error" : undefined}>

@@ -2,7 +2,7 @@ import { recordAudit } from "@/lib/accounts/audit";
 import type { Actor } from "@/lib/accounts/permissions";
 import { isAgencyAdmin, isAgencyRole } from "@/lib/accounts/roles";
 import { hashSecret, randomSecret } from "@/lib/crypto/secrets";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { DomainError, forbidden, invalid } from "@/lib/errors";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
@@ -168,6 +168,11 @@ export type InstallChoice =
       locations: { id: string; name: string }[];
       /** When the app is already installed at agency level: the sub-accounts chosen then. */
       installedLocationIds?: string[];
+      /** Whether that install chose all sub-accounts (the screen then starts with all chosen). */
+      approveAllLocations: boolean;
+      /** The "Also install on sub-accounts created later" box starts checked, unless a re-install
+       *  of an install that chose all sub-accounts without it shows that choice again. */
+      installToFutureLocations: boolean;
     }
   | {
       allowed: true;
@@ -200,15 +205,22 @@ export async function installChoiceFor(actor: Actor, app: AppView): Promise<Inst
       }),
       db().installation.findUnique({
         where: { installKey: installKey(app.id, "Company", actor.companyId) },
-        select: { status: true, locations: { select: { locationId: true } } },
+        select: {
+          status: true,
+          approveAllLocations: true,
+          installToFutureLocations: true,
+          locations: { select: { locationId: true } },
+        },
       }),
     ]);
+    const installed = installation?.status === "installed" ? installation : undefined;
     return {
       allowed: true,
       level: "agency",
       locations,
-      installedLocationIds:
-        installation?.status === "installed" ? installation.locations.map((l) => l.locationId) : undefined,
+      installedLocationIds: installed?.locations.map((l) => l.locationId),
+      approveAllLocations: installed?.approveAllLocations ?? false,
+      installToFutureLocations: installed?.approveAllLocations ? installed.installToFutureLocations : true,
     };
   }
   const locations = await db().location.findMany({
@@ -239,8 +251,16 @@ export function installKey(appId: string, userType: UserType, targetId: string):
   return `${appId}:${userType}:${targetId}`;
 }
 
-/** What the person chose on the screen: sub-accounts for an agency install, one for a sub-account install. */
-export type InstallTarget = { level: "agency"; locationIds: string[] } | { level: "location"; locationId: string };
+/**
+ * What the person chose on the screen: sub-accounts for an agency install, one for a sub-account
+ * install. `allLocations` is the screen's "All sub-accounts": every sub-account the agency has
+ * when the install is approved (so also one created while the screen was open), and
+ * `locationIds` is then not needed. Choosing every sub-account one by one counts as all too.
+ * `installToFutureLocations` ("Also install on sub-accounts created later") counts only with all.
+ */
+export type InstallTarget =
+  | { level: "agency"; locationIds: string[]; allLocations?: boolean; installToFutureLocations?: boolean }
+  | { level: "location"; locationId: string };
 
 export interface ApproveInstallOptions {
   actor: Actor;
@@ -287,13 +307,14 @@ export async function approveInstall(options: ApproveInstallOptions): Promise<Ap
   let locationIds: string[];
   let userType: UserType;
   let locationId: string | null = null;
+  const allLocations = options.target.level === "agency" && options.target.allLocations === true;
   if (options.target.level === "agency") {
     userType = "Company";
-    locationIds = [...new Set(options.target.locationIds)];
+    locationIds = allLocations ? [] : [...new Set(options.target.locationIds)];
     const agencyLocations = await db().location.count({ where: { companyId: actor.companyId } });
     const found = await db().location.count({ where: { companyId: actor.companyId, id: { in: locationIds } } });
     if (found !== locationIds.length) throw invalid("Choose sub-accounts of your own agency.", "locationIds");
-    if (agencyLocations > 0 && locationIds.length === 0) {
+    if (!allLocations && agencyLocations > 0 && locationIds.length === 0) {
       throw invalid("Choose at least one sub-account to install the app in.", "locationIds");
     }
   } else {
@@ -313,6 +334,16 @@ export async function approveInstall(options: ApproveInstallOptions): Promise<Ap
   const code = randomSecret(32);
   const run = () =>
     db().$transaction(async (tx) => {
+      let choice = { approveAllLocations: false, installToFutureLocations: false };
+      if (options.target.level === "agency") {
+        const all = await lockAgencyLocations(tx, company.id);
+        if (allLocations) locationIds = all;
+        const approveAll = allLocations || (all.length > 0 && all.every((id) => locationIds.includes(id)));
+        choice = {
+          approveAllLocations: approveAll,
+          installToFutureLocations: approveAll && options.target.installToFutureLocations === true,
+        };
+      }
       const existing = await tx.installation.findUnique({
         where: { installKey: key },
         select: { id: true, status: true, locations: { select: { locationId: true } } },
@@ -323,6 +354,8 @@ export async function approveInstall(options: ApproveInstallOptions): Promise<Ap
         scopes,
         status: "installed" as const,
         uninstalledAt: null,
+        // A re-install replaces the choice: some sub-accounts turn both off.
+        ...choice,
       };
       const installation = existing
         ? await tx.installation.update({ where: { id: existing.id }, data, select: { id: true } })
@@ -374,7 +407,15 @@ export async function approveInstall(options: ApproveInstallOptions): Promise<Ap
         actorUserId: actor.id,
         action: "app_installed",
         targetId: installation.id,
-        details: { appId: app.id, appName: app.name, userType, locationIds, scopes, reinstall: Boolean(existing) },
+        details: {
+          appId: app.id,
+          appName: app.name,
+          userType,
+          locationIds,
+          scopes,
+          reinstall: Boolean(existing),
+          ...choice,
+        },
       });
       return installation.id;
     }, TRANSACTION_OPTIONS);
@@ -389,6 +430,20 @@ export async function approveInstall(options: ApproveInstallOptions): Promise<Ap
     else throw error;
   }
   return { installationId, code, redirectTo: redirectWith(redirectUri, { code, state }) };
+}
+
+/**
+ * The agency's sub-accounts, read after locking the agency row against new ones: a sub-account
+ * created meanwhile (lib/accounts/companies.ts, which holds a share lock on the same row) either
+ * committed before and is listed here, or waits and then finds this installation committed, with
+ * its choice, to join (lib/oauth/future-installs.ts). Either way it is never left out of "all".
+ */
+async function lockAgencyLocations(tx: Tx, companyId: string): Promise<string[]> {
+  // NO KEY UPDATE conflicts with that share lock, not with the key-share locks of foreign keys, so
+  // rows that merely reference the agency (audit entries, users) are not held up.
+  await tx.$queryRaw`SELECT id FROM "Company" WHERE id = ${companyId} FOR NO KEY UPDATE`;
+  const rows = await tx.location.findMany({ where: { companyId }, select: { id: true }, orderBy: { id: "asc" } });
+  return rows.map((r) => r.id);
 }
 
 /** Cancel on the screen: back to the app with access_denied (RFC 6749 §4.1.2.1). */

@@ -90,7 +90,31 @@ export async function authenticateClient(
     method = "client_secret_post";
   }
 
-  const headers = usesBasic ? basicChallenge : undefined;
+  return { app: await verifyClientSecret(clientId, clientSecret, usesBasic ? basicChallenge : undefined), method };
+}
+
+/**
+ * HTTP Basic only (GET endpoints of an app, e.g. /webhooks/events): no form to carry credentials.
+ * Missing or wrong credentials are 401 invalid_client with a Basic challenge, as at /oauth/token.
+ */
+export async function authenticateClientBasic(request: Request): Promise<AppView> {
+  const authorization = request.headers.get("authorization") ?? "";
+  if (!/^basic\s/i.test(authorization)) {
+    throw invalidClient(
+      "Authenticate with the app's client credentials as HTTP Basic: Authorization: Basic base64(client_id:client_secret).",
+      "no basic credentials",
+      basicChallenge,
+    );
+  }
+  const { clientId, clientSecret } = readBasic(authorization);
+  return verifyClientSecret(clientId, clientSecret, basicChallenge);
+}
+
+async function verifyClientSecret(
+  clientId: string,
+  clientSecret: string,
+  headers: Record<string, string> | undefined,
+): Promise<AppView> {
   const app = await findAppByClientId(clientId);
   const secretOk = secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH);
   if (!app) {
@@ -108,5 +132,5 @@ export async function authenticateClient(
     );
   }
   const { clientSecretHash: _hash, ...view } = app;
-  return { app: view, method };
+  return view;
 }

@@ -53,7 +53,6 @@ async function uninstallInTransaction(options: UninstallOptions): Promise<{ revo
       include: {
         app: { select: { id: true, name: true, webhookUrl: true, installSetting: true } },
         company: { select: { id: true, name: true, whitelabelDomain: true, whitelabelLogoUrl: true } },
-        locations: { select: { locationId: true }, orderBy: { locationId: "asc" } },
       },
     });
     const { actor } = options;
@@ -78,9 +77,16 @@ async function uninstallInTransaction(options: UninstallOptions): Promise<{ revo
       where: { installationId: installation.id, consumedAt: null, expiresAt: { gt: now } },
       data: { expiresAt: now },
     });
+    // Read after the transition, which locked the row: a sub-account that joined the install
+    // meanwhile (lib/oauth/future-installs.ts) gets its UNINSTALL event too.
+    const covered = await tx.installationLocation.findMany({
+      where: { installationId: installation.id },
+      select: { locationId: true },
+      orderBy: { locationId: "asc" },
+    });
     const locationIds =
       installation.userType === "Company"
-        ? installation.locations.map((l) => l.locationId)
+        ? covered.map((l) => l.locationId)
         : installation.locationId
           ? [installation.locationId]
           : [];

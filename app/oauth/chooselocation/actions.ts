@@ -20,6 +20,9 @@ const approveSchema = paramsSchema.extend({
   level: z.enum(["agency", "location"]),
   locationIds: z.array(z.string().max(200)).max(1000).default([]),
   locationId: z.string().max(200).optional(),
+  /** The "All sub-accounts" box, and "Also install on sub-accounts created later". */
+  allLocations: z.literal("true").optional(),
+  installToFutureLocations: z.literal("true").optional(),
 });
 
 function authorizeParams(input: z.infer<typeof paramsSchema>): AuthorizeParams {
@@ -39,7 +42,12 @@ export async function approveInstallAction(_prev: ActionState, formData: FormDat
   }
   const target: InstallTarget =
     input.level === "agency"
-      ? { level: "agency", locationIds: input.locationIds }
+      ? {
+          level: "agency",
+          locationIds: input.locationIds,
+          allLocations: input.allLocations === "true",
+          installToFutureLocations: input.installToFutureLocations === "true",
+        }
       : { level: "location", locationId: input.locationId! };
   let redirectTo: string;
   try {

@@ -38,7 +38,11 @@ export default async function ChooseLocationPage({
     choice.level === "agency"
       ? choice.locations
       : choice.locations.map((l) => ({ id: l.id, name: l.name, note: l.installed ? "installed" : undefined }));
-  const selected = choice.level === "agency" ? (choice.installedLocationIds ?? choice.locations.map((l) => l.id)) : [];
+  const everyLocation = choice.level === "agency" ? choice.locations.map((l) => l.id) : [];
+  const selected =
+    choice.level === "agency" && !choice.approveAllLocations
+      ? (choice.installedLocationIds ?? everyLocation)
+      : everyLocation;
   const reinstall = choice.level === "agency" ? Boolean(choice.installedLocationIds) : false;
 
   return (
@@ -73,6 +77,7 @@ export default async function ChooseLocationPage({
           level={choice.level}
           locations={locations}
           selected={selected}
+          installToFutureLocations={choice.level === "agency" ? choice.installToFutureLocations : false}
           approve={approveInstallAction}
           cancel={cancelInstallAction}
         />

@@ -96,6 +96,8 @@ describe("200 response, SPEC.md's table", () => {
         "isBulkInstallation",
         "userId",
         "approvedLocations",
+        "approveAllLocations",
+        "installToFutureLocations",
       ].sort(),
     );
     expect(decodeJwt(body.access_token as string).authClass).toBe("Company");
@@ -112,6 +114,9 @@ describe("200 response, SPEC.md's table", () => {
     expect(body.userId).toBe(agency.owner.id);
     expect(body).not.toHaveProperty("traceId");
     expect([...(body.approvedLocations as string[])].sort()).toEqual([...chosen].sort());
+    // Two of three sub-accounts: not all, so none created later (lib/oauth/future-installs.test.ts).
+    expect(body.approveAllLocations).toBe(false);
+    expect(body.installToFutureLocations).toBe(false);
   });
 
   it("Location column (authorization_code)", async () => {

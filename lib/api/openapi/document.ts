@@ -159,7 +159,9 @@ export function buildOpenApiDocument(): Json {
         ? [{ bearer: op.scope ? [op.scope] : [] }]
         : op.auth === "client"
           ? [{ clientSecretBasic: [] }, {}]
-          : [];
+          : op.auth === "basic"
+            ? [{ clientSecretBasic: [] }]
+            : [];
     paths[op.path] ??= {};
     (paths[op.path] as Json)[op.method] = {
       operationId: op.operationId,

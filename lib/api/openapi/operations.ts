@@ -4,6 +4,7 @@ import { apiVersions } from "@/lib/api/version";
 import { contactSchema, newContactSchema } from "@/lib/contacts/contacts";
 import { locationSchema } from "@/lib/locations/get-location";
 import { allScopes, type Scope } from "@/lib/scopes";
+import { missedEventsPageSchema, missedEventsQuerySchema } from "@/lib/webhooks/missed-events";
 
 /**
  * Every public route of the app as an OpenAPI operation. The token endpoints use the very zod
@@ -15,7 +16,8 @@ import { allScopes, type Scope } from "@/lib/scopes";
  * screens), /api/operator (the operator console's endpoint) and the catch-all JSON 404.
  */
 
-export type Auth = "bearer" | "client" | "none";
+/** client: HTTP Basic or the form; basic: HTTP Basic only. */
+export type Auth = "bearer" | "client" | "basic" | "none";
 
 export interface Operation {
   method: "get" | "post";
@@ -95,6 +97,14 @@ const tokenResponse = z.object({
     .array(z.string())
     .optional()
     .meta({ description: "Company tokens: the sub-accounts chosen at install." }),
+  approveAllLocations: z
+    .boolean()
+    .optional()
+    .meta({ description: "Company tokens: true when the installer chose all sub-accounts." }),
+  installToFutureLocations: z.boolean().optional().meta({
+    description:
+      "Company tokens: true when sub-accounts created later get the app too (an INSTALL event each, /oauth/locationToken works for them).",
+  }),
   traceId: z.string().optional().meta({ description: "/oauth/locationToken answers only." }),
 });
 const revokeForm = z.object({
@@ -341,6 +351,29 @@ export const operations: Operation[] = [
     body: { contentType: "application/x-www-form-urlencoded", name: "IntrospectRequest", schema: revokeForm },
     success: { status: 200, description: "The token's state.", name: "Introspection", schema: introspection },
     errors: { invalid_request: "Not a form body, or token missing.", invalid_client: "Client authentication failed." },
+  },
+  {
+    method: "get",
+    path: "/webhooks/events",
+    operationId: "listWebhookEvents",
+    tag: "Webhooks",
+    summary: "Missed events: the app's events, oldest first",
+    description:
+      "Authenticated with the app's client_id and client_secret as HTTP Basic. Lists the app's webhook events (delivered, pending or failed) oldest first, each with its payload exactly as delivered. Pass nextCursor as after for the next page; it is absent at the end. To resume later, pass the webhookId of the last event processed as after. An event is listed once every transaction that began before its own has ended, so a cursor never skips one. Events are kept at least 30 days.",
+    auth: "basic",
+    query: missedEventsQuerySchema,
+    success: {
+      status: 200,
+      description: "A page of events.",
+      name: "WebhookEventsPage",
+      schema: missedEventsPageSchema,
+      noStore: true,
+    },
+    errors: {
+      invalid_client: "No HTTP Basic credentials, or they do not match an app (WWW-Authenticate: Basic).",
+      invalid_request:
+        "after is not a cursor or webhookId of this app, limit is not 1 to 500, or a parameter is unknown or repeated.",
+    },
   },
   {
     method: "get",

@@ -49,6 +49,8 @@ async function findCode(code: string) {
           locationId: true,
           versionId: true,
           scopes: true,
+          approveAllLocations: true,
+          installToFutureLocations: true,
           locations: { select: { locationId: true }, orderBy: { locationId: "asc" } },
         },
       },
@@ -181,6 +183,7 @@ export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<
       issued,
       grant,
       installation.locations.map((l) => l.locationId),
+      installation,
     );
   }, GRANT_TRANSACTION_OPTIONS);
   if (!result) {

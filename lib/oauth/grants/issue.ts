@@ -84,11 +84,18 @@ export async function issueTokens(
   };
 }
 
+/** What an agency install chose: the Company token response reports it. */
+export interface AgencyInstallChoice {
+  approveAllLocations: boolean;
+  installToFutureLocations: boolean;
+}
+
 /** The 200 body of /oauth/token, exactly SPEC.md's table for Company and Location tokens. */
 export function tokenResponse(
   issued: IssuedTokens,
   grant: GrantForIssue,
   approvedLocations: string[],
+  choice: AgencyInstallChoice = { approveAllLocations: false, installToFutureLocations: false },
 ): Record<string, unknown> {
   const common = {
     access_token: issued.accessToken,
@@ -101,7 +108,14 @@ export function tokenResponse(
     companyId: grant.companyId,
   };
   if (grant.userType === "Company") {
-    return { ...common, isBulkInstallation: true, userId: grant.userId, approvedLocations };
+    return {
+      ...common,
+      isBulkInstallation: true,
+      userId: grant.userId,
+      approvedLocations,
+      approveAllLocations: choice.approveAllLocations,
+      installToFutureLocations: choice.installToFutureLocations,
+    };
   }
   return { ...common, locationId: grant.locationId, isBulkInstallation: false, userId: grant.userId };
 }

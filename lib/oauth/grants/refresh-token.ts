@@ -7,7 +7,14 @@ import { log } from "@/lib/log";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import { invalidGrant, invalidRequest } from "../errors";
 import type { GrantContext } from "./authorization-code";
-import { GRANT_TRANSACTION_OPTIONS, type GrantForIssue, issueTokens, tokenResponse, tokenScopes } from "./issue";
+import {
+  type AgencyInstallChoice,
+  GRANT_TRANSACTION_OPTIONS,
+  type GrantForIssue,
+  issueTokens,
+  tokenResponse,
+  tokenScopes,
+} from "./issue";
 import { revokeGrants } from "./revoke-grants";
 import { parseUserType } from "./user-type";
 
@@ -39,6 +46,7 @@ interface RefreshRow {
   };
   /** The sub-accounts chosen at the agency install (the Company token response lists them). */
   approvedLocations: string[];
+  choice: AgencyInstallChoice;
 }
 
 interface RefreshLookupRow {
@@ -57,6 +65,8 @@ interface RefreshLookupRow {
   versionId: string;
   installationScopes: string[];
   approvedLocations: string[];
+  approveAllLocations: boolean;
+  installToFutureLocations: boolean;
 }
 
 /** The refresh token with its grant and installation: one statement (the query builder took four). */
@@ -67,6 +77,7 @@ async function findRefreshToken(token: string): Promise<RefreshRow | undefined> 
            g."appId", g."userType"::text AS "userType", g."companyId", g."locationId", g."userId", g.scopes,
            g."revokedAt",
            i.status::text AS "installationStatus", i."versionId", i.scopes AS "installationScopes",
+           i."approveAllLocations", i."installToFutureLocations",
            ARRAY(SELECT l."locationId" FROM "InstallationLocation" l
                  WHERE l."installationId" = i.id ORDER BY l."locationId") AS "approvedLocations"
     FROM "RefreshToken" r
@@ -93,6 +104,7 @@ async function findRefreshToken(token: string): Promise<RefreshRow | undefined> 
       installation: { status: row.installationStatus, versionId: row.versionId, scopes: row.installationScopes },
     },
     approvedLocations: row.approvedLocations,
+    choice: { approveAllLocations: row.approveAllLocations, installToFutureLocations: row.installToFutureLocations },
   };
 }
 
@@ -197,7 +209,7 @@ async function redeem(row: RefreshRow, ctx: GrantContext, windowSeconds: number)
       key,
       now,
     });
-    return { kind: "issued", body: tokenResponse(issued, grant, row.approvedLocations), replayAgeMs };
+    return { kind: "issued", body: tokenResponse(issued, grant, row.approvedLocations, row.choice), replayAgeMs };
   }, GRANT_TRANSACTION_OPTIONS);
 }
 
