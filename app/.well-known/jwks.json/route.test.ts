@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as operatorPOST } from "@/app/api/operator/route";
 import { GET as locationGET } from "@/app/locations/[locationId]/route";
 import { POST as tokenPOST } from "@/app/oauth/token/route";
+import { peerAddressHeader } from "@/lib/api/client-address";
 import { operatorKey } from "@/lib/cli/operator";
 import { db } from "@/lib/db/client";
 import { appUrl, env } from "@/lib/env";
@@ -19,6 +20,13 @@ import {
 } from "@/lib/tokens/signing-keys";
 import { GET as metadataGET } from "../oauth-authorization-server/route";
 import { GET } from "./route";
+
+// As scripts/serve.mjs stamps a call from this machine (the operator endpoint answers loopback only).
+const operatorHeaders = () => ({
+  "content-type": "application/json",
+  authorization: `Bearer ${operatorKey()}`,
+  [peerAddressHeader]: "127.0.0.1",
+});
 
 describe("GET /.well-known/jwks.json", () => {
   it("publishes the signing key's public JWK under its kid", async () => {
@@ -92,7 +100,7 @@ describe("access-token signing-key rotation through HTTP", () => {
       operatorPOST,
       new Request("http://localhost/api/operator", {
         method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${operatorKey()}` },
+        headers: operatorHeaders(),
         body: JSON.stringify({ command: "signing-key:rotate", flags: {} }),
       }),
     );
@@ -110,7 +118,7 @@ describe("access-token signing-key rotation through HTTP", () => {
       operatorPOST,
       new Request("http://localhost/api/operator", {
         method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${operatorKey()}` },
+        headers: operatorHeaders(),
         body: JSON.stringify({ command: "signing-key:rotate", flags: { kid: "x" } }),
       }),
     );
