@@ -166,7 +166,11 @@ test("screens: agency B and A's sub-account user without the permission open A's
   await signIn(page, sub.email);
   for (const { path, asSub } of Object.values(screens)) await expectScreen(path, asSub);
   await expectScreen(`/location/${A.locationIds[1]}/settings`, /^Sub-account not found$/);
-  await expectScreen(`/location/${A.locationIds[1]}/settings/private-integrations`, /^Sub-account not found$/);
+  // Of their own agency, so it says why rather than "not found".
+  await expectScreen(
+    `/location/${A.locationIds[1]}/settings/private-integrations`,
+    /^You don't have permission to manage private integrations$/,
+  );
   await expectScreen("/settings/private-integrations", /^You don't have permission to manage private integrations$/);
   await expectScreen("/settings/team", /^You don't have permission to manage the team$/);
   await expectScreen("/settings/labs", /^You don't have permission to change Labs$/);
