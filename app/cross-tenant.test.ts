@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
@@ -182,7 +182,11 @@ async function snapshot(companyId: string): Promise<string> {
       privateIntegrations: { include: { tokens: { orderBy: { id: "asc" } } }, orderBy: { id: "asc" } },
     },
   });
-  return JSON.stringify(company, (key, value) => (key === "lastUsedAt" ? undefined : value), 2);
+  return JSON.stringify(
+    company,
+    (key, value) => (key === "lastUsedAt" ? undefined : typeof value === "bigint" ? value.toString() : value),
+    2,
+  );
 }
 
 async function unchanged<T>(call: () => Promise<T>, companies = [w.A.company.id, w.B.company.id]): Promise<T> {
@@ -261,6 +265,7 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
     createAppAction: { forms: () => [appFields()], outcome: (a) => (byB(a) ? "own agency" : "refused") },
     updateAppAction: { forms: () => [appFields()] },
     regenerateSecretAction: { forms: () => [{ appId: w.A.app.app.id }] },
+    rotateWebhookSecretAction: { forms: () => [{ appId: w.A.app.app.id }] },
   },
   "(admin)/location/[locationId]/settings/private-integrations/actions.ts": {
     createIntegration: {
@@ -347,6 +352,16 @@ function filesNamed(name: string, dir = "app"): string[] {
   return out.sort();
 }
 
+/**
+ * Whether `file` exports `name` in this checkout. Cases may name actions and routes of branches
+ * not merged yet; they are skipped until the code is there (the guard above still requires a case
+ * for everything that is).
+ */
+function exported(file: string, name: string): boolean {
+  const path = resolve("app", file);
+  return existsSync(path) && new RegExp(`export (async function|const) ${name}\\b`).test(readFileSync(path, "utf8"));
+}
+
 type Action = (prev: object, data: FormData) => Promise<{ ok?: boolean; error?: string; fieldErrors?: object }>;
 async function actionsOf(file: string): Promise<Record<string, Action>> {
   const module = (await import(/* @vite-ignore */ resolve("app", file))) as Record<string, unknown>;
@@ -376,19 +391,13 @@ describe("server actions", () => {
       for (const name of Object.keys(await actionsOf(file)))
         if (!actionCases[file]?.[name]) missing.push(`${file} ${name}`);
     expect(missing).toEqual([]);
-    const stale = Object.entries(actionCases).flatMap(([file, cases]) =>
-      Object.keys(cases)
-        .filter(() => !files.includes(file))
-        .map((name) => `${file} ${name}`),
-    );
-    expect(stale).toEqual([]);
   });
 
   const attackers: Attacker[] = ["B's owner", "A's sub-account user without the permission"];
   for (const [file, cases] of Object.entries(actionCases))
     for (const [name, testCase] of Object.entries(cases))
       for (const attacker of attackers)
-        it(`${file} ${name}: ${attacker} with A's ids is refused`, async () => {
+        it.skipIf(!exported(file, name))(`${file} ${name}: ${attacker} with A's ids is refused`, async () => {
           const action = (await actionsOf(file))[name]!;
           signedIn = attacker === "B's owner" ? w.B.owner : w.A.sub;
           const outcome = testCase.outcome?.(attacker) ?? "refused";
@@ -449,6 +458,7 @@ const tenantFree: Record<string, string> = {
   ".well-known/jwks.json/route.ts": "public signing keys",
   ".well-known/oauth-authorization-server/route.ts": "public RFC 8414 metadata",
   ".well-known/webhook-keys/route.ts": "public webhook verification keys",
+  ".well-known/webhook-public-key.pem/route.ts": "the public webhook verification key as PEM",
   "[...path]/route.ts": "the 404 for paths nothing serves",
   "api/auth/[...nextauth]/route.ts": "sign-in with e-mail and password; no ids",
   "api/bench/db-time/route.ts": "a timing counter that exists only under the bench",
@@ -475,7 +485,8 @@ const routeCases: Record<string, RouteCase> = {
           command: "labs:set",
           flags: { company: w.A.company.id, feature: "private-integrations", enabled: "false" },
         }),
-        status: [401],
+        // 401 for a key that is not the operator's; 403 where remote calls are closed altogether.
+        status: [401, 403],
       })),
   },
   "contacts/route.ts": {
@@ -597,6 +608,19 @@ const routeCases: Record<string, RouteCase> = {
         status: [200, 400, 401, 403],
       })),
   },
+  "webhooks/events/route.ts": {
+    path: () => "/webhooks/events",
+    params: () => ({}),
+    // B's app lists its own events only: never A's, also when asked to start after one of A's.
+    requests: () =>
+      ["/webhooks/events", `/webhooks/events?after=${w.A.eventId}`].map((path) => ({
+        label: "B's client lists events",
+        method: "GET",
+        headers: { authorization: basicAuth(w.B.app.app.clientId, w.B.app.clientSecret) },
+        path,
+        status: [200, 400, 404],
+      })),
+  },
   "oauth/introspect/route.ts": {
     path: () => "/oauth/introspect",
     params: () => ({}),
@@ -637,56 +661,62 @@ describe("routes", () => {
     const files = filesNamed("route.ts");
     expect(files.length).toBeGreaterThan(10);
     expect(files.filter((f) => !routeCases[f] && !tenantFree[f])).toEqual([]);
-    expect([...Object.keys(routeCases), ...Object.keys(tenantFree)].filter((f) => !files.includes(f))).toEqual([]);
   });
 
   for (const [file, reason] of Object.entries(tenantFree))
-    it(`${file} (${reason}): B's token with A's ids changes nothing and names nothing of A`, async () => {
-      for (const method of Object.keys(await handlersOf(file))) {
-        const result = await unchanged(() =>
-          call(
-            file,
-            {
-              path: () => `/${w.A.company.id}/${w.A.locations[0]!.id}`,
-              params: () => ({ path: [w.A.company.id] }),
-              requests: () => [],
-            },
-            {
-              label: method,
-              method,
-              headers: bearer(w.B.companyToken),
-              status: [],
-              body: method === "GET" || method === "HEAD" ? undefined : form2({ companyId: w.A.company.id }),
-            },
-          ),
-        );
-        expect(result.status, `${method} ${file}`).toBeLessThan(500);
-        // The catch-all echoes the path it was asked for; nothing else may name A's sub-accounts.
-        if (file !== "[...path]/route.ts") expect(result.text).not.toContain(w.A.locations[0]!.id);
-      }
-    });
+    it.skipIf(!existsSync(resolve("app", file)))(
+      `${file} (${reason}): B's token with A's ids changes nothing and names nothing of A`,
+      async () => {
+        for (const method of Object.keys(await handlersOf(file))) {
+          const result = await unchanged(() =>
+            call(
+              file,
+              {
+                path: () => `/${w.A.company.id}/${w.A.locations[0]!.id}`,
+                params: () => ({ path: [w.A.company.id] }),
+                requests: () => [],
+              },
+              {
+                label: method,
+                method,
+                headers: bearer(w.B.companyToken),
+                status: [],
+                body: method === "GET" || method === "HEAD" ? undefined : form2({ companyId: w.A.company.id }),
+              },
+            ),
+          );
+          expect(result.status, `${method} ${file}`).toBeLessThan(500);
+          // The catch-all echoes the path it was asked for; nothing else may name A's sub-accounts.
+          if (file !== "[...path]/route.ts") expect(result.text).not.toContain(w.A.locations[0]!.id);
+        }
+      },
+    );
 
   for (const [file, testCase] of Object.entries(routeCases))
-    it(`${file}: B's tokens with A's ids are refused, nothing changes`, async () => {
-      for (const request of testCase.requests()) {
-        const result = await unchanged(() => call(file, testCase, request));
-        expect(request.status, `${request.label}: ${result.text}`).toContain(result.status);
-        expect(result.text).not.toContain(w.A.contactId);
-        if (file === "oauth/introspect/route.ts") expect(JSON.parse(result.text)).toEqual({ active: false });
-        if (result.status >= 400) expect(JSON.parse(result.text)).toMatchObject({ error: expect.any(String) });
-      }
-      // Every other method the file exports, with B's Company token and A's ids: refused too.
-      const handlers = await handlersOf(file);
-      for (const method of Object.keys(handlers).filter((m) => !testCase.requests().some((r) => r.method === m))) {
-        const result = await unchanged(() =>
-          call(file, testCase, { label: method, method, headers: bearer(w.B.companyToken), status: [] }),
-        );
-        // OPTIONS answers 204 with the allowed methods and no body: nothing of A in it.
-        if (method === "OPTIONS") expect([result.status, result.text]).toEqual([204, ""]);
-        else expect(result.status, `${method} ${file}`).toBeGreaterThanOrEqual(400);
-        expect(result.status, `${method} ${file}`).toBeLessThan(500);
-      }
-    });
+    it.skipIf(!existsSync(resolve("app", file)))(
+      `${file}: B's tokens with A's ids are refused, nothing changes`,
+      async () => {
+        for (const request of testCase.requests()) {
+          const result = await unchanged(() => call(file, testCase, request));
+          expect(request.status, `${request.label}: ${result.text}`).toContain(result.status);
+          for (const id of [w.A.contactId, w.A.company.id, ...w.A.locations.map((l) => l.id)])
+            expect(result.text, request.label).not.toContain(id);
+          if (file === "oauth/introspect/route.ts") expect(JSON.parse(result.text)).toEqual({ active: false });
+          if (result.status >= 400) expect(JSON.parse(result.text)).toMatchObject({ error: expect.any(String) });
+        }
+        // Every other method the file exports, with B's Company token and A's ids: refused too.
+        const handlers = await handlersOf(file);
+        for (const method of Object.keys(handlers).filter((m) => !testCase.requests().some((r) => r.method === m))) {
+          const result = await unchanged(() =>
+            call(file, testCase, { label: method, method, headers: bearer(w.B.companyToken), status: [] }),
+          );
+          // OPTIONS answers 204 with the allowed methods and no body: nothing of A in it.
+          if (method === "OPTIONS") expect([result.status, result.text]).toEqual([204, ""]);
+          else expect(result.status, `${method} ${file}`).toBeGreaterThanOrEqual(400);
+          expect(result.status, `${method} ${file}`).toBeLessThan(500);
+        }
+      },
+    );
 
   it("after all that, A's tokens and its pending code still work", async () => {
     const { GET } = await import("@/app/locations/[locationId]/route");
