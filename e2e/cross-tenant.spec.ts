@@ -250,7 +250,8 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
           flags: { company: A.companyId, feature: "private-integrations", enabled: "false" },
         },
       }),
-      [401],
+      // 401 for a key that is not the operator's; 403 where remote calls are closed altogether.
+      [401, 403],
       label,
     );
   }
@@ -303,13 +304,18 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
     });
     expect(await introspected.json()).toEqual({ active: false });
   }
-  for (const route of ["oauth/token", "oauth/revoke", "oauth/introspect"]) covered.add(route);
+  // B's app lists its own missed events, never A's (where GET /webhooks/events is served).
+  const events = await request.get("/webhooks/events", { headers: { Authorization: basicB } });
+  expect(events.status()).toBeLessThan(500);
+  for (const id of [A.companyId, a0, a1]) expect(await events.text()).not.toContain(id);
+  for (const route of ["oauth/token", "oauth/revoke", "oauth/introspect", "webhooks/events"]) covered.add(route);
 
   // Routes that hold no tenant's data.
   for (const route of [
     ".well-known/jwks.json",
     ".well-known/oauth-authorization-server",
     ".well-known/webhook-keys",
+    ".well-known/webhook-public-key.pem",
     "[...path]",
     "api/auth/[...nextauth]",
     "api/bench/db-time",
