@@ -102,7 +102,7 @@ export function IntegrationCard({
             </div>
             <div className="sm:col-span-3">
               <dt className="text-xs font-medium text-slate-500">
-                Scopes <span className="text-slate-400">({item.scopes.length})</span>
+                Scopes <span className="text-slate-500">({item.scopes.length})</span>
               </dt>
               <dd className="mt-1">
                 <ScopeChips scopes={item.scopes} />

@@ -8,7 +8,7 @@ import { ConfirmDialog } from "./confirm-dialog";
 import { formatDateTime, ROTATION_OVERLAP_DAYS } from "./format";
 import { IntegrationCard, integrationTitleId, type LifecycleKind } from "./integration-card";
 import { IntegrationForm } from "./integration-form";
-import { type RevealedToken, TokenDialog } from "./token-dialog";
+import { type RevealedToken, TOKEN_COPY_BUTTON, TokenDialog } from "./token-dialog";
 import type { IntegrationActions, IntegrationItem, ScopeGroup } from "./types";
 
 type Mode = { kind: "list" } | { kind: "create" } | { kind: "edit"; id: string };
@@ -56,6 +56,8 @@ export function PrivateIntegrationsManager({
   const focusNext = useRef<string | null>(null);
   // Whether the open confirmation was confirmed (then its opener may be gone or about to go).
   const confirmed = useRef(false);
+  // Whether confirming it showed a new token (then the keyboard goes to that token's dialog).
+  const tokenShown = useRef(false);
   useEffect(() => {
     const element = focusNext.current ? byId(focusNext.current) : null;
     if (element) {
@@ -87,6 +89,7 @@ export function PrivateIntegrationsManager({
 
   function lifecycleDone(kind: LifecycleKind, item: IntegrationItem, result: ActionState) {
     confirmed.current = true;
+    tokenShown.current = Boolean((result.data as { token?: string } | undefined)?.token);
     setConfirm(null);
     setNotice(result.message ?? "");
     const data = result.data as { token?: string; oldTokenExpiresAt?: string } | undefined;
@@ -222,6 +225,8 @@ export function PrivateIntegrationsManager({
           onClose={() => setConfirm(null)}
           returnFocus={() => {
             if (!confirmed.current) return null;
+            // A new token is shown: into its dialog, as after creating.
+            if (tokenShown.current) return byId(TOKEN_COPY_BUTTON);
             // Rotating or deleting replaces the buttons: land on something that stays.
             return confirm.kind === "remove" ? byId(LIST_HEADING) : byId(integrationTitleId(confirming.id));
           }}

@@ -3,6 +3,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { buttonClass } from "@/components/ui/submit-button";
 
+/** The dialog's Copy button, where the keyboard goes whenever a new token is shown. */
+export const TOKEN_COPY_BUTTON = "pit-token-copy";
+
 export interface RevealedToken {
   token: string;
   integrationId: string;
@@ -38,7 +41,10 @@ export function TokenDialog({
     copyRef.current?.focus();
     return () => {
       // After React has finished this commit, so a re-rendered list is in place.
-      requestAnimationFrame(() => returnRef.current?.()?.focus());
+      // Unless a newer token replaced this one: its dialog has the focus already.
+      requestAnimationFrame(() => {
+        if (!document.getElementById(TOKEN_COPY_BUTTON)) returnRef.current?.()?.focus();
+      });
     };
   }, []);
 
@@ -100,7 +106,13 @@ export function TokenDialog({
           >
             {revealed.token}
           </code>
-          <button ref={copyRef} type="button" onClick={copy} className={buttonClass("secondary")}>
+          <button
+            id={TOKEN_COPY_BUTTON}
+            ref={copyRef}
+            type="button"
+            onClick={copy}
+            className={buttonClass("secondary")}
+          >
             Copy
           </button>
         </div>

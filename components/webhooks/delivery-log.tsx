@@ -25,7 +25,7 @@ export function StatusBadge({ status }: { status: DeliveryStatus }) {
 
 /** A moment in UTC, the same for everyone who reads the log, with its machine-readable form. */
 export function Timestamp({ value, empty = "—" }: { value: Date | null; empty?: ReactNode }) {
-  if (!value) return <span className="text-slate-400">{empty}</span>;
+  if (!value) return <span className="text-slate-500">{empty}</span>;
   const iso = value.toISOString();
   return (
     <time dateTime={iso}>
@@ -47,5 +47,5 @@ export function Outcome({ statusCode, error }: { statusCode: number | null; erro
     );
   }
   if (error) return <span className="text-red-700">{error}</span>;
-  return <span className="text-slate-400">—</span>;
+  return <span className="text-slate-500">—</span>;
 }

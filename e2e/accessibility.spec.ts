@@ -1,0 +1,307 @@
+import { randomBytes } from "node:crypto";
+import { readdirSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import type { Locator, Page } from "@playwright/test";
+import { checkedPaths, expectAccessible } from "./support/accessibility";
+import { runCli } from "./support/cli";
+import { card, confirmAction, takeShownToken } from "./support/private-integrations";
+import { rememberSecret } from "./support/secrets";
+import { expect as baseExpect, test } from "./support/test";
+import { createAgency, createUser, signIn } from "./support/world";
+
+/**
+ * Issue 14, point 3: axe-core (WCAG 2.1 A and AA) on every screen in each of its states, failing
+ * on serious or critical findings; and a keyboard-only walk through create, rotate and delete of
+ * a private integration. The last test checks that every page of app/ was visited, so a new
+ * screen without a check fails here.
+ */
+
+// Seeding through the CLI and axe's full scans are slow on a loaded machine: generous limits.
+test.describe.configure({ timeout: 300_000 });
+const expect = baseExpect.configure({ timeout: 30_000 });
+
+const callback = "https://app.example.test/oauth/callback";
+const heading = (page: Page) => page.getByRole("heading", { level: 1 });
+
+async function createApp(companyId: string, installSetting: "everyone" | "agency_only") {
+  return runCli<{ appId: string; clientId: string; clientSecret: string }>("app:create", {
+    company: companyId,
+    name: `App ${randomBytes(3).toString("hex")}`,
+    "redirect-uri": callback,
+    scopes: "oauth.readonly oauth.write locations.readonly contacts.write",
+    "install-setting": installSetting,
+    "webhook-url": "https://hooks.example.test/receive",
+  });
+}
+
+function installPath(clientId: string, state = "a11y"): string {
+  return `/oauth/chooselocation?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: callback, state })}`;
+}
+
+async function visit(page: Page, path: string, label: string) {
+  await page.goto(path);
+  await expect(page.getByRole("heading").first()).toBeVisible();
+  await expectAccessible(page, label);
+}
+
+test.describe("axe-core on every screen", () => {
+  test("signed out: /login and /docs", async ({ page }) => {
+    await visit(page, "/login", "/login");
+    await page.getByLabel("Email").fill("nobody@e2e.test");
+    await page.getByLabel("Password").fill("wrong-password-1");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert")).toBeVisible();
+    await expectAccessible(page, "/login with a refusal");
+    await visit(page, "/docs", "/docs");
+  });
+
+  test("agency owner: home, settings, labs, team, sub-account settings, marketplace, developer apps", async ({
+    page,
+  }) => {
+    const agency = await createAgency({ locations: 2, labs: true });
+    const app = await createApp(agency.companyId, "everyone");
+    await page.route(`${callback}**`, (route) =>
+      route.fulfill({ status: 200, contentType: "text/html", body: "<h1>Callback</h1>" }),
+    );
+    await signIn(page, agency.owner.email);
+    await page.goto("/");
+    await expect(page).toHaveURL(/\/settings$/);
+    await visit(page, "/settings", "/settings");
+    await visit(page, "/settings/labs", "/settings/labs");
+    await visit(page, "/settings/team", "/settings/team");
+    await visit(page, `/location/${agency.locationIds[0]}/settings`, "/location/{id}/settings");
+
+    await visit(page, "/developer/apps", "/developer/apps");
+    await visit(page, "/developer/apps/new", "/developer/apps/new");
+    await page
+      .getByRole("button", { name: /create/i })
+      .last()
+      .click();
+    await expect(page.getByRole("alert").or(page.locator("[aria-invalid=true]")).first()).toBeVisible();
+    await expectAccessible(page, "/developer/apps/new with refusals");
+    await visit(page, `/developer/apps/${app.appId}`, "/developer/apps/{id}");
+
+    // Install at agency level, so the marketplace and the webhook log have rows.
+    await visit(page, installPath(app.clientId), "/oauth/chooselocation (agency installer)");
+    await page.getByRole("button", { name: "Install" }).click();
+    await page.waitForURL(`${callback}?**`);
+    const code = new URL(page.url()).searchParams.get("code");
+    rememberSecret(code ?? undefined, "install code");
+    await visit(page, "/marketplace", "/marketplace with an installation");
+    await visit(page, `/developer/apps/${app.appId}/webhooks`, "/developer/apps/{id}/webhooks");
+  });
+
+  test("install screen: sub-account installer, error screen, Agency-only 403", async ({ page }) => {
+    const agency = await createAgency({ locations: 2 });
+    const user = await createUser(agency.companyId, "account_user", { locations: [agency.locationIds[1]!] });
+    const everyone = await createApp(agency.companyId, "everyone");
+    const agencyOnly = await createApp(agency.companyId, "agency_only");
+    await signIn(page, user.email);
+    await visit(page, installPath(everyone.clientId), "/oauth/chooselocation (sub-account installer)");
+    await visit(page, installPath(agencyOnly.clientId), "/oauth/chooselocation (Agency only: 403)");
+    await expect(page.getByRole("button", { name: "Install" })).toHaveCount(0);
+    await visit(page, installPath("no-such-client"), "/oauth/chooselocation (bad client_id: error screen)");
+    await expect(page.getByRole("button", { name: "Install" })).toHaveCount(0);
+    await visit(page, "/marketplace", "/marketplace (sub-account user)");
+  });
+
+  test("Private Integrations: Labs off, no permission, empty, with integrations, form, edit, dialogs", async ({
+    page,
+  }) => {
+    const off = await createAgency({ locations: 1 });
+    await signIn(page, off.owner.email);
+    await visit(page, "/settings/private-integrations", "private integrations (Labs off)");
+    await visit(page, `/location/${off.locationIds[0]}/settings/private-integrations`, "sub-account PI (Labs off)");
+    await page.context().clearCookies();
+
+    const agency = await createAgency({ locations: 1, labs: true });
+    const member = await createUser(agency.companyId, "agency_user", { agencyPi: "off", locationPi: "off" });
+    await signIn(page, member.email);
+    await visit(page, "/settings/private-integrations", "private integrations (no permission)");
+    await visit(
+      page,
+      `/location/${agency.locationIds[0]}/settings/private-integrations`,
+      "sub-account PI (no permission)",
+    );
+    await page.context().clearCookies();
+
+    await signIn(page, agency.owner.email);
+    for (const path of [
+      "/settings/private-integrations",
+      `/location/${agency.locationIds[0]}/settings/private-integrations`,
+    ]) {
+      const where = path.startsWith("/location") ? "sub-account PI" : "agency PI";
+      await visit(page, path, `${where} (empty)`);
+      await page.getByRole("button", { name: "Create new integration" }).click();
+      const form = page.getByRole("region", { name: "New private integration" });
+      await expect(form.getByLabel("Name")).toBeFocused();
+      await expectAccessible(page, `${where} (create form open)`);
+      await form.getByRole("button", { name: "Create", exact: true }).click();
+      await expect(form.getByLabel("Name")).toHaveAccessibleDescription(/Enter a name\./);
+      await expectAccessible(page, `${where} (create form with field errors)`);
+      await form.getByLabel("Name").fill("Reporting");
+      await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+      await form.getByRole("button", { name: "Create", exact: true }).click();
+      await expect(page.getByRole("dialog")).toBeVisible();
+      await expectAccessible(page, `${where} (token dialog)`);
+      await takeShownToken(page);
+      await expectAccessible(page, `${where} (with integrations)`);
+
+      const item = card(page, "Reporting");
+      await item.getByRole("button", { name: "Edit", exact: true }).click();
+      await expect(item.getByLabel("Name")).toBeVisible();
+      await expectAccessible(page, `${where} (edit)`);
+      await item.getByRole("button", { name: "Cancel" }).click();
+
+      await item.getByRole("button", { name: "Rotate and expire this token later", exact: true }).click();
+      await expect(page.getByRole("alertdialog")).toBeVisible();
+      await expectAccessible(page, `${where} (confirmation dialog)`);
+      await page.keyboard.press("Escape");
+      await confirmAction(page, item, "Rotate and expire this token later", "shown once");
+      await takeShownToken(page);
+      await expectAccessible(page, `${where} (rotating)`);
+    }
+  });
+});
+
+/** Whether the element has the focus and shows it (an outline or a ring drawn by box-shadow). */
+async function expectVisibleFocus(locator: Locator) {
+  await expect(locator).toBeFocused();
+  const shown = await locator.evaluate((el) => {
+    const style = getComputedStyle(el);
+    const outline = style.outlineStyle !== "none" && Number.parseFloat(style.outlineWidth) > 0;
+    return el.matches(":focus-visible") && (outline || style.boxShadow !== "none");
+  });
+  expect(shown, "the focused element shows its focus").toBe(true);
+}
+
+/** Presses Tab (or Shift+Tab) until `target` has the focus; fails after `max` presses. */
+async function tabTo(page: Page, target: Locator, { back = false, max = 80 } = {}) {
+  for (let i = 0; i < max; i++) {
+    if (await target.evaluate((el) => el === document.activeElement).catch(() => false)) {
+      await expectVisibleFocus(target);
+      return;
+    }
+    await page.keyboard.press(back ? "Shift+Tab" : "Tab");
+  }
+  throw new Error(`Tab never reached ${target}`);
+}
+
+/**
+ * Where the focus is with a modal open: in it, or out of the page (the browser's own controls,
+ * which a native modal <dialog> lets Tab reach), but never on the inert page behind it.
+ */
+const focusPlace = (dialog: Locator) =>
+  dialog.evaluate((el) => {
+    const active = document.activeElement;
+    if (active && el.contains(active)) return "in the dialog";
+    return !active || active === document.body
+      ? "outside the page"
+      : `behind the dialog: ${active.outerHTML.slice(0, 80)}`;
+  });
+
+test("keyboard only: create, rotate and delete a private integration", async ({ page }) => {
+  const agency = await createAgency({ locations: 0, labs: true });
+  await signIn(page, agency.owner.email);
+  await page.goto("/settings/private-integrations");
+  await expect(heading(page)).toHaveText("Private Integrations");
+
+  // Create: Tab to the button, Enter opens the form with the focus on Name.
+  await tabTo(page, page.getByRole("button", { name: "Create new integration" }));
+  await page.keyboard.press("Enter");
+  const form = page.getByRole("region", { name: "New private integration" });
+  await expect(form.getByLabel("Name")).toBeFocused();
+  await page.keyboard.type("Keyboard sync");
+  const scope = form.getByRole("checkbox", { name: "locations.readonly", exact: true });
+  await tabTo(page, scope);
+  await page.keyboard.press("Space");
+  await expect(scope).toBeChecked();
+  // Shift+Tab goes back the way it came: the search box sits before the scopes.
+  await tabTo(page, form.getByRole("searchbox", { name: "Search scopes" }), { back: true });
+  await tabTo(page, form.getByRole("button", { name: "Create", exact: true }));
+  await page.keyboard.press("Enter");
+
+  // The token dialog takes the focus (Copy); Escape closes it and the focus lands on the new card.
+  const tokenDialog = page.getByRole("dialog");
+  await expect(tokenDialog).toBeVisible();
+  await expectVisibleFocus(tokenDialog.getByRole("button", { name: "Copy", exact: true }));
+  rememberSecret(((await tokenDialog.getByTestId("pit-token").textContent()) ?? "").trim(), "screen: pit- token");
+  await page.keyboard.press("Escape");
+  await expect(tokenDialog).toBeHidden();
+  const item = card(page, "Keyboard sync");
+  await expect(item.getByRole("heading", { name: "Keyboard sync" })).toBeFocused();
+
+  // Rotate now: Tab to the button, Enter opens the confirmation with the focus on the safe choice.
+  const rotate = item.getByRole("button", { name: "Rotate and expire this token now", exact: true });
+  await tabTo(page, rotate);
+  await page.keyboard.press("Enter");
+  const confirm = page.getByRole("alertdialog");
+  await expect(confirm).toBeVisible();
+  await expectVisibleFocus(confirm.getByRole("button", { name: "Cancel" }));
+  // The page behind the modal is inert: Tab and Shift+Tab never reach it.
+  for (const key of ["Tab", "Tab", "Tab", "Shift+Tab", "Shift+Tab", "Shift+Tab", "Shift+Tab"]) {
+    await page.keyboard.press(key);
+    expect(await focusPlace(confirm), `focus after ${key}`).toMatch(/^(in the dialog|outside the page)$/);
+  }
+  await tabTo(page, confirm.getByRole("button", { name: "Confirm" }));
+  await page.keyboard.press("Enter");
+  await expect(confirm).toBeHidden();
+  await expect(tokenDialog).toBeVisible();
+  await expectVisibleFocus(tokenDialog.getByRole("button", { name: "Copy", exact: true }));
+  rememberSecret(((await tokenDialog.getByTestId("pit-token").textContent()) ?? "").trim(), "screen: pit- token");
+  await tabTo(page, tokenDialog.getByRole("button", { name: "Done" }));
+  await page.keyboard.press("Space");
+  await expect(tokenDialog).toBeHidden();
+  expect(await item.evaluate((el) => el.contains(document.activeElement)), "focus is back on the integration").toBe(
+    true,
+  );
+
+  // Delete: Escape on the confirmation changes nothing and gives the focus back to Delete.
+  const del = item.getByRole("button", { name: "Delete", exact: true });
+  await tabTo(page, del);
+  await page.keyboard.press("Space");
+  await expect(confirm).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(confirm).toBeHidden();
+  await expectVisibleFocus(del);
+  await page.keyboard.press("Enter");
+  await expect(confirm).toBeVisible();
+  await tabTo(page, confirm.getByRole("button", { name: "Confirm" }));
+  await page.keyboard.press("Enter");
+  await expect(card(page, "Keyboard sync")).toHaveCount(0);
+  // The focus is somewhere a keyboard user can carry on from, not lost on <body>.
+  const focused = await page.evaluate(() => {
+    const el = document.activeElement;
+    return el && el !== document.body ? (el.textContent ?? el.tagName).trim() : null;
+  });
+  expect(focused, "focus after deleting").not.toBeNull();
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.activeElement !== document.body)).toBe(true);
+  await expect(page.getByText("No private integrations yet")).toBeVisible();
+});
+
+/** app/**\/page.tsx → a pattern of the paths it serves ([param] matches one segment). */
+function pageRoutes(dir = "app"): RegExp[] {
+  const out: RegExp[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...pageRoutes(path));
+    else if (name === "page.tsx") {
+      const segments = relative("app", dir)
+        .split(sep)
+        .filter((s) => s && !/^\(.*\)$/.test(s))
+        .map((s) => (/^\[.*\]$/.test(s) ? "[^/]+" : s.replace(/[.]/g, "\\.")));
+      out.push(new RegExp(`^/${segments.join("/")}$`));
+    }
+  }
+  return out;
+}
+
+test("every page of app/ was checked above", () => {
+  // "/" only redirects (to /settings or /login, both checked).
+  const routes = pageRoutes().filter((route) => String(route) !== String(/^\/$/));
+  expect(routes.length).toBeGreaterThan(10);
+  const checked = checkedPaths();
+  const missing = routes.filter((route) => !checked.some((path) => route.test(path))).map(String);
+  expect(missing, `screens without an axe check (visited: ${checked.join(", ")})`).toEqual([]);
+});

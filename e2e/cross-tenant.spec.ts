@@ -1,0 +1,350 @@
+import { randomBytes } from "node:crypto";
+import { readdirSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import type { APIRequestContext, APIResponse, Page } from "@playwright/test";
+import { runCli } from "./support/cli";
+import { takeShownToken } from "./support/private-integrations";
+import { rememberSecret } from "./support/secrets";
+import { expect as baseExpect, test } from "./support/test";
+import { createAgency, createUser, type E2eAgency, signIn } from "./support/world";
+
+/**
+ * Issue 14, point 4 through the running server: signed in as agency B (and as a sub-account user
+ * of A without the permission), A's screens are refused; with B's tokens, A's ids are refused by
+ * every API route; afterwards A's tokens, code-issued grants and data are as they were. Every
+ * server action is called with the wrong actor in app/cross-tenant.test.ts (Next.js calls them
+ * by an opaque action id, so the lib-level call is the precise proof there).
+ */
+
+test.describe.configure({ timeout: 300_000 });
+const expect = baseExpect.configure({ timeout: 30_000 });
+
+const callback = "https://app.example.test/oauth/callback";
+const VERSION = "2021-07-28";
+const scopes = "oauth.readonly oauth.write locations.readonly contacts.write contacts.readonly";
+
+interface App {
+  appId: string;
+  clientId: string;
+  clientSecret: string;
+  name: string;
+}
+
+async function createApp(companyId: string): Promise<App> {
+  const name = `App ${randomBytes(3).toString("hex")}`;
+  const app = await runCli<Omit<App, "name">>("app:create", {
+    company: companyId,
+    name,
+    "redirect-uri": callback,
+    scopes,
+    "install-setting": "everyone",
+    "webhook-url": "https://hooks.example.test/receive",
+  });
+  return { ...app, name };
+}
+
+/** Installs `app` at agency level through the install screen and exchanges the code. */
+async function installAsAgency(page: Page, request: APIRequestContext, app: App) {
+  await page.route(`${callback}**`, (route) =>
+    route.fulfill({ status: 200, contentType: "text/html", body: "<h1>Callback</h1>" }),
+  );
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: app.clientId,
+    redirect_uri: callback,
+    state: "x",
+  });
+  await page.goto(`/oauth/chooselocation?${query}`);
+  await page.getByRole("button", { name: "Install" }).click();
+  await page.waitForURL(`${callback}?**`);
+  const code = new URL(page.url()).searchParams.get("code")!;
+  const res = await request.post("/oauth/token", {
+    form: {
+      grant_type: "authorization_code",
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      code,
+      user_type: "Company",
+    },
+  });
+  expect(res.status()).toBe(200);
+  const body = (await res.json()) as { access_token: string; refresh_token: string };
+  return { access: body.access_token, refresh: body.refresh_token };
+}
+
+async function locationToken(request: APIRequestContext, companyToken: string, companyId: string, locationId: string) {
+  const res = await request.post("/oauth/locationToken", {
+    headers: { Authorization: `Bearer ${companyToken}`, Version: VERSION },
+    form: { companyId, locationId },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Version: VERSION });
+
+/** A refusal in SPEC.md's body, with one of the expected statuses and nothing of A in it. */
+async function expectRefused(res: APIResponse, statuses: number[], label: string, secrets: string[] = []) {
+  const text = await res.text();
+  expect(statuses, `${label}: ${res.status()} ${text}`).toContain(res.status());
+  expect(JSON.parse(text), label).toMatchObject({ error: expect.any(String), statusCode: res.status() });
+  for (const s of secrets) expect(text, label).not.toContain(s);
+}
+
+/** app/**\/<name> relative to app/, with / separators. */
+function filesNamed(name: string, dir = "app"): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) out.push(...filesNamed(name, path));
+    else if (entry === name) out.push(relative("app", path).split(sep).join("/"));
+  }
+  return out.sort();
+}
+
+test("screens: agency B and A's sub-account user without the permission open A's URLs and are refused", async ({
+  page,
+}) => {
+  const A = await createAgency({ locations: 2, labs: true });
+  const appA = await createApp(A.companyId);
+  const B = await createAgency({ locations: 1, labs: true });
+  const sub = await createUser(A.companyId, "account_user", {
+    locations: [A.locationIds[0]!],
+    agencyPi: "off",
+    locationPi: "off",
+  });
+
+  // Every screen whose URL carries an id: what B and A's sub-account user see there.
+  const screens: Record<string, { path: string; asB: RegExp; asSub: RegExp }> = {
+    "(admin)/developer/apps/[appId]/page.tsx": {
+      path: `/developer/apps/${appA.appId}`,
+      asB: /^App not found$/,
+      asSub: /^You don't have permission to manage apps$/,
+    },
+    "(admin)/developer/apps/[appId]/webhooks/page.tsx": {
+      path: `/developer/apps/${appA.appId}/webhooks`,
+      asB: /^App not found$/,
+      asSub: /^You don't have permission to manage apps$/,
+    },
+    "(admin)/location/[locationId]/settings/page.tsx": {
+      path: `/location/${A.locationIds[0]}/settings`,
+      asB: /^Sub-account not found$/,
+      // Their own sub-account opens; the other one does not (checked below).
+      asSub: /^Sub-account 1$/,
+    },
+    "(admin)/location/[locationId]/settings/private-integrations/page.tsx": {
+      path: `/location/${A.locationIds[0]}/settings/private-integrations`,
+      asB: /^Sub-account not found$/,
+      asSub: /^You don't have permission to manage private integrations$/,
+    },
+  };
+  const withIds = filesNamed("page.tsx").filter((f) => f.includes("["));
+  expect(
+    withIds.filter((f) => !screens[f]),
+    "screens with ids in the URL and no cross-tenant case",
+  ).toEqual([]);
+
+  async function expectScreen(path: string, title: RegExp) {
+    const response = await page.goto(path);
+    expect(response?.status(), path).toBeLessThan(500);
+    await expect(page.getByRole("main").getByRole("heading", { name: title }).first(), path).toBeVisible();
+    const html = await page.content();
+    for (const secret of [appA.name, appA.clientId]) expect(html, path).not.toContain(secret);
+    await expect(page.getByRole("button", { name: /Create new integration|Regenerate|Redeliver|Save/ })).toHaveCount(0);
+  }
+
+  await signIn(page, B.owner.email);
+  for (const { path, asB } of Object.values(screens)) await expectScreen(path, asB);
+  // B's own screens list nothing of A's (the marketplace lists A's app: apps are public there).
+  for (const path of ["/developer/apps", "/settings/team", "/settings/private-integrations"]) {
+    await page.goto(path);
+    expect(await page.content(), path).not.toContain(A.owner.email);
+    expect(await page.content(), path).not.toContain(appA.clientId);
+  }
+
+  await page.context().clearCookies();
+  await signIn(page, sub.email);
+  for (const { path, asSub } of Object.values(screens)) await expectScreen(path, asSub);
+  await expectScreen(`/location/${A.locationIds[1]}/settings`, /^Sub-account not found$/);
+  // Of their own agency, so it says why rather than "not found".
+  await expectScreen(
+    `/location/${A.locationIds[1]}/settings/private-integrations`,
+    /^You don't have permission to manage private integrations$/,
+  );
+  await expectScreen("/settings/private-integrations", /^You don't have permission to manage private integrations$/);
+  await expectScreen("/settings/team", /^You don't have permission to manage the team$/);
+  await expectScreen("/settings/labs", /^You don't have permission to change Labs$/);
+  await expectScreen("/developer/apps", /^You don't have permission to manage apps$/);
+});
+
+test("API: B's tokens with A's ids are refused by every route, and A's tokens and data are unchanged", async ({
+  page,
+  request,
+}) => {
+  const A: E2eAgency = await createAgency({ locations: 2, labs: true });
+  const B: E2eAgency = await createAgency({ locations: 1, labs: true });
+  const [appA, appB] = [await createApp(A.companyId), await createApp(B.companyId)];
+  const [a0, a1] = A.locationIds as [string, string];
+
+  await signIn(page, A.owner.email);
+  const aCompany = await installAsAgency(page, request, appA);
+  const aLocation = await locationToken(request, aCompany.access, A.companyId, a0);
+  const created = await request.post("/contacts/", {
+    headers: bearer(aLocation),
+    data: { firstName: "Ada", lastName: "Lovelace", email: "ada@a.example", phone: "+14155550123", locationId: a0 },
+  });
+  expect(created.status()).toBe(201);
+  const contactId = ((await created.json()) as { contact: { id: string } }).contact.id;
+
+  await page.context().clearCookies();
+  await signIn(page, B.owner.email);
+  const bCompany = await installAsAgency(page, request, appB);
+  const bLocation = await locationToken(request, bCompany.access, B.companyId, B.locationIds[0]!);
+  await page.goto(`/location/${B.locationIds[0]}/settings/private-integrations`);
+  await page.getByRole("button", { name: "Create new integration" }).click();
+  const form = page.getByRole("region", { name: "New private integration" });
+  await form.getByLabel("Name").fill("B's reader");
+  for (const scope of ["locations.readonly", "contacts.readonly", "contacts.write"])
+    await form.getByRole("checkbox", { name: scope, exact: true }).check();
+  await form.getByRole("button", { name: "Create", exact: true }).click();
+  const bPit = await takeShownToken(page);
+  rememberSecret(bPit, "B's private integration");
+
+  const bTokens = {
+    "B's Company token": bCompany.access,
+    "B's Location token": bLocation,
+    "B's private integration": bPit,
+  };
+  const covered = new Set<string>();
+  const basicB = `Basic ${Buffer.from(`${appB.clientId}:${appB.clientSecret}`).toString("base64")}`;
+
+  for (const [label, token] of Object.entries(bTokens)) {
+    await expectRefused(await request.get(`/locations/${a0}`, { headers: bearer(token) }), [403, 404], label);
+    await expectRefused(await request.get(`/contacts/${contactId}`, { headers: bearer(token) }), [403, 404], label, [
+      "ada@a.example",
+    ]);
+    const eve = { firstName: "Eve", lastName: "X", email: `eve-${label.length}@b.example`, phone: "+14155550123" };
+    await expectRefused(
+      await request.post("/contacts/", { headers: bearer(token), data: { ...eve, locationId: a0 } }),
+      [403, 404],
+      label,
+    );
+    await expectRefused(
+      await request.get(`/oauth/installedLocations?companyId=${A.companyId}`, { headers: bearer(token) }),
+      [401, 403],
+      label,
+    );
+    await expectRefused(
+      await request.post("/oauth/locationToken", {
+        headers: bearer(token),
+        form: { companyId: A.companyId, locationId: a0 },
+      }),
+      [403],
+      label,
+    );
+    await expectRefused(
+      await request.post("/api/operator", {
+        headers: { Authorization: `Bearer ${token}` },
+        data: {
+          command: "labs:set",
+          flags: { company: A.companyId, feature: "private-integrations", enabled: "false" },
+        },
+      }),
+      // 401 for a key that is not the operator's; 403 where remote calls are closed altogether.
+      [401, 403],
+      label,
+    );
+  }
+  for (const route of [
+    "locations/[locationId]",
+    "contacts/[contactId]",
+    "contacts",
+    "oauth/installedLocations",
+    "oauth/locationToken",
+    "api/operator",
+  ])
+    covered.add(route);
+
+  // B's own company with A's sub-account.
+  await expectRefused(
+    await request.post("/oauth/locationToken", {
+      headers: bearer(bCompany.access),
+      form: { companyId: B.companyId, locationId: a0 },
+    }),
+    [403],
+    "B's company, A's sub-account",
+  );
+  // A's sub-account token (a sub-account user's reach): not A's other sub-account, not the agency.
+  await expectRefused(
+    await request.get(`/locations/${a1}`, { headers: bearer(aLocation) }),
+    [403, 404],
+    "A's other sub-account",
+  );
+  await expectRefused(
+    await request.get(`/oauth/installedLocations?companyId=${A.companyId}`, { headers: bearer(aLocation) }),
+    [403],
+    "A's Location token at agency level",
+  );
+
+  // B's client with A's tokens: refresh refused, revoke leaves them working, introspect says inactive.
+  await expectRefused(
+    await request.post("/oauth/token", {
+      headers: { Authorization: basicB },
+      form: { grant_type: "refresh_token", refresh_token: aCompany.refresh },
+    }),
+    [400, 401],
+    "B's client refreshing A's token",
+  );
+  for (const token of [aCompany.access, aCompany.refresh, aLocation]) {
+    const revoked = await request.post("/oauth/revoke", { headers: { Authorization: basicB }, form: { token } });
+    expect(revoked.status()).toBeLessThan(500);
+    const introspected = await request.post("/oauth/introspect", {
+      headers: { Authorization: basicB },
+      form: { token },
+    });
+    expect(await introspected.json()).toEqual({ active: false });
+  }
+  // B's app lists its own missed events, never A's (where GET /webhooks/events is served).
+  const events = await request.get("/webhooks/events", { headers: { Authorization: basicB } });
+  expect(events.status()).toBeLessThan(500);
+  for (const id of [A.companyId, a0, a1]) expect(await events.text()).not.toContain(id);
+  for (const route of ["oauth/token", "oauth/revoke", "oauth/introspect", "webhooks/events"]) covered.add(route);
+
+  // Routes that hold no tenant's data.
+  for (const route of [
+    ".well-known/jwks.json",
+    ".well-known/oauth-authorization-server",
+    ".well-known/webhook-keys",
+    ".well-known/webhook-public-key.pem",
+    "[...path]",
+    "api/auth/[...nextauth]",
+    "api/bench/db-time",
+    "api/health",
+    "openapi.json",
+  ])
+    covered.add(route);
+  const routes = filesNamed("route.ts").map((f) => f.replace(/\/route\.ts$/, ""));
+  expect(
+    routes.filter((r) => !covered.has(r)),
+    "routes without a cross-tenant case",
+  ).toEqual([]);
+
+  // Nothing of A changed: its tokens work, its contact is there, its refresh token still rotates.
+  expect((await request.get(`/locations/${a0}`, { headers: bearer(aLocation) })).status()).toBe(200);
+  const contact = await request.get(`/contacts/${contactId}`, { headers: bearer(aLocation) });
+  expect(contact.status()).toBe(200);
+  expect(((await contact.json()) as { contact: { firstName: string } }).contact.firstName).toBe("Ada");
+  const installed = await request.get(`/oauth/installedLocations?companyId=${A.companyId}`, {
+    headers: bearer(aCompany.access),
+  });
+  expect(installed.status()).toBe(200);
+  const refreshed = await request.post("/oauth/token", {
+    form: {
+      grant_type: "refresh_token",
+      client_id: appA.clientId,
+      client_secret: appA.clientSecret,
+      refresh_token: aCompany.refresh,
+    },
+  });
+  expect(refreshed.status(), await refreshed.text()).toBe(200);
+});
