@@ -2,6 +2,7 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { checkCredentials } from "@/lib/accounts/users";
 import { derivedKey } from "@/lib/crypto/secrets";
+import { safeReturnPath } from "./same-origin";
 import { blockedUntil, clearAccountThrottle, recordFailedSignIn } from "./throttle";
 
 /** Shown on the sign-in screen; the login form maps these codes to sentences. */
@@ -14,6 +15,18 @@ function clientAddress(headers: Record<string, unknown> | undefined): string {
   const forwarded = headers?.["x-forwarded-for"];
   const first = typeof forwarded === "string" ? forwarded.split(",")[0]?.trim() : undefined;
   return first || "unknown";
+}
+
+/** What getServerSession hands back with these options. */
+export interface SessionWithUser {
+  userId?: string;
+  sessionVersion?: number;
+}
+
+/** next-auth's session cookie: `__Secure-` prefixed when the app is served over https. */
+export function sessionCookie(): { name: string; secure: boolean } {
+  const secure = (process.env.NEXTAUTH_URL ?? "").startsWith("https://");
+  return { name: `${secure ? "__Secure-" : ""}next-auth.session-token`, secure };
 }
 
 let options: NextAuthOptions | undefined;
@@ -40,18 +53,27 @@ export function authOptions(): NextAuthOptions {
             throw new Error("invalid");
           }
           await clearAccountThrottle(email);
-          return { id: actor.id, email: actor.email, name: actor.name };
+          return { id: actor.id, email: actor.email, name: actor.name, sessionVersion: actor.sessionVersion };
         },
       }),
     ],
     callbacks: {
-      // The session holds only the user id; roles and permissions are read fresh on each request.
+      // The session holds only the user id and the user's session version at sign-in; roles and
+      // permissions are read fresh on each request, and a changed version ends the session.
       async jwt({ token, user }) {
-        if (user) token.sub = user.id;
+        if (user) {
+          token.sub = user.id;
+          token.sessionVersion = (user as { sessionVersion?: number }).sessionVersion ?? 0;
+        }
         return token;
       },
       async session({ session, token }) {
-        return { ...session, userId: token.sub };
+        const version = typeof token.sessionVersion === "number" ? token.sessionVersion : undefined;
+        return { ...session, userId: token.sub, sessionVersion: version };
+      },
+      // Every URL next-auth sends a browser to stays on our origin (same rule as the login page).
+      async redirect({ url, baseUrl }) {
+        return `${baseUrl}${safeReturnPath(url, baseUrl, "/")}`;
       },
     },
   };
