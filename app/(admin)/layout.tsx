@@ -6,7 +6,7 @@ import { SettingsNav } from "@/components/settings-nav";
 import { SignOutButton } from "@/components/sign-out-button";
 import { listLocations } from "@/lib/accounts/companies";
 import { agencyNavigation, locationNavigation, reachableLocations } from "@/lib/accounts/navigation";
-import { roleLabels } from "@/lib/accounts/roles";
+import { isAgencyRole, roleLabels } from "@/lib/accounts/roles";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 
@@ -33,6 +33,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
             <LocationSwitcher
               locations={locations.map(({ id, name }) => ({ id, name }))}
               current={currentLocation?.id}
+              agencyView={isAgencyRole(actor.role)}
             />
             <span className="text-sm text-slate-600">
               {actor.name} · {roleLabels[actor.role]}
