@@ -43,3 +43,16 @@ describe("a return path after sign-in stays on our origin", () => {
     expect(sameOriginPath("/settings", "not a url")).toBeNull();
   });
 });
+
+describe("next-auth's redirect callback uses the same rule", () => {
+  it.each([
+    ["/settings/team", `${origin}/settings/team`],
+    ["/\\evil.example/x", `${origin}/`],
+    ["http://evil.example/x", `${origin}/`],
+    [`${origin}/login`, `${origin}/login`],
+  ])("%s → %s", async (url, expected) => {
+    const { authOptions } = await import("./options");
+    const redirect = authOptions().callbacks?.redirect;
+    expect(await redirect?.({ url, baseUrl: origin })).toBe(expected);
+  });
+});
