@@ -12,7 +12,8 @@ import { db } from "@/lib/db/client";
 
 /** The signed-in shell: who you are, where you are, and only the links you may use. */
 export default async function AdminLayout({ children }: { children: ReactNode }) {
-  const actor = await requireActor();
+  // Each page sends a person with a reset password to /settings/account (see requireActor).
+  const actor = await requireActor({ passwordChangeRedirect: false });
   const path = ((await headers()).get("x-pathname") ?? "/").split("?")[0] ?? "/";
   const [company, allLocations] = await Promise.all([
     db().company.findUniqueOrThrow({ where: { id: actor.companyId }, select: { name: true } }),

@@ -31,16 +31,21 @@ export const getActor = cache(async (): Promise<Actor | null> => (await getSigne
 
 /**
  * In a page or layout: the signed-in person, or a redirect to sign in and back. A person who
- * must change a reset password is sent to the account screen from every other screen.
+ * must change a reset password is sent to the account screen from every other page. The
+ * (admin) layout passes `passwordChangeRedirect: false`: a redirect thrown by a layout that the
+ * target page shares makes the client router refetch that page forever, so pages redirect.
  */
-export async function requireActor(): Promise<Actor> {
+export async function requireActor(options: { passwordChangeRedirect?: boolean } = {}): Promise<Actor> {
   const signedIn = await getSignedIn();
   const asked = (await headers()).get("x-pathname") ?? "/";
   if (!signedIn) {
     const back = sameOriginPath(asked, appUrl());
     redirect(back ? `/login?callbackUrl=${encodeURIComponent(back)}` : "/login");
   }
-  if (signedIn.mustChangePassword && asked.split("?")[0] !== accountPath) redirect(accountPath);
+  const here = asked.split("?")[0];
+  if (signedIn.mustChangePassword && options.passwordChangeRedirect !== false && here !== accountPath) {
+    redirect(accountPath);
+  }
   return signedIn.actor;
 }
 
