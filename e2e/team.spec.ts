@@ -119,6 +119,8 @@ test.describe("Team: Reset password", () => {
     await memberPage.getByLabel("New password").fill("short");
     await memberPage.getByRole("button", { name: "Change password" }).click();
     await expect(memberPage.getByText("at least 8 characters").first()).toBeVisible();
+    // The form empties its password fields after every answer; type again once it has.
+    await expect(memberPage.getByLabel("Current password")).toHaveValue("");
     const own = "the member's own password";
     rememberSecret(own, "typed: new password");
     await memberPage.getByLabel("Current password").fill(shown);
@@ -144,6 +146,7 @@ test.describe("/settings/account", () => {
     await page.getByRole("button", { name: "Change password" }).click();
     await expect(page.getByText("This is not your current password")).toBeVisible();
     await expect(page.getByLabel("Current password")).toHaveAttribute("aria-invalid", "true");
+    await expect(page.getByLabel("Current password")).toHaveValue("");
 
     const fresh = "a brand new password";
     rememberSecret(fresh, "typed: new password");
