@@ -7,6 +7,9 @@ import { type NextRequest, NextResponse } from "next/server";
  *   error body; Next.js's router would answer it with an empty 500.
  * - A form POST to a screen whose body cannot be read as a form is answered 400 the same way;
  *   Next.js would try it as a server action and answer 500.
+ * - The install screen (GET /oauth/chooselocation) with a bad client_id or redirect_uri: the page
+ *   shows its error screen (never a redirect, RFC 6749 §4.1.2.1), answered 400. A page cannot set
+ *   its own status, so the check is made here and the page is rendered with that status.
  * - Screens: tells server components which path (with query) was asked for, so a signed-out
  *   person is sent to sign in and back to exactly that page, and gives the response a trace id.
  *   API routes set their own trace id (apiRoute), equal to their error body's.
@@ -22,7 +25,11 @@ export async function proxy(request: NextRequest) {
   }
   const headers = new Headers(request.headers);
   headers.set("x-pathname", `${pathname}${request.nextUrl.search}`);
-  const response = NextResponse.next({ request: { headers } });
+  const status = request.method === "GET" && isInstallScreen(pathname) ? await installScreenStatus(request) : 200;
+  const response =
+    status === 200
+      ? NextResponse.next({ request: { headers } })
+      : NextResponse.rewrite(request.nextUrl, { request: { headers }, status });
   // SPEC.md: every response carries a trace id.
   response.headers.set("x-trace-id", crypto.randomUUID());
   return response;
@@ -42,6 +49,18 @@ const screens = [
 
 function isScreen(pathname: string): boolean {
   return screens.some((s) => pathname === s || (s !== "/" && pathname.startsWith(`${s}/`)));
+}
+
+function isInstallScreen(pathname: string): boolean {
+  return pathname === "/oauth/chooselocation" || pathname === "/oauth/chooselocation/";
+}
+
+/** 400 when the install link's client_id or redirect_uri is bad (the page shows why), else 200. */
+async function installScreenStatus(request: NextRequest): Promise<number> {
+  // Imported here: the database client is needed by this one screen only.
+  const { authorizeParamsFrom, validateAuthorizeRequest } = await import("@/lib/oauth/authorization");
+  const check = await validateAuthorizeRequest(authorizeParamsFrom(request.nextUrl.searchParams));
+  return !check.ok && check.kind === "screen" ? check.status : 200;
 }
 
 function decodes(pathname: string): boolean {

@@ -17,7 +17,10 @@ import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testi
  */
 
 let signedIn: Actor | null = null;
-vi.mock("@/lib/auth/session", () => ({ getActor: async () => signedIn }));
+vi.mock("@/lib/auth/session", () => ({
+  getActor: async () => signedIn,
+  getSignedIn: async () => (signedIn ? { actor: signedIn, mustChangePassword: false } : null),
+}));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 
 // ---------------------------------------------------------------------------------------------
@@ -316,6 +319,15 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
         { userId: w.A.member.id, permission: "agencyPrivateIntegrations", enabled: "false" },
         { userId: w.A.sub.id, permission: "locationPrivateIntegrations", enabled: "true" },
       ],
+    },
+    removeMember: { forms: () => [{ userId: w.A.member.id }, { userId: w.A.sub.id }] },
+    resetMemberPassword: { forms: () => [{ userId: w.A.member.id }, { userId: w.A.sub.id }] },
+  },
+  // Changes the caller's own password only: A's ids sent along are ignored, and A is unchanged.
+  "(admin)/settings/account/actions.ts": {
+    changePassword: {
+      forms: () => [{ userId: w.A.member.id, currentPassword: "not-the-password", newPassword: "taken-over-123" }],
+      outcome: (a) => (byB(a) ? "own agency" : "refused"),
     },
   },
   "oauth/chooselocation/actions.ts": {

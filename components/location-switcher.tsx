@@ -2,13 +2,18 @@
 
 import { useRouter } from "next/navigation";
 
-/** Jumps to a sub-account's settings; the list holds only sub-accounts the person can reach. */
+/**
+ * Jumps to a sub-account's settings; the list holds only sub-accounts the person can reach, and
+ * "Agency view" only for agency users (a sub-account user has no agency screens to go back to).
+ */
 export function LocationSwitcher({
   locations,
   current,
+  agencyView,
 }: {
   locations: { id: string; name: string }[];
   current?: string;
+  agencyView: boolean;
 }) {
   const router = useRouter();
   if (locations.length === 0) return null;
@@ -21,7 +26,13 @@ export function LocationSwitcher({
         onChange={(e) => router.push(e.target.value ? `/location/${e.target.value}/settings` : "/settings")}
         className="rounded-md border-0 py-1.5 pr-8 pl-2 text-sm ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-brand-600"
       >
-        <option value="">Agency view</option>
+        {agencyView ? (
+          <option value="">Agency view</option>
+        ) : (
+          <option value="" disabled>
+            Choose a sub-account
+          </option>
+        )}
         {locations.map((l) => (
           <option key={l.id} value={l.id}>
             {l.name}

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { useState } from "react";
+import { safeReturnPath } from "@/lib/auth/same-origin";
 import { describedBy, Field, FormMessage, inputClass } from "./ui/field";
 import { buttonClass } from "./ui/submit-button";
 
@@ -10,11 +11,6 @@ const messages: Record<string, string> = {
   invalid: "The e-mail address or password is not right. Check both and try again.",
   throttled: "Too many failed sign-ins. For your safety, wait 15 minutes before trying again.",
 };
-
-/** Only same-site paths: a sign-in must never send the browser to another origin. */
-function safeCallback(url: string | undefined): string {
-  return url?.startsWith("/") && !url.startsWith("//") && !url.startsWith("/\\") ? url : "/settings";
-}
 
 export function LoginForm({ callbackUrl }: { callbackUrl?: string }) {
   const router = useRouter();
@@ -33,7 +29,8 @@ export function LoginForm({ callbackUrl }: { callbackUrl?: string }) {
         password: String(form.get("password") ?? ""),
       });
       if (result?.ok && !result.error) {
-        router.replace(safeCallback(callbackUrl));
+        // A sign-in must never send the browser to another origin (the same rule as the server's).
+        router.replace(safeReturnPath(callbackUrl, window.location.origin));
         router.refresh();
         return;
       }

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Actor } from "@/lib/accounts/permissions";
-import { getActor } from "@/lib/auth/session";
+import { getSignedIn } from "@/lib/auth/session";
 import { DomainError } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
 
@@ -65,15 +65,21 @@ export function actionError(error: unknown): ActionState {
 
 /**
  * A server action for a signed-in person: checks the session on the server, parses the form with
- * `schema`, calls `run`, and turns refusals into messages beside the fields.
+ * `schema`, calls `run`, and turns refusals into messages beside the fields. A person who must
+ * change a reset password can run only the actions that say so (`whilePasswordMustChange`).
  */
 export function actorAction<S extends z.ZodType>(
   schema: S,
   run: (input: z.infer<S>, actor: Actor) => Promise<ActionState | undefined>,
+  options: { whilePasswordMustChange?: boolean } = {},
 ) {
   return async (_prev: ActionState, formData: FormData): Promise<ActionState> => {
-    const actor = await getActor();
-    if (!actor) return { error: "Your session has ended. Sign in again." };
+    const signedIn = await getSignedIn();
+    if (!signedIn) return { error: "Your session has ended. Sign in again." };
+    if (signedIn.mustChangePassword && !options.whilePasswordMustChange) {
+      return { error: "Choose your own password first, in Settings › Account." };
+    }
+    const { actor } = signedIn;
     const raw = formDataToObject(formData);
     const parsed = schema.safeParse(raw);
     if (!parsed.success) return { fieldErrors: fieldErrorsOf(parsed.error), values: echoValues(raw) };

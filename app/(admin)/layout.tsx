@@ -6,13 +6,14 @@ import { SettingsNav } from "@/components/settings-nav";
 import { SignOutButton } from "@/components/sign-out-button";
 import { listLocations } from "@/lib/accounts/companies";
 import { agencyNavigation, locationNavigation, reachableLocations } from "@/lib/accounts/navigation";
-import { roleLabels } from "@/lib/accounts/roles";
+import { isAgencyRole, roleLabels } from "@/lib/accounts/roles";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 
 /** The signed-in shell: who you are, where you are, and only the links you may use. */
 export default async function AdminLayout({ children }: { children: ReactNode }) {
-  const actor = await requireActor();
+  // Each page sends a person with a reset password to /settings/account (see requireActor).
+  const actor = await requireActor({ passwordChangeRedirect: false });
   const path = ((await headers()).get("x-pathname") ?? "/").split("?")[0] ?? "/";
   const [company, allLocations] = await Promise.all([
     db().company.findUniqueOrThrow({ where: { id: actor.companyId }, select: { name: true } }),
@@ -33,6 +34,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
             <LocationSwitcher
               locations={locations.map(({ id, name }) => ({ id, name }))}
               current={currentLocation?.id}
+              agencyView={isAgencyRole(actor.role)}
             />
             <span className="text-sm text-slate-600">
               {actor.name} · {roleLabels[actor.role]}

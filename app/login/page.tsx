@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/login-form";
+import { safeReturnPath } from "@/lib/auth/same-origin";
 import { getActor } from "@/lib/auth/session";
+import { appUrl } from "@/lib/env";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -12,8 +14,7 @@ export default async function LoginPage({
 }) {
   const params = await searchParams;
   const callbackUrl = typeof params.callbackUrl === "string" ? params.callbackUrl : undefined;
-  if (await getActor())
-    redirect(callbackUrl?.startsWith("/") && !callbackUrl.startsWith("//") ? callbackUrl : "/settings");
+  if (await getActor()) redirect(safeReturnPath(callbackUrl, appUrl()));
   return (
     <main className="flex min-h-screen items-center justify-center px-4">
       <div className="w-full max-w-sm rounded-xl bg-white p-8 shadow-sm ring-1 ring-slate-200">

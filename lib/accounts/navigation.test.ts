@@ -21,12 +21,16 @@ describe("settings navigation shows only what a person may use", () => {
     [
       "agency_owner",
       { agencyPrivateIntegrations: true },
-      ["Agency settings", "Labs", "Team", "Private Integrations", "Marketplace", "Developer"],
+      ["Agency settings", "Labs", "Team", "Private Integrations", "Marketplace", "Developer", "Account"],
     ],
-    ["agency_admin", {}, ["Agency settings", "Labs", "Team", "Marketplace", "Developer"]],
-    ["agency_user", {}, ["Agency settings", "Marketplace"]],
-    ["agency_user", { agencyPrivateIntegrations: true }, ["Agency settings", "Private Integrations", "Marketplace"]],
-    ["account_admin", { agencyPrivateIntegrations: true }, ["Marketplace"]],
+    ["agency_admin", {}, ["Agency settings", "Labs", "Team", "Marketplace", "Developer", "Account"]],
+    ["agency_user", {}, ["Agency settings", "Marketplace", "Account"]],
+    [
+      "agency_user",
+      { agencyPrivateIntegrations: true },
+      ["Agency settings", "Private Integrations", "Marketplace", "Account"],
+    ],
+    ["account_admin", { agencyPrivateIntegrations: true }, ["Marketplace", "Account"]],
   ] as const)("%s %o", (role, overrides, expected) => {
     expect(labels(agencyNavigation(actor(role, overrides)))).toEqual(expected);
   });

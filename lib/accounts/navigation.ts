@@ -23,6 +23,8 @@ export function agencyNavigation(actor: Actor): NavLink[] {
   }
   links.push({ href: "/marketplace", label: "Marketplace" });
   if (isAgencyAdmin(actor.role)) links.push({ href: "/developer/apps", label: "Developer" });
+  // Everyone's own password (SPEC.md, /settings/account).
+  links.push({ href: "/settings/account", label: "Account" });
   return links;
 }
 

@@ -20,6 +20,19 @@ export function canManageTeam(actor: Actor): boolean {
   return isAgencyAdmin(actor.role);
 }
 
+/**
+ * Change the role of, remove, or reset the password of `member`: owners and admins of the same
+ * agency, for someone other than themselves; only an owner does so for an owner.
+ */
+export function canManageMember(actor: Actor, member: { id: string; role: Role; companyId: string }): boolean {
+  return (
+    isAgencyAdmin(actor.role) &&
+    member.companyId === actor.companyId &&
+    member.id !== actor.id &&
+    (member.role !== "agency_owner" || actor.role === "agency_owner")
+  );
+}
+
 export function canManageLabs(actor: Actor): boolean {
   return isAgencyAdmin(actor.role);
 }

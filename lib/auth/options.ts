@@ -4,6 +4,7 @@ import { checkCredentials } from "@/lib/accounts/users";
 import { clientAddress } from "@/lib/api/client-address";
 import { derivedKey } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
+import { safeReturnPath } from "./same-origin";
 import { throttledSignIn } from "./throttle";
 
 /** Shown on the sign-in screen; the login form maps these codes to sentences. */
@@ -11,6 +12,18 @@ export const signInErrors = {
   invalid: "The e-mail address or password is not right. Check both and try again.",
   throttled: "Too many failed sign-ins. For your safety, wait a few minutes before trying again.",
 } as const;
+
+/** What getServerSession hands back with these options. */
+export interface SessionWithUser {
+  userId?: string;
+  sessionVersion?: number;
+}
+
+/** next-auth's session cookie: `__Secure-` prefixed when the app is served over https. */
+export function sessionCookie(): { name: string; secure: boolean } {
+  const secure = (process.env.NEXTAUTH_URL ?? "").startsWith("https://");
+  return { name: `${secure ? "__Secure-" : ""}next-auth.session-token`, secure };
+}
 
 let options: NextAuthOptions | undefined;
 
@@ -31,18 +44,27 @@ export function authOptions(): NextAuthOptions {
           const result = await throttledSignIn(email, address, () => checkCredentials(email, password));
           if (!result.ok) throw new Error(result.reason);
           const { actor } = result;
-          return { id: actor.id, email: actor.email, name: actor.name };
+          return { id: actor.id, email: actor.email, name: actor.name, sessionVersion: actor.sessionVersion };
         },
       }),
     ],
     callbacks: {
-      // The session holds only the user id; roles and permissions are read fresh on each request.
+      // The session holds only the user id and the user's session version at sign-in; roles and
+      // permissions are read fresh on each request, and a changed version ends the session.
       async jwt({ token, user }) {
-        if (user) token.sub = user.id;
+        if (user) {
+          token.sub = user.id;
+          token.sessionVersion = (user as { sessionVersion?: number }).sessionVersion ?? 0;
+        }
         return token;
       },
       async session({ session, token }) {
-        return { ...session, userId: token.sub };
+        const version = typeof token.sessionVersion === "number" ? token.sessionVersion : undefined;
+        return { ...session, userId: token.sub, sessionVersion: version };
+      },
+      // Every URL next-auth sends a browser to stays on our origin (same rule as the login page).
+      async redirect({ url, baseUrl }) {
+        return `${baseUrl}${safeReturnPath(url, baseUrl, "/")}`;
       },
     },
   };

@@ -1,28 +1,66 @@
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getServerSession } from "next-auth";
+import { decode, encode } from "next-auth/jwt";
 import { cache } from "react";
 import type { Actor } from "@/lib/accounts/permissions";
-import { loadActor } from "@/lib/accounts/users";
-import { authOptions } from "./options";
+import { loadSignedIn } from "@/lib/accounts/users";
+import { appUrl } from "@/lib/env";
+import { authOptions, type SessionWithUser, sessionCookie } from "./options";
+import { sameOriginPath } from "./same-origin";
+
+/** The screen where a person whose password was reset must choose their own. */
+export const accountPath = "/settings/account";
 
 /**
- * The signed-in person, read fresh from the database, or null. Once per request: the layout and
- * the page both ask, and React's cache makes that one session decode and one query.
+ * The signed-in person, read fresh from the database, or null: also null once they were removed
+ * or their credentials changed after this session began (its version no longer matches). Once
+ * per request: the layout and the page both ask, and React's cache makes that one query.
  */
-export const getActor = cache(async (): Promise<Actor | null> => {
+export const getSignedIn = cache(async (): Promise<{ actor: Actor; mustChangePassword: boolean } | null> => {
   // Reading the cookies first makes every page that asks for the session render per request, so
   // `next build` never tries to prerender one (and never needs the server secret).
   await cookies();
-  const session = (await getServerSession(authOptions())) as { userId?: string } | null;
+  const session = (await getServerSession(authOptions())) as SessionWithUser | null;
   if (!session?.userId) return null;
-  return loadActor(session.userId);
+  // Sessions from before versions existed carry none: they hold until the first change.
+  return loadSignedIn(session.userId, session.sessionVersion ?? 0);
 });
 
-/** In a page or layout: the signed-in person, or a redirect to sign in and back. */
-export async function requireActor(): Promise<Actor> {
-  const actor = await getActor();
-  if (actor) return actor;
-  const path = (await headers()).get("x-pathname") ?? "/";
-  redirect(`/login?callbackUrl=${encodeURIComponent(path)}`);
+export const getActor = cache(async (): Promise<Actor | null> => (await getSignedIn())?.actor ?? null);
+
+/**
+ * In a page or layout: the signed-in person, or a redirect to sign in and back. A person who
+ * must change a reset password is sent to the account screen from every other page. The
+ * (admin) layout passes `passwordChangeRedirect: false`: a redirect thrown by a layout that the
+ * target page shares makes the client router refetch that page forever, so pages redirect.
+ */
+export async function requireActor(options: { passwordChangeRedirect?: boolean } = {}): Promise<Actor> {
+  const signedIn = await getSignedIn();
+  const asked = (await headers()).get("x-pathname") ?? "/";
+  if (!signedIn) {
+    const back = sameOriginPath(asked, appUrl());
+    redirect(back ? `/login?callbackUrl=${encodeURIComponent(back)}` : "/login");
+  }
+  const here = asked.split("?")[0];
+  if (signedIn.mustChangePassword && options.passwordChangeRedirect !== false && here !== accountPath) {
+    redirect(accountPath);
+  }
+  return signedIn.actor;
+}
+
+/**
+ * Re-issues this browser's session cookie with a new version, after the person changed their own
+ * password: their other sessions end, this one goes on. Only from a server action or route handler.
+ */
+export async function renewSession(sessionVersion: number): Promise<void> {
+  const store = await cookies();
+  const { name, secure } = sessionCookie();
+  const options = authOptions();
+  const secret = String(options.secret);
+  const token = await decode({ token: store.get(name)?.value, secret });
+  if (!token) return;
+  const maxAge = options.session?.maxAge ?? 12 * 60 * 60;
+  const value = await encode({ token: { ...token, sessionVersion }, secret, maxAge });
+  store.set(name, value, { httpOnly: true, sameSite: "lax", path: "/", secure, maxAge });
 }

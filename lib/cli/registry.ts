@@ -5,12 +5,14 @@ import { labsSet } from "./commands/labs-set";
 import { locationCreate } from "./commands/location-create";
 import { signingKeyRotate } from "./commands/signing-key-rotate";
 import { userCreate } from "./commands/user-create";
+import { userSetPassword } from "./commands/user-set-password";
 
 /** The operator CLI's commands (SPEC.md, Operator CLI). */
 export const commands: Record<string, CliCommand> = {
   "company:create": companyCreate,
   "location:create": locationCreate,
   "user:create": userCreate,
+  "user:set-password": userSetPassword,
   "labs:set": labsSet,
   "app:create": appCreate,
   "signing-key:rotate": signingKeyRotate,

@@ -74,6 +74,21 @@ describe("the operator commands", () => {
     }
   });
 
+  it("user:set-password sets the password, prints the id, and the old password stops working", async () => {
+    const company = await runCommand("company:create", { name: "Set Password Agency" });
+    const email = `set-${Date.now()}@example.test`;
+    const user = await runCommand("user:create", {
+      email,
+      password: testPassword,
+      name: "Forgetful",
+      role: "agency_owner",
+      company: String(company.id),
+    });
+    expect(await runCommand("user:set-password", { email, password: "a fresh one" })).toEqual({ id: user.id });
+    expect(await checkCredentials(email, testPassword)).toBeNull();
+    expect(await checkCredentials(email, "a fresh one")).toMatchObject({ id: user.id, sessionVersion: 1 });
+  });
+
   it.each([
     [undefined, {}, "Usage"],
     ["nope", {}, 'Unknown command "nope"'],
@@ -87,6 +102,8 @@ describe("the operator commands", () => {
     ["labs:set", { company: "x", feature: "private-integrations", enabled: "yes" }, "--enabled"],
     ["user:create", { email: "bad", password: testPassword, name: "A", role: "agency_user", company: "x" }, "e-mail"],
     ["user:create", { email: "a@b.test", password: "x", name: "A", role: "boss", company: "x" }, "--role"],
+    ["user:set-password", { email: "a@b.test" }, "--password is required"],
+    ["user:set-password", { email: "nobody@example.test", password: "x" }, "no user with the e-mail address"],
   ] as const)("%s %o refuses with a message", async (command, flags, words) => {
     await expect(runCommand(command, flags as never)).rejects.toThrow(words);
   });

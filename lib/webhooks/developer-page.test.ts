@@ -11,7 +11,10 @@ import { webhookKeysJwks } from "./signing-key";
 
 // The server action runs outside Next.js here: the session and the cache are stand-ins.
 const session = vi.hoisted(() => ({ actor: null as Actor | null }));
-vi.mock("@/lib/auth/session", () => ({ getActor: async () => session.actor }));
+vi.mock("@/lib/auth/session", () => ({
+  getActor: async () => session.actor,
+  getSignedIn: async () => (session.actor ? { actor: session.actor, mustChangePassword: false } : null),
+}));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 const { redeliverEvent } = await import("@/app/(admin)/developer/apps/[appId]/webhooks/actions");
 

@@ -12,7 +12,10 @@ import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 /** The screens' server actions: the session, zod, the gates and the show-once answer. */
 
 let signedIn: Actor | null = null;
-vi.mock("@/lib/auth/session", () => ({ getActor: async () => signedIn }));
+vi.mock("@/lib/auth/session", () => ({
+  getActor: async () => signedIn,
+  getSignedIn: async () => (signedIn ? { actor: signedIn, mustChangePassword: false } : null),
+}));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 
 const agencyActions = await import("./actions");

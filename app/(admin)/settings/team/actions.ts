@@ -3,7 +3,16 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { roleSchema } from "@/lib/accounts/roles";
-import { createUser, emailSchema, passwordSchema, personNameSchema, updateTeamMember } from "@/lib/accounts/users";
+import {
+  createUser,
+  emailSchema,
+  passwordSchema,
+  personNameSchema,
+  removeTeamMember,
+  resetTeamMemberPassword,
+  teamMemberRefSchema,
+  updateTeamMember,
+} from "@/lib/accounts/users";
 import { actorAction } from "@/lib/actions";
 
 const addSchema = z.object({
@@ -40,4 +49,16 @@ export const togglePermission = actorAction(permissionSchema, async ({ userId, p
   await updateTeamMember(actor, { userId, [permission]: enabled });
   revalidatePath("/", "layout");
   return { ok: true };
+});
+
+export const removeMember = actorAction(teamMemberRefSchema, async (input, actor) => {
+  const removed = await removeTeamMember(actor, input);
+  revalidatePath("/settings/team");
+  return { ok: true, message: `${removed.name} was removed from the team.` };
+});
+
+/** The one-time password goes back to the dialog that shows it once; it is never logged or stored. */
+export const resetMemberPassword = actorAction(teamMemberRefSchema, async (input, actor) => {
+  const { member, password } = await resetTeamMemberPassword(actor, input);
+  return { ok: true, message: `${member.name} has a one-time password.`, data: { password } };
 });

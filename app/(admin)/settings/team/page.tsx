@@ -1,15 +1,16 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/page-header";
 import { AddMemberForm } from "@/components/team/add-member-form";
+import { MemberActions } from "@/components/team/member-actions";
 import { RoleForm } from "@/components/team/role-form";
 import { Notice } from "@/components/ui/notice";
 import { ToggleSwitch } from "@/components/ui/toggle-switch";
 import { listLocations } from "@/lib/accounts/companies";
-import { canManageTeam } from "@/lib/accounts/permissions";
+import { canManageMember, canManageTeam } from "@/lib/accounts/permissions";
 import { isAgencyRole, roleLabels, roles } from "@/lib/accounts/roles";
 import { listTeam } from "@/lib/accounts/users";
 import { requireActor } from "@/lib/auth/session";
-import { addTeamMember, changeRole, togglePermission } from "./actions";
+import { addTeamMember, changeRole, removeMember, resetMemberPassword, togglePermission } from "./actions";
 
 export const metadata: Metadata = { title: "Team" };
 
@@ -49,16 +50,24 @@ export default async function TeamPage() {
                       : ""}
                   </p>
                 </div>
-                {member.id !== actor.id ? (
-                  <RoleForm
-                    action={changeRole}
-                    userId={member.id}
-                    role={member.role}
-                    roles={roleOptions}
-                    label={`Role of ${member.name}`}
-                    locations={locations.map(({ id, name }) => ({ id, name }))}
-                    locationIds={member.locationIds}
-                  />
+                {/* Only where the viewer may change it: never their own row, nor an owner's for an admin. */}
+                {canManageMember(actor, member) ? (
+                  <div className="flex flex-col items-end gap-3">
+                    <RoleForm
+                      action={changeRole}
+                      userId={member.id}
+                      role={member.role}
+                      roles={roleOptions}
+                      label={`Role of ${member.name}`}
+                      locations={locations.map(({ id, name }) => ({ id, name }))}
+                      locationIds={member.locationIds}
+                    />
+                    <MemberActions
+                      member={{ id: member.id, name: member.name, email: member.email }}
+                      remove={removeMember}
+                      resetPassword={resetMemberPassword}
+                    />
+                  </div>
                 ) : null}
               </div>
               <div className="mt-4 border-t border-slate-100 pt-4">

@@ -1,0 +1,18 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { changeOwnPassword, passwordChangeSchema } from "@/lib/accounts/users";
+import { actorAction } from "@/lib/actions";
+import { renewSession } from "@/lib/auth/session";
+
+/** Every other session of the person ends; this browser's is re-issued so it goes on. */
+export const changePassword = actorAction(
+  passwordChangeSchema,
+  async (input, actor) => {
+    const { sessionVersion } = await changeOwnPassword(actor, input);
+    await renewSession(sessionVersion);
+    revalidatePath("/", "layout");
+    return { ok: true, message: "Your password was changed. You were signed out everywhere else." };
+  },
+  { whilePasswordMustChange: true },
+);

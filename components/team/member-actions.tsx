@@ -1,0 +1,130 @@
+"use client";
+
+import { useRef, useState, useTransition } from "react";
+import { ConfirmDialog } from "@/components/private-integrations/confirm-dialog";
+import { Modal } from "@/components/private-integrations/modal";
+import type { FormAction } from "@/components/private-integrations/types";
+import { CopyButton } from "@/components/ui/copy-button";
+import { buttonClass } from "@/components/ui/submit-button";
+
+/**
+ * A team member's `Reset password` and `Remove` (confirmed with `Confirm`). The one-time password
+ * is shown once, in a modal dialog (focus starts on Copy); closing it forgets it.
+ */
+export function MemberActions({
+  member,
+  remove,
+  resetPassword,
+}: {
+  member: { id: string; name: string; email: string };
+  remove: FormAction;
+  resetPassword: FormAction;
+}) {
+  const [confirmingRemove, setConfirmingRemove] = useState(false);
+  const [oneTimePassword, setOneTimePassword] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [pending, startTransition] = useTransition();
+  const resetRef = useRef<HTMLButtonElement>(null);
+
+  function reset() {
+    const form = new FormData();
+    form.set("userId", member.id);
+    setError(undefined);
+    startTransition(async () => {
+      const result = await resetPassword({}, form);
+      const password = result.data?.password;
+      if (result.ok && typeof password === "string") setOneTimePassword(password);
+      else setError(result.error ?? "The password could not be reset; try again.");
+    });
+  }
+
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      <button
+        ref={resetRef}
+        type="button"
+        onClick={reset}
+        disabled={pending}
+        aria-busy={pending}
+        className={buttonClass("secondary")}
+      >
+        Reset password
+      </button>
+      <button type="button" onClick={() => setConfirmingRemove(true)} className={buttonClass("danger")}>
+        Remove
+      </button>
+      {error ? (
+        <p role="alert" className="w-full text-sm text-red-600">
+          {error}
+        </p>
+      ) : null}
+      {confirmingRemove ? (
+        <ConfirmDialog
+          title={`Remove ${member.name}?`}
+          tone="danger"
+          action={remove}
+          fields={{ userId: member.id }}
+          onDone={() => setConfirmingRemove(false)}
+          onClose={() => setConfirmingRemove(false)}
+          fallbackFocus={() => document.querySelector<HTMLElement>("h1")}
+        >
+          <p>
+            {member.name} ({member.email}) can no longer sign in, and every session of theirs ends at its next request.
+          </p>
+          <p>Private integrations they created keep working and still say who created them.</p>
+        </ConfirmDialog>
+      ) : null}
+      {oneTimePassword ? (
+        <OneTimePasswordDialog
+          member={member}
+          password={oneTimePassword}
+          onClose={() => setOneTimePassword(undefined)}
+          returnFocus={() => resetRef.current}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+function OneTimePasswordDialog({
+  member,
+  password,
+  onClose,
+  returnFocus,
+}: {
+  member: { name: string; email: string };
+  password: string;
+  onClose: () => void;
+  returnFocus: () => HTMLElement | null;
+}) {
+  return (
+    <Modal
+      labelledBy="one-time-password-title"
+      describedBy="one-time-password-note"
+      onClose={onClose}
+      returnFocus={returnFocus}
+    >
+      <div className="space-y-4 p-6">
+        <h2 id="one-time-password-title" className="text-lg font-semibold">
+          One-time password for {member.name}
+        </h2>
+        <p id="one-time-password-note" className="text-sm text-slate-700">
+          Give it to {member.email} privately. It is shown only now; they must choose their own password when they sign
+          in with it. Their other sessions have ended.
+        </p>
+        <code
+          data-testid="one-time-password"
+          className="block rounded-md bg-slate-100 px-3 py-2 font-mono text-base break-all text-slate-900"
+        >
+          {password}
+        </code>
+        <div className="flex flex-wrap justify-end gap-2">
+          <CopyButton value={password} />
+          <button type="button" onClick={onClose} className={buttonClass("primary")}>
+            Done
+          </button>
+        </div>
+      </div>
+    </Modal>
+  );
+}
