@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { networkInterfaces } from "node:os";
-import { e2eBaseUrl, e2ePort, seededOwner } from "./support/env";
+import { mkdirSync, rmSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { resolve } from "node:path";
+import { freshPostgresDatabase } from "../scripts/support/database";
+import { type ProductionServer, startProductionServer } from "../scripts/support/production-server";
+import { e2eBaseUrl, e2eDir, e2ePort, seededOwner } from "./support/env";
+import { rememberSecret } from "./support/secrets";
+import { checkSecretsAtRest } from "./support/secrets-at-rest";
 import { expect, test } from "./support/test";
 import { createAgency, e2ePassword } from "./support/world";
 
@@ -8,105 +14,216 @@ import { createAgency, e2ePassword } from "./support/world";
  * Issue 15 through the real production server (scripts/start.ts → scripts/serve.mjs): the client
  * address is the connection's peer whatever the request claims, and no page can be framed.
  *
- * Calls that must come from another machine use this machine's own non-loopback address: the
- * server then sees that address as the peer. Blocks from those calls fall on that address only,
- * so the other specs (from localhost) are not affected.
+ * Every call goes to loopback only. Linux answers on all of 127.0.0.0/8, so a client that binds
+ * its end of the connection to another loopback address (127.a.b.c, random per run) is another
+ * client as far as the server can tell: its sign-in failures block that address, not 127.0.0.1,
+ * and the other specs are not affected. The hop rule (TRUSTED_PROXY_HOPS) is shown on a second
+ * server of this spec's own.
  */
-const outsideAddress = Object.values(networkInterfaces())
-  .flat()
-  .find((i) => i && !i.internal && i.family === "IPv4")?.address;
-const fromOutside = outsideAddress ? `http://${outsideAddress}:${e2ePort}` : "";
+const octet = () => randomBytes(1)[0]!;
+/** A loopback address other than 127.0.0.1, new for each run (a retry is not blocked already). */
+const otherLoopback = `127.${1 + (octet() % 254)}.${octet()}.${1 + (octet() % 254)}`;
 
-const octet = () => randomBytes(1)[0];
 /** A client that claims another address on every request, in both headers it could try. */
 const forgedHeaders = () => ({
   "x-forwarded-for": `203.0.113.${octet()}, 198.51.100.${octet()}`,
   "x-peer-address": `10.${octet()}.${octet()}.${octet()}`,
 });
 
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** One HTTP request over node:http, whose `localAddress` picks the client's end of the connection. */
+function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
+): Promise<Answer> {
+  return new Promise((done, fail) => {
+    const request = httpRequest(
+      url,
+      { method: options.method ?? "GET", headers: options.headers, localAddress: options.localAddress },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          done({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString() }),
+        );
+        response.on("error", fail);
+      },
+    );
+    request.on("error", fail);
+    request.end(options.body);
+  });
+}
+
+const setCookies = (answer: Answer) => {
+  const value = answer.headers["set-cookie"];
+  return Array.isArray(value) ? value : value ? [value] : [];
+};
+
 type SignInOutcome = "signed in" | "invalid" | "throttled";
 
-/** next-auth's credentials sign-in as the login form posts it; the outcome from its answer. */
+/** next-auth's credentials sign-in as the login form posts it, from `localAddress` (default 127.0.0.1). */
 async function signInOverHttp(
-  base: string,
   email: string,
   password: string,
   headers: Record<string, string>,
+  localAddress = "127.0.0.1",
 ): Promise<SignInOutcome> {
-  const csrf = await fetch(`${base}/api/auth/csrf`, { headers });
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookie = csrf.headers
-    .getSetCookie()
+  // 127.0.0.1 rather than localhost: one address for every call, never ::1 for some of them.
+  const base = `http://127.0.0.1:${e2ePort}`;
+  const csrf = await send(`${base}/api/auth/csrf`, { headers, localAddress });
+  const { csrfToken } = JSON.parse(csrf.text) as { csrfToken: string };
+  const cookie = setCookies(csrf)
     .map((c) => c.split(";")[0])
     .join("; ");
-  const answer = await fetch(`${base}/api/auth/callback/credentials`, {
+  const answer = await send(`${base}/api/auth/callback/credentials`, {
     method: "POST",
-    redirect: "manual",
     headers: { ...headers, cookie, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }).toString(),
+    localAddress,
   });
   // next-auth answers `{url}` (200 signed in, 401 refused), its error code in the url's query.
-  const body = (answer.headers.get("content-type") ?? "").includes("json")
-    ? ((await answer.json()) as { url?: string })
-    : {};
-  const url = body.url ?? answer.headers.get("location") ?? "";
+  const contentType = String(answer.headers["content-type"] ?? "");
+  const body = contentType.includes("json") ? (JSON.parse(answer.text) as { url?: string }) : {};
+  const url = body.url ?? String(answer.headers.location ?? "");
   const error = new URL(url, base).searchParams.get("error");
   if (error === "invalid" || error === "throttled") return error;
   expect(error, `unexpected sign-in answer ${answer.status} ${url}`).toBeNull();
-  expect(answer.headers.getSetCookie().some((c) => c.startsWith("next-auth.session-token="))).toBe(true);
+  expect(setCookies(answer).some((c) => c.startsWith("next-auth.session-token="))).toBe(true);
   return "signed in";
 }
 
-test.describe("the client address is the connection's peer", () => {
-  test.skip(!outsideAddress, "needs a non-loopback address on this machine");
+/** POST /api/operator with a key that is not the operator's: 403 before the key check, 401 at it. */
+const callOperator = (base: string, headers: Record<string, string> = {}) =>
+  fetch(`${base}/api/operator`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer not-the-key", ...headers },
+    body: JSON.stringify({ command: "company:list", flags: {} }),
+  });
 
-  test("the operator endpoint refuses another machine, whatever X-Forwarded-For claims", async () => {
-    const call = (base: string, headers: Record<string, string> = {}) =>
-      fetch(`${base}/api/operator`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: "Bearer not-the-key", ...headers },
-        body: JSON.stringify({ command: "company:list", flags: {} }),
-      });
-    const outside = await call(fromOutside, { "x-forwarded-for": "127.0.0.1", "x-peer-address": "127.0.0.1" });
-    expect(outside.status).toBe(403);
-    expect(await outside.json()).toMatchObject({ error: "forbidden", statusCode: 403 });
-    // This machine gets as far as the key check.
-    const local = await call(e2eBaseUrl);
+test.describe("the client address is the connection's peer", () => {
+  test("the operator endpoint does not believe a forged claim to be remote", async () => {
+    // TRUSTED_PROXY_HOPS=0: X-Forwarded-For and a client-sent x-peer-address are ignored, so this
+    // loopback call is let through to the key check even though both headers say it comes from afar.
+    const local = await callOperator(`http://127.0.0.1:${e2ePort}`, {
+      "x-forwarded-for": "203.0.113.7",
+      "x-peer-address": "203.0.113.7",
+    });
     expect(local.status).toBe(401);
     expect(await local.json()).toMatchObject({ error: "invalid_token" });
   });
 
   test("sign-in throttle: a parallel burst with forged X-Forwarded-For, then password spraying", async () => {
     const { owner } = await createAgency();
-    // A burst of wrong passwords at one account, each request claiming another address.
+    // A burst of wrong passwords at one account from one client, each request claiming another address.
     const burst = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => signInOverHttp(fromOutside, owner.email, `guess-${i}`, forgedHeaders())),
+      Array.from({ length: 20 }, (_, i) => signInOverHttp(owner.email, `guess-${i}`, forgedHeaders(), otherLoopback)),
     );
     expect(burst.filter((o) => o === "invalid").length).toBeLessThanOrEqual(4);
     expect(burst.filter((o) => o === "throttled").length).toBeGreaterThanOrEqual(16);
     // The account is blocked now, from anywhere, for the right password too.
-    expect(await signInOverHttp(e2eBaseUrl, owner.email, e2ePassword, {})).toBe("throttled");
+    expect(await signInOverHttp(owner.email, e2ePassword, {})).toBe("throttled");
 
-    // Spraying: one guess at each of many accounts, from one machine that claims a new address
-    // every time. The 20 attempts above count too: 30 in all block the address.
+    // Spraying: one guess at each of many accounts, from that client claiming a new address every
+    // time. The 20 attempts above count too: the 30th failure from one address (lib/auth/throttle.ts)
+    // blocks it. Had the claimed addresses been counted, every spray would answer "invalid".
+    const sprayed: SignInOutcome[] = [];
     for (let i = 0; i < 10; i++) {
-      await signInOverHttp(
-        fromOutside,
-        `sprayed-${i}-${randomBytes(4).toString("hex")}@e2e.test`,
-        "guess",
-        forgedHeaders(),
+      sprayed.push(
+        await signInOverHttp(
+          `sprayed-${i}-${randomBytes(4).toString("hex")}@e2e.test`,
+          "guess",
+          forgedHeaders(),
+          otherLoopback,
+        ),
       );
     }
-    expect(await signInOverHttp(fromOutside, seededOwner.email, seededOwner.password, forgedHeaders())).toBe(
+    expect(sprayed).toEqual([...Array<SignInOutcome>(9).fill("invalid"), "throttled"]);
+    expect(await signInOverHttp(seededOwner.email, seededOwner.password, forgedHeaders(), otherLoopback)).toBe(
       "throttled",
     );
-    // The block is on that machine's address, not on the addresses it claimed: localhost still signs in,
-    // also when it claims to be the blocked machine.
+    // The block is on that client's address, not on the addresses it claimed: 127.0.0.1 still signs
+    // in, also when it claims to be the blocked client.
     expect(
-      await signInOverHttp(e2eBaseUrl, seededOwner.email, seededOwner.password, {
-        "x-forwarded-for": outsideAddress ?? "",
+      await signInOverHttp(seededOwner.email, seededOwner.password, {
+        "x-forwarded-for": otherLoopback,
+        "x-peer-address": otherLoopback,
       }),
     ).toBe("signed in");
+  });
+});
+
+test.describe("behind one trusted proxy (TRUSTED_PROXY_HOPS=1)", () => {
+  // A second production server of this spec's own (the e2e build, a fresh database): the proxy in
+  // front of it is played by the test, which writes X-Forwarded-For as a proxy on this machine would.
+  const port = e2ePort + 50;
+  const dir = resolve(e2eDir, `proxied-${port}`);
+  const logFile = resolve(dir, "server.log");
+  const serverSecret = `proxied-server-secret-${randomBytes(16).toString("hex")}`;
+  const ownerPassword = `proxied-owner-${randomBytes(8).toString("hex")}`;
+  let server: ProductionServer | undefined;
+  let databaseUrl = "";
+  let dropDatabase: (() => Promise<void>) | undefined;
+
+  test.beforeAll(async () => {
+    test.setTimeout(5 * 60_000); // migrations and seed on a fresh database; the build is the suite's
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    databaseUrl = `file:${resolve(dir, "pglite")}`;
+    if (process.env.TEST_DATABASE_URL) {
+      const database = await freshPostgresDatabase(process.env.TEST_DATABASE_URL, `e2e_${port}`);
+      databaseUrl = database.url;
+      dropDatabase = database.drop;
+    }
+    rememberSecret(serverSecret, "proxied server: server secret");
+    rememberSecret(ownerPassword, "proxied server: owner password");
+    server = await startProductionServer({
+      port,
+      host: "127.0.0.1",
+      databaseUrl,
+      serverSecret,
+      logFile,
+      env: {
+        TRUSTED_PROXY_HOPS: "1",
+        // The same e-mail as the main server's owner: the secrets check wants it in the dump.
+        SEED_ADMIN_EMAIL: seededOwner.email,
+        SEED_ADMIN_PASSWORD: ownerPassword,
+        LOG_LEVEL: "info",
+      },
+    });
+  });
+
+  test.afterAll(async () => {
+    test.setTimeout(2 * 60_000);
+    await server?.stop();
+    try {
+      // Its database and log hold none of the suite's secrets either (as the global teardown checks the main server's).
+      if (server) await checkSecretsAtRest(databaseUrl, logFile, resolve(dir, "secrets-at-rest.json"));
+    } finally {
+      await dropDatabase?.();
+    }
+  });
+
+  test("the operator endpoint believes the proxy's word, and only the proxy's", async () => {
+    const base = server!.baseUrl;
+    // The proxy says its client is elsewhere: refused before the key is looked at.
+    const remote = await callOperator(base, { "x-forwarded-for": "203.0.113.7" });
+    expect(remote.status).toBe(403);
+    expect(await remote.json()).toMatchObject({ error: "forbidden", statusCode: 403 });
+    // A client-sent x-peer-address changes nothing: the server sets it from the socket.
+    const claimed = await callOperator(base, { "x-forwarded-for": "203.0.113.7", "x-peer-address": "127.0.0.1" });
+    expect(claimed.status).toBe(403);
+    // Only the proxy's entry counts: one the client wrote further left does not.
+    const forgedLeft = await callOperator(base, { "x-forwarded-for": "127.0.0.1, 203.0.113.7" });
+    expect(forgedLeft.status).toBe(403);
+    // The proxy says its client is on this machine: on to the key check.
+    const local = await callOperator(base, { "x-forwarded-for": "127.0.0.1" });
+    expect(local.status).toBe(401);
+    expect(await local.json()).toMatchObject({ error: "invalid_token" });
   });
 });
 

@@ -6,10 +6,13 @@ import { type Finding, findSecrets, readTree, rememberedSecrets } from "./secret
 /**
  * After the suite, with the server stopped: the whole database as text (every row of every table),
  * the raw files of an embedded database, and the server log must contain none of the secrets the
- * suite saw or typed. Throws (failing the run) when one is found; writes the numbers to
- * e2e/.tmp/<port>/secrets-at-rest.json.
+ * suite saw or typed. Throws (failing the run) when one is found; writes the numbers to `reportFile`.
  */
-export async function checkSecretsAtRest(databaseUrl: string, logFile: string): Promise<void> {
+export async function checkSecretsAtRest(
+  databaseUrl: string,
+  logFile: string,
+  reportFile = resolve(e2eDir, "secrets-at-rest.json"),
+): Promise<void> {
   const secrets = rememberedSecrets();
   const { text: dump, rows, tables } = await dumpDatabase(databaseUrl);
   // The dump must be real: the seeded owner's e-mail is stored in plain text.
@@ -36,7 +39,7 @@ export async function checkSecretsAtRest(databaseUrl: string, logFile: string): 
     logBytes: log.length,
     found: findings.map((f) => ({ label: f.secret.label, where: f.where, tail: f.needle.slice(-4) })),
   };
-  writeFileSync(resolve(e2eDir, "secrets-at-rest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(reportFile, `${JSON.stringify(report, null, 2)}\n`);
   console.log(
     `Secrets at rest: ${secrets.length} secrets seen or typed by the suite, searched in ${rows} rows of ${tables} tables (${report.dumpBytes} bytes)` +
       `${files.length ? `, ${files.length} data files (${report.dataFileBytes} bytes)` : ""} and the server log (${report.logBytes} bytes): ` +

@@ -32,6 +32,12 @@ describe("clientAddress", () => {
     ["garbage where the client should be", "10.0.0.1", "not-an-address", 1, unknownAddress],
     ["no peer header (not served by scripts/serve.mjs)", undefined, "203.0.113.1", 0, unknownAddress],
     ["no peer header, even with trusted proxies", undefined, "203.0.113.1", 1, unknownAddress],
+    // What the e2e suite can show from loopback only; the rows above set the non-loopback peer directly.
+    ["loopback peer claiming to be remote, no trusted proxy", "127.0.0.1", "203.0.113.7", 0, "127.0.0.1"],
+    ["IPv6 loopback peer claiming to be remote", "::1", "203.0.113.7, 198.51.100.2", 0, "::1"],
+    ["remote peer claiming to be loopback, no trusted proxy", "203.0.113.7", "127.0.0.1", 0, "203.0.113.7"],
+    ["proxy on loopback says its client is remote", "127.0.0.1", "203.0.113.7", 1, "203.0.113.7"],
+    ["proxy on loopback, client wrote loopback further left", "127.0.0.1", "127.0.0.1, 203.0.113.7", 1, "203.0.113.7"],
   ];
   it.each(cases)("%s", (_name, peer, forwardedFor, hops, expected) => {
     expect(clientAddress(request(peer, forwardedFor), hops)).toBe(expected);

@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { peerAddressHeader } from "@/lib/api/client-address";
 import { operatorKey } from "@/lib/cli/operator";
+import { resetEnvCache } from "@/lib/env";
 import { callRoute } from "@/lib/oauth/testing";
 import { POST } from "./route";
 
+// x-peer-address is set here as scripts/serve.mjs sets it from the socket (a client's copy is dropped there).
 const call = (headers: Record<string, string>) =>
   callRoute(
     POST,
@@ -15,15 +17,39 @@ const call = (headers: Record<string, string>) =>
   );
 
 describe("POST /api/operator", () => {
+  afterEach(() => {
+    delete process.env.TRUSTED_PROXY_HOPS;
+    resetEnvCache();
+  });
+
   it("refuses a caller on another machine, whatever X-Forwarded-For claims", async () => {
-    const refused = await call({ [peerAddressHeader]: "192.0.2.2", "x-forwarded-for": "127.0.0.1" });
-    expect(refused.status).toBe(403);
-    expect(refused.body.error).toBe("forbidden");
+    for (const forwardedFor of ["127.0.0.1", "::1", "127.0.0.1, 127.0.0.1"]) {
+      const refused = await call({ [peerAddressHeader]: "192.0.2.2", "x-forwarded-for": forwardedFor });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toBe("forbidden");
+    }
   });
 
   it("answers the CLI on this machine (here: the command is unknown)", async () => {
     const answered = await call({ [peerAddressHeader]: "::ffff:127.0.0.1" });
     expect(answered.status).toBe(400);
     expect(answered.body.error).toBe("invalid_request");
+  });
+
+  it("does not believe a caller on this machine that claims to be elsewhere", async () => {
+    const answered = await call({ [peerAddressHeader]: "127.0.0.1", "x-forwarded-for": "203.0.113.7" });
+    expect(answered.status).toBe(400);
+  });
+
+  it("behind one trusted proxy, believes the proxy's entry and only it", async () => {
+    process.env.TRUSTED_PROXY_HOPS = "1";
+    resetEnvCache();
+    const remote = await call({ [peerAddressHeader]: "127.0.0.1", "x-forwarded-for": "203.0.113.7" });
+    expect(remote.status).toBe(403);
+    const forgedLeft = await call({ [peerAddressHeader]: "127.0.0.1", "x-forwarded-for": "127.0.0.1, 203.0.113.7" });
+    expect(forgedLeft.status).toBe(403);
+    // A proxy on another machine that says its client is on this one: the proxy's word counts.
+    const local = await call({ [peerAddressHeader]: "192.0.2.2", "x-forwarded-for": "127.0.0.1" });
+    expect(local.status).toBe(400);
   });
 });
