@@ -5,6 +5,7 @@ import { labsSet } from "./commands/labs-set";
 import { locationCreate } from "./commands/location-create";
 import { signingKeyRotate } from "./commands/signing-key-rotate";
 import { userCreate } from "./commands/user-create";
+import { webhookKeyRotate } from "./commands/webhook-key-rotate";
 
 /** The operator CLI's commands (SPEC.md, Operator CLI). */
 export const commands: Record<string, CliCommand> = {
@@ -14,4 +15,5 @@ export const commands: Record<string, CliCommand> = {
   "labs:set": labsSet,
   "app:create": appCreate,
   "signing-key:rotate": signingKeyRotate,
+  "webhook-key:rotate": webhookKeyRotate,
 };
