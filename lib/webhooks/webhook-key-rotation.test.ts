@@ -107,12 +107,16 @@ describe("webhook-key:rotate in the database", () => {
     expect(await db().signingKey.count({ where: { use: WEBHOOK_KEY_USE, retiredAt: null } })).toBe(1);
 
     // During: the new key first, every key that signed before still there; x-ghl-signature's key unchanged.
-    const during = at(t0, WEBHOOK_KEY_OVERLAP_MS - 1);
+    const during = at(t0, HOUR_MS);
     const keys = await webhookSigningKeys(during);
     expect(kids(keys.signing)).toEqual([rotation.kid, ...kids(before.signing)]);
     expect(keys.platform.kid).toBe(before.platform.kid);
     expect(await webhookPublicKeyPem(during)).toBe(oldPem);
     expect(kids((await webhookKeysJwks(during)).keys)).toEqual([rotation.kid, ...kids(before.signing)]);
+
+    // Its last millisecond: the key it replaced still signs beside it.
+    const last = await webhookSigningKeys(at(t0, WEBHOOK_KEY_OVERLAP_MS - 1));
+    expect(kids(last.signing).slice(0, 2)).toEqual([rotation.kid, rotation.previousKid]);
 
     // After: the new key alone signs, is published, and is the PEM.
     const after = at(t0, WEBHOOK_KEY_OVERLAP_MS);
