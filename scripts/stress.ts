@@ -7,7 +7,8 @@
 //      other within a second; one instance SIGKILLed mid-delivery and restarted (no webhook lost);
 //   3. one production server on the embedded PGlite: the same races, and SIGKILL mid-delivery + restart.
 //   In 2, access-token signing keys are also rotated, through one instance and by the clock: once,
-//   and every token from before and after is verified by both instances.
+//   and every token from before and after is verified by both instances; the webhook key is rotated
+//   through one instance (the other publishes both keys at once) and through both at once.
 // `--short` (run by npm test) does 2 or 3 with fewer requests: 2 when TEST_DATABASE_URL is set
 // (PGlite allows one process per data directory), else 3. Results: test-results/stress/results.json.
 import { spawnSync } from "node:child_process";
@@ -441,6 +442,56 @@ async function keyRotation(one: Instance, two: Instance, world: World) {
 }
 
 /**
+ * Webhook-key rotation across two instances (`webhook-key:rotate`, ours). Rotated through instance
+ * 2, instance 1 publishes the new key beside the old one at once (NOTIFY token_state) and keeps the
+ * PEM of x-ghl-signature on the old key (the 7-day overlap). Two rotations sent to both instances at
+ * once come one after the other: each replaces a different key and one active key is left.
+ */
+async function webhookKeyRotation(one: Instance, two: Instance) {
+  const rotate = async (instance: Instance) => {
+    const res = await fetch(`${instance.url}/api/operator`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${operatorKey()}` },
+      body: JSON.stringify({ command: "webhook-key:rotate", flags: {} }),
+    });
+    return { status: res.status, ...((await res.json()) as { kid?: string; previousKid?: string }) };
+  };
+  const published = async (instance: Instance) => {
+    const jwks = (await (await fetch(`${instance.url}/.well-known/webhook-keys`)).json()) as {
+      keys: { kid: string }[];
+    };
+    const pem = await (await fetch(`${instance.url}/.well-known/webhook-public-key.pem`)).text();
+    return { kids: jwks.keys.map((k) => k.kid), pem };
+  };
+
+  const before = await published(one);
+  const manual = await rotate(two);
+  const after = await published(one);
+  results["postgres.webhookKeyRotation.manual"] = { ...manual, before: before.kids, after: after.kids };
+  check(
+    manual.status === 200 &&
+      before.kids.length === 1 &&
+      manual.previousKid === before.kids[0] &&
+      after.kids.join() === [manual.kid, ...before.kids].join() &&
+      after.pem === before.pem,
+    `webhook-key:rotate through instance 2 → ${manual.status} {kid, previousKid}; instance 1 publishes both keys at once and keeps x-ghl-signature's PEM on the old key`,
+  );
+
+  const raced = await Promise.all([rotate(one), rotate(two)]);
+  const active = await db().signingKey.findMany({ where: { use: "webhook", retiredAt: null } });
+  const chained =
+    raced.every((r) => r.status === 200) &&
+    new Set(raced.map((r) => r.previousKid)).size === 2 &&
+    raced.some((r) => r.previousKid === manual.kid) &&
+    raced.some((r) => raced.some((other) => other.kid === r.previousKid));
+  results["postgres.webhookKeyRotation.raced"] = { raced, active: active.map((k) => k.kid) };
+  check(
+    chained && active.length === 1 && raced.some((r) => r.kid === active[0]?.kid),
+    `two webhook-key:rotate at once on both instances: two rotations in a row, one active key`,
+  );
+}
+
+/**
  * SIGKILL `victim` while its deliveries are in flight, restart it, and wait until the receiver has
  * answered every webhook-id (the events exist already, in `expected`).
  */
@@ -505,6 +556,7 @@ async function postgresScenarios(serverUrl: string) {
     await tokenRaces("postgres", [one, two], world);
     await propagation(one, two, world);
     await keyRotation(one, two, world);
+    await webhookKeyRotation(one, two);
     const expected = await enqueueInstallEvents(world, receiver, sizes.events);
     await crashMidDelivery("postgres", one, receiver, expected, 11);
     // Both restarted with the reuse window off.

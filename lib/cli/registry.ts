@@ -6,6 +6,7 @@ import { locationCreate } from "./commands/location-create";
 import { signingKeyRotate } from "./commands/signing-key-rotate";
 import { userCreate } from "./commands/user-create";
 import { userSetPassword } from "./commands/user-set-password";
+import { webhookKeyRotate } from "./commands/webhook-key-rotate";
 
 /** The operator CLI's commands (SPEC.md, Operator CLI). */
 export const commands: Record<string, CliCommand> = {
@@ -16,4 +17,5 @@ export const commands: Record<string, CliCommand> = {
   "labs:set": labsSet,
   "app:create": appCreate,
   "signing-key:rotate": signingKeyRotate,
+  "webhook-key:rotate": webhookKeyRotate,
 };

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { checkCredentials } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
 import { testPassword } from "@/lib/testing/fixtures";
-import { holdKeyRotationLock } from "@/lib/testing/key-rotation-lock";
+import { holdKeyRotationLock, holdWebhookKeyRotationLock } from "@/lib/testing/key-rotation-lock";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
+import { webhookSigningKeys } from "@/lib/webhooks/signing-key";
 import { CliError, parseArgv, runCommand } from "./run";
 
 describe("parsing the command line", () => {
@@ -89,6 +90,21 @@ describe("the operator commands", () => {
     expect(await checkCredentials(email, "a fresh one")).toMatchObject({ id: user.id, sessionVersion: 1 });
   });
 
+  it("webhook-key:rotate prints the new kid and the one it replaced; both sign webhooks", async () => {
+    const release = await holdWebhookKeyRotationLock();
+    try {
+      const { signing } = await webhookSigningKeys();
+      const first = await runCommand("webhook-key:rotate", {});
+      expect(first).toEqual({ kid: expect.any(String), previousKid: signing[0]?.kid });
+      const second = await runCommand("webhook-key:rotate", {});
+      expect(second).toEqual({ kid: expect.any(String), previousKid: first.kid });
+      const now = (await webhookSigningKeys()).signing.map((k) => k.kid);
+      expect(now).toEqual(expect.arrayContaining([second.kid, first.kid, ...signing.map((k) => k.kid)]));
+    } finally {
+      await release();
+    }
+  });
+
   it.each([
     [undefined, {}, "Usage"],
     ["nope", {}, 'Unknown command "nope"'],
@@ -99,6 +115,7 @@ describe("the operator commands", () => {
     ["location:create", { company: "missing", name: "X" }, "no agency with id missing"],
     ["labs:set", { company: "x", feature: "other", enabled: "true" }, "--feature"],
     ["signing-key:rotate", { kid: "k1" }, "Unknown flag --kid"],
+    ["webhook-key:rotate", { kid: "k1" }, "Unknown flag --kid"],
     ["labs:set", { company: "x", feature: "private-integrations", enabled: "yes" }, "--enabled"],
     ["user:create", { email: "bad", password: testPassword, name: "A", role: "agency_user", company: "x" }, "e-mail"],
     ["user:create", { email: "a@b.test", password: "x", name: "A", role: "boss", company: "x" }, "--role"],

@@ -8,11 +8,16 @@ import { env } from "@/lib/env";
  * files that rotate hold this session-level advisory lock while they do (on PGlite each file has
  * a database of its own, and this does nothing). Returns the release.
  */
-export async function holdKeyRotationLock(): Promise<() => Promise<void>> {
+export async function holdKeyRotationLock(lock = "tests:access-token-key-rotation"): Promise<() => Promise<void>> {
   if (databaseHandle().kind !== "postgresql") return async () => {};
   const client = new pg.Client({ connectionString: env().DATABASE_URL, application_name: "test-key-rotation-lock" });
   await client.connect();
-  await client.query("SELECT pg_advisory_lock(hashtext('tests:access-token-key-rotation'))");
+  await client.query("SELECT pg_advisory_lock(hashtext($1))", [lock]);
   // Ending the session releases the lock.
   return () => client.end();
+}
+
+/** The same for the webhook Ed25519 keys (`webhook-key:rotate`). */
+export function holdWebhookKeyRotationLock(): Promise<() => Promise<void>> {
+  return holdKeyRotationLock("tests:webhook-key-rotation");
 }

@@ -7,7 +7,7 @@ import { describeError, log } from "@/lib/log";
 import { nudgeDispatcher, onNudge } from "./nudge";
 import { DELIVERY_TIMEOUT_MS, type SendWebhookInput, type SendWebhookResult, sendWebhook } from "./sender";
 import { webhookSignatureHeaders } from "./signer";
-import { currentWebhookSigningKey } from "./signing-key";
+import { webhookSigningKeys } from "./signing-key";
 import { webhookSecretsForSigning } from "./webhook-secret";
 
 /**
@@ -155,14 +155,14 @@ export async function deliverClaimedEvent(event: ClaimedEvent, options: DeliverO
   const attempt = event.attempts + 1;
   let result: SendWebhookResult;
   try {
-    const [key, secrets] = await Promise.all([
-      currentWebhookSigningKey(),
+    const [keys, secrets] = await Promise.all([
+      webhookSigningKeys(attemptedAt),
       webhookSecretsForSigning(event.appId, attemptedAt),
     ]);
     // The signature's timestamp is the real moment of sending: receivers compare it with their clock.
     const headers = webhookSignatureHeaders(
       { id: event.id, timestamp: Math.floor(Date.now() / 1000), body: event.body },
-      { secrets, keys: [key.privateKey] },
+      { secrets, keys: keys.signing.map((key) => key.privateKey), platformKey: keys.platform.privateKey },
     );
     result = await (options.send ?? sendWebhook)({
       url: event.targetUrl,

@@ -9,8 +9,9 @@ import { createHmac, createPublicKey, type KeyObject, sign, verify } from "node:
  *     HMAC-SHA256 keyed with the base64-decoded part of the app's `whsec_` secret (what the
  *     `standardwebhooks` library checks), `v1a` is Ed25519 under the platform's key (public keys at
  *     GET /.well-known/webhook-keys).
- *   x-ghl-signature: <base64 Ed25519 of the body bytes alone>, under the current platform key
- *     (what the platform's own SDK checks; PEM at GET /.well-known/webhook-public-key.pem).
+ *   x-ghl-signature: <base64 Ed25519 of the body bytes alone>, under one platform key (during a key
+ *     rotation's overlap, the old one: signing-key.ts) (what the platform's own SDK checks; PEM at
+ *     GET /.well-known/webhook-public-key.pem).
  * where body is the exact bytes sent.
  */
 
@@ -25,8 +26,10 @@ export interface WebhookSignatureInput {
 export interface WebhookSigningMaterial {
   /** The app's `whsec_…` secrets, current first: one `v1,` signature each (two during a rotation). */
   secrets: readonly string[];
-  /** Ed25519 private keys, current first: one `v1a,` signature each; the first signs `x-ghl-signature`. */
+  /** Ed25519 private keys, newest first: one `v1a,` signature each (several during a key rotation). */
   keys: readonly KeyObject[];
+  /** The key of `x-ghl-signature` (the PEM receivers pin); defaults to the first of `keys`. */
+  platformKey?: KeyObject;
 }
 
 function signedContent({ id, timestamp, body }: WebhookSignatureInput): Buffer {
@@ -59,7 +62,7 @@ export function webhookSignatureHeaders(
   input: WebhookSignatureInput,
   material: WebhookSigningMaterial,
 ): Record<string, string> {
-  const [currentKey] = material.keys;
+  const currentKey = material.platformKey ?? material.keys[0];
   if (!currentKey) throw new Error("A webhook is signed with at least one Ed25519 key.");
   return {
     "webhook-id": input.id,

@@ -416,7 +416,7 @@ export const operations: Operation[] = [
     tag: "Discovery",
     summary: "Webhook signing keys (Ed25519 JWKS)",
     description:
-      "Verify webhook-signature v1a with these (Standard Webhooks); v1 is HMAC under the app's webhook secret.",
+      "Verify webhook-signature v1a with these (Standard Webhooks); v1 is HMAC under the app's webhook secret. For 7 days after a webhook-key rotation both keys sign and are listed.",
     auth: "none",
     success: { status: 200, description: "JWKS of OKP keys.", name: "WebhookKeys", schema: jwks },
     errors: {},
@@ -428,7 +428,7 @@ export const operations: Operation[] = [
     tag: "Discovery",
     summary: "Webhook signing key (PEM)",
     description:
-      "The current Ed25519 key as an SPKI PEM: verify x-ghl-signature (Ed25519 over the raw body bytes) with it, as the platform's SDK does.",
+      "The Ed25519 key x-ghl-signature is under now, as an SPKI PEM: verify x-ghl-signature (Ed25519 over the raw body bytes) with it, as the platform's SDK does. After a webhook-key rotation it stays the old key for 7 days, then the new one.",
     auth: "none",
     success: { status: 200, description: "SPKI PEM.", contentType: "application/x-pem-file" },
     errors: {},

@@ -9,7 +9,7 @@ import { DomainError } from "@/lib/errors";
 import { type AppView, getDeveloperApp } from "@/lib/oauth/apps";
 import { installUrl } from "@/lib/oauth/marketplace";
 import { scopeGroups } from "@/lib/scopes";
-import { webhookPublicKeyPem } from "@/lib/webhooks/signing-key";
+import { publicKeyPem, webhookSigningKeys } from "@/lib/webhooks/signing-key";
 import { webhookSecretStatus } from "@/lib/webhooks/webhook-secret";
 import { regenerateSecretAction, rotateWebhookSecretAction, updateAppAction } from "../actions";
 
@@ -39,7 +39,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
       </Notice>
     );
   }
-  const [secret, publicKeyPem] = await Promise.all([webhookSecretStatus(app.id), webhookPublicKeyPem()]);
+  const [secret, keys] = await Promise.all([webhookSecretStatus(app.id), webhookSigningKeys()]);
   return (
     <>
       <PageHeader title={app.name} description={`Version ${app.versionId}`} />
@@ -121,8 +121,24 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             data-testid="webhook-public-key-pem"
             className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
           >
-            {publicKeyPem}
+            {publicKeyPem(keys.platform)}
           </pre>
+          {keys.next ? (
+            <>
+              <p className="mt-2 text-sm text-slate-600" data-testid="webhook-next-key-notice">
+                The platform key was rotated. From <time>{keys.next.takesOverAt.toISOString()}</time> on,{" "}
+                <code>x-ghl-signature</code> is signed with the key below (and the PEM URL serves it); until then both
+                keys sign <code>webhook-signature</code> <code>v1a</code>. Pin the new PEM at that moment, or fetch the
+                PEM URL again when a signature stops verifying.
+              </p>
+              <pre
+                data-testid="webhook-next-public-key-pem"
+                className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
+              >
+                {publicKeyPem(keys.next.key)}
+              </pre>
+            </>
+          ) : null}
           <h3 className="mt-4 text-sm font-semibold text-slate-700">Verifying a delivery</h3>
           <pre
             data-testid="verify-howto"
