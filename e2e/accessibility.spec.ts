@@ -55,10 +55,11 @@ test.describe("axe-core on every screen", () => {
     await visit(page, "/docs", "/docs");
   });
 
-  test("agency owner: home, settings, labs, team, sub-account settings, marketplace, developer apps", async ({
+  test("agency owner: home, settings, labs, team and its dialogs, account, sub-account settings, marketplace, developer apps", async ({
     page,
   }) => {
     const agency = await createAgency({ locations: 2, labs: true });
+    const member = await createUser(agency.companyId, "agency_user");
     const app = await createApp(agency.companyId, "everyone");
     await page.route(`${callback}**`, (route) =>
       route.fulfill({ status: 200, contentType: "text/html", body: "<h1>Callback</h1>" }),
@@ -69,6 +70,18 @@ test.describe("axe-core on every screen", () => {
     await visit(page, "/settings", "/settings");
     await visit(page, "/settings/labs", "/settings/labs");
     await visit(page, "/settings/team", "/settings/team");
+    const memberCard = page.getByRole("region", { name: `${member.name} (${member.email})` });
+    await memberCard.getByRole("button", { name: "Remove" }).click();
+    const removal = page.getByRole("alertdialog", { name: `Remove ${member.name}?` });
+    await expect(removal).toBeVisible();
+    await expectAccessible(page, "/settings/team (Remove confirmation)");
+    await removal.getByRole("button", { name: "Cancel" }).click();
+    await memberCard.getByRole("button", { name: "Reset password" }).click();
+    const oneTime = page.getByRole("dialog", { name: `One-time password for ${member.name}` });
+    rememberSecret((await oneTime.getByTestId("one-time-password").textContent())?.trim(), "screen: one-time password");
+    await expectAccessible(page, "/settings/team (one-time password)");
+    await oneTime.getByRole("button", { name: "Done" }).click();
+    await visit(page, "/settings/account", "/settings/account");
     await visit(page, `/location/${agency.locationIds[0]}/settings`, "/location/{id}/settings");
 
     await visit(page, "/developer/apps", "/developer/apps");
@@ -80,6 +93,11 @@ test.describe("axe-core on every screen", () => {
     await expect(page.getByRole("alert").or(page.locator("[aria-invalid=true]")).first()).toBeVisible();
     await expectAccessible(page, "/developer/apps/new with refusals");
     await visit(page, `/developer/apps/${app.appId}`, "/developer/apps/{id}");
+    await page.getByRole("button", { name: "Rotate webhook secret" }).click();
+    const rotation = page.getByRole("dialog", { name: "Rotate the webhook secret?" });
+    await expect(rotation).toBeVisible();
+    await expectAccessible(page, "/developer/apps/{id} (Rotate webhook secret confirmation)");
+    await rotation.getByRole("button", { name: "Keep the current secret" }).click();
 
     // Install at agency level, so the marketplace and the webhook log have rows.
     await visit(page, installPath(app.clientId), "/oauth/chooselocation (agency installer)");

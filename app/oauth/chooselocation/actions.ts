@@ -3,7 +3,7 @@
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { type ActionState, actionError, formDataToObject } from "@/lib/actions";
-import { getActor } from "@/lib/auth/session";
+import { getSignedIn } from "@/lib/auth/session";
 import { type AuthorizeParams, approveInstall, denyInstall, type InstallTarget } from "@/lib/oauth/authorization";
 
 const param = z.string().max(4000).optional();
@@ -32,8 +32,13 @@ function authorizeParams(input: z.infer<typeof paramsSchema>): AuthorizeParams {
 
 /** Install: approve, then off to the app's redirect_uri with code and state. */
 export async function approveInstallAction(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  const actor = await getActor();
-  if (!actor) return { error: "Your session has ended. Sign in again, then open the install link again." };
+  const signedIn = await getSignedIn();
+  if (!signedIn) return { error: "Your session has ended. Sign in again, then open the install link again." };
+  // As every other action: a reset password must be replaced before anything else is done.
+  if (signedIn.mustChangePassword) {
+    return { error: "Choose your own password first (Settings › Account), then open the install link again." };
+  }
+  const { actor } = signedIn;
   const parsed = approveSchema.safeParse(formDataToObject(formData));
   if (!parsed.success) return { error: "The install form was incomplete. Open the install link again." };
   const input = parsed.data;
