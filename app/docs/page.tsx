@@ -263,7 +263,11 @@ export default function DocsPage() {
                 <td className="py-2 pr-4 font-mono">{entry.status}</td>
                 <td className="py-2">
                   <p>{entry.meaning}</p>
-                  <pre className="mt-1 overflow-x-auto rounded bg-gray-50 p-2 text-xs">
+                  <pre
+                    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+                    tabIndex={0}
+                    className="mt-1 overflow-x-auto rounded bg-gray-50 p-2 text-xs"
+                  >
                     {JSON.stringify(entry.example, null, 2)}
                   </pre>
                 </td>

@@ -119,6 +119,8 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
           </p>
           <pre
             data-testid="webhook-public-key-pem"
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+            tabIndex={0}
             className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
           >
             {publicKeyPem(keys.platform)}
@@ -133,6 +135,8 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
               </p>
               <pre
                 data-testid="webhook-next-public-key-pem"
+                // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+                tabIndex={0}
                 className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
               >
                 {publicKeyPem(keys.next.key)}
@@ -142,6 +146,8 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
           <h3 className="mt-4 text-sm font-semibold text-slate-700">Verifying a delivery</h3>
           <pre
             data-testid="verify-howto"
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+            tabIndex={0}
             className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
           >
             {verifyHowto}

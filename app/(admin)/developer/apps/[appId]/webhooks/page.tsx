@@ -108,7 +108,11 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
               <p className="text-xs text-slate-500">
                 Key id <code className="break-all">{key.kid}</code>
               </p>
-              <pre className="mt-1 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">
+              <pre
+                // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+                tabIndex={0}
+                className="mt-1 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
+              >
                 {JSON.stringify(key, null, 2)}
               </pre>
             </li>
