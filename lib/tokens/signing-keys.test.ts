@@ -137,8 +137,19 @@ describe("access-token signing keys", () => {
   });
 
   it("another instance's rotation reaches this one's cache through NOTIFY token_state", async () => {
-    const before = await activeSigningKey();
     await vi.waitFor(() => expect(tableChangeMarker("SigningKey")).toBeDefined());
+    // An earlier test's rotation may not have reached this process's cache yet: wait until the
+    // cache and the database agree on the active key before rotating behind the cache's back.
+    const activeInDatabase = async () =>
+      (
+        await db().signingKey.findFirst({
+          where: { use: "access_token", retiredAt: null },
+          orderBy: { createdAt: "desc" },
+          select: { kid: true },
+        })
+      )?.kid;
+    await vi.waitFor(async () => expect((await activeSigningKey()).kid).toBe(await activeInDatabase()));
+    const before = await activeSigningKey();
     const marker = tableChangeMarker("SigningKey");
     // Rotated as another instance would: in the database, without touching this process's cache.
     const rotation = await rotateInDatabase(db(), new Date());
