@@ -64,6 +64,21 @@ export function actionError(error: unknown): ActionState {
 }
 
 /**
+ * Who may act: the signed-in person, or the refusal every action gives (signed out, or a reset
+ * password not yet replaced, unless the action is the one that replaces it).
+ */
+export async function actingPerson(
+  options: { whilePasswordMustChange?: boolean } = {},
+): Promise<{ actor: Actor } | { error: string }> {
+  const signedIn = await getSignedIn();
+  if (!signedIn) return { error: "Your session has ended. Sign in again." };
+  if (signedIn.mustChangePassword && !options.whilePasswordMustChange) {
+    return { error: "Choose your own password first, in Settings › Account." };
+  }
+  return { actor: signedIn.actor };
+}
+
+/**
  * A server action for a signed-in person: checks the session on the server, parses the form with
  * `schema`, calls `run`, and turns refusals into messages beside the fields. A person who must
  * change a reset password can run only the actions that say so (`whilePasswordMustChange`).
@@ -74,12 +89,9 @@ export function actorAction<S extends z.ZodType>(
   options: { whilePasswordMustChange?: boolean } = {},
 ) {
   return async (_prev: ActionState, formData: FormData): Promise<ActionState> => {
-    const signedIn = await getSignedIn();
-    if (!signedIn) return { error: "Your session has ended. Sign in again." };
-    if (signedIn.mustChangePassword && !options.whilePasswordMustChange) {
-      return { error: "Choose your own password first, in Settings › Account." };
-    }
-    const { actor } = signedIn;
+    const person = await actingPerson(options);
+    if ("error" in person) return person;
+    const { actor } = person;
     const raw = formDataToObject(formData);
     const parsed = schema.safeParse(raw);
     if (!parsed.success) return { fieldErrors: fieldErrorsOf(parsed.error), values: echoValues(raw) };

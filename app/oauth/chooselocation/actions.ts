@@ -2,8 +2,7 @@
 
 import { redirect } from "next/navigation";
 import { z } from "zod";
-import { type ActionState, actionError, formDataToObject } from "@/lib/actions";
-import { getSignedIn } from "@/lib/auth/session";
+import { type ActionState, actingPerson, actionError, formDataToObject } from "@/lib/actions";
 import { type AuthorizeParams, approveInstall, denyInstall, type InstallTarget } from "@/lib/oauth/authorization";
 
 const param = z.string().max(4000).optional();
@@ -32,13 +31,10 @@ function authorizeParams(input: z.infer<typeof paramsSchema>): AuthorizeParams {
 
 /** Install: approve, then off to the app's redirect_uri with code and state. */
 export async function approveInstallAction(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  const signedIn = await getSignedIn();
-  if (!signedIn) return { error: "Your session has ended. Sign in again, then open the install link again." };
-  // As every other action: a reset password must be replaced before anything else is done.
-  if (signedIn.mustChangePassword) {
-    return { error: "Choose your own password first (Settings › Account), then open the install link again." };
-  }
-  const { actor } = signedIn;
+  // Not actorAction: Install ends in a redirect, which must not pass through its error mapping.
+  const person = await actingPerson();
+  if ("error" in person) return { error: `${person.error} Then open the install link again.` };
+  const { actor } = person;
   const parsed = approveSchema.safeParse(formDataToObject(formData));
   if (!parsed.success) return { error: "The install form was incomplete. Open the install link again." };
   const input = parsed.data;
