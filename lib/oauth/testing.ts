@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Actor } from "@/lib/accounts/permissions";
+import { type CreatedApp, createApp } from "@/lib/apps/registry";
+import type { NewApp } from "@/lib/apps/settings";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
-import { type CreatedApp, createApp, type NewApp } from "./apps";
-import { type ApprovedInstall, type AuthorizeParams, approveInstall, type InstallTarget } from "./authorization";
+import { type ApprovedInstall, approveInstall } from "./authorize/approve";
+import type { AuthorizeParams } from "./authorize/params";
+import type { InstallTarget } from "./authorize/resolve-target";
 
 /** Test helpers for the OAuth flow, made through the same lib functions the screens use. */
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
-import { dispatchDueEvents, LEASE_MS } from "./dispatcher";
+import { LEASE_MS } from "./claim";
+import { dispatchDueEvents } from "./dispatcher";
 import { enqueueWebhookEvents } from "./outbox";
 
 // Two processes need one database: PostgreSQL only (PGlite in memory belongs to this process).

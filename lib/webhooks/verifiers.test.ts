@@ -3,8 +3,8 @@ import { WebhookManager } from "@gohighlevel/api-client/dist/lib/webhook/webhook
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as publicKeyPemRoute } from "@/app/.well-known/webhook-public-key.pem/route";
+import { rotateWebhookSecret } from "@/lib/apps/secrets";
 import { db } from "@/lib/db/client";
-import { rotateWebhookSecret } from "@/lib/oauth/apps";
 import { install, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";

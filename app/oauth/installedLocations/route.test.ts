@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { CreatedApp } from "@/lib/oauth/apps";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { callRoute, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { GET } from "./route";

@@ -2,9 +2,9 @@ import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { json, noStore } from "@/lib/api/handler";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { resetEnvCache } from "@/lib/env";
-import type { CreatedApp } from "@/lib/oauth/apps";
 import { noStoreRoute } from "@/lib/oauth/http";
 import { revokeToken } from "@/lib/oauth/revoke";
 import {

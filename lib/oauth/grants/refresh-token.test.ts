@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { resetEnvCache } from "@/lib/env";
-import type { CreatedApp } from "@/lib/oauth/apps";
 import { formRequest, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { verifyAccessToken } from "@/lib/tokens/access-token";

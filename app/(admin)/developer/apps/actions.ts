@@ -3,8 +3,9 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { type ActionState, actionError, echoValues, formDataToObject } from "@/lib/actions";
+import { createApp, updateApp } from "@/lib/apps/registry";
+import { regenerateClientSecret, rotateWebhookSecret } from "@/lib/apps/secrets";
 import { getActor } from "@/lib/auth/session";
-import { createApp, regenerateClientSecret, rotateWebhookSecret, updateApp } from "@/lib/oauth/apps";
 
 // Shapes only; the rules (URI schemes, scope names, lengths) are createApp's and updateApp's.
 const appFormSchema = z.object({
