@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bearerError } from "@/lib/api/bearer";
 import { clientAddress } from "@/lib/api/client-address";
 import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/handler";
@@ -6,7 +7,6 @@ import { parseJson } from "@/lib/api/parse";
 import { isOperatorKey, operatorGate } from "@/lib/cli/operator";
 import { CliError, runCommand } from "@/lib/cli/run";
 import { env } from "@/lib/env";
-import { bearerError } from "@/lib/tokens/bearer";
 
 const bodySchema = z.strictObject({
   command: z.string().max(100),
