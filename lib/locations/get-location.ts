@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
 import { db } from "@/lib/db/client";
 import { cachedRead } from "@/lib/db/read-cache";
+import { type DomainError, forbidden } from "@/lib/errors";
 import type { Principal } from "@/lib/tokens/principal";
 
 export const locationSchema = z
@@ -20,12 +20,12 @@ export type LocationView = z.infer<typeof locationSchema>;
  * The same refusal whether the sub-account is someone else's or does not exist, so an id reveals
  * nothing (SPEC.md: "Anything else: 403 forbidden, whether or not the location exists").
  */
-function notYours(principal: Principal): ApiError {
+function notYours(principal: Principal): DomainError {
   const whose =
     principal.authClass === "Location"
       ? "A sub-account token can read only its own sub-account"
       : "An agency token can read only its agency's sub-accounts";
-  return new ApiError("forbidden", `${whose}; this token cannot read this one.`);
+  return forbidden(`${whose}; this token cannot read this one.`);
 }
 
 export interface LocationRow {

@@ -25,6 +25,11 @@ export interface Principal {
   expiresAt?: Date;
 }
 
+/** The sub-account a Location principal acts in; undefined for agency-level (Company) principals. */
+export function locationOf(principal: Principal): string | undefined {
+  return principal.authClass === "Location" ? principal.locationId : undefined;
+}
+
 /** The rate-limit bucket of a principal: per app or integration, per sub-account or agency. */
 export function rateLimitSubject(principal: Principal): string {
   const owner = principal.kind === "access_token" ? `app:${principal.appId}` : `pit:${principal.integrationId}`;
