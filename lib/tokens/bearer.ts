@@ -1,5 +1,9 @@
 import { ApiError, bearerChallenge } from "@/lib/api/errors";
-import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
+import {
+  type VerificationContext,
+  verificationContext,
+  verifyPrivateIntegrationToken,
+} from "@/lib/integrations/verify";
 import type { Scope } from "@/lib/scopes";
 import { verifyAccessToken } from "./access-token";
 import type { Principal, VerifyResult } from "./principal";
@@ -33,7 +37,7 @@ export function bearerError(code: ChallengeCode, description: string, scope?: st
 const headerPattern = /^Bearer +([^\s]+) *$/i;
 const jwtPattern = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
-type Reason = Exclude<VerifyResult, { ok: true }>["reason"];
+type Reason = Exclude<Exclude<VerifyResult, { ok: true }>["reason"], "refused">;
 
 const accessTokenReasons: Record<Reason, string> = {
   malformed: "The access token is malformed. Send the access_token of a token response as is.",
@@ -73,8 +77,12 @@ export function bearerToken(request: Request): string {
 }
 
 /** Verifies a token of either kind, by its shape. */
-export async function verifyBearerToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
-  if (token.startsWith("pit-")) return verifyPrivateIntegrationToken(token, now);
+export async function verifyBearerToken(
+  token: string,
+  now: Date = new Date(),
+  context?: VerificationContext,
+): Promise<VerifyResult> {
+  if (token.startsWith("pit-")) return verifyPrivateIntegrationToken(token, now, context);
   if (token.length <= 8192 && jwtPattern.test(token)) return verifyAccessToken(token, now);
   return { ok: false, reason: "malformed" };
 }
@@ -85,8 +93,9 @@ export async function verifyBearerToken(token: string, now: Date = new Date()): 
  */
 export async function authenticateBearer(request: Request, now: Date = new Date()): Promise<Principal> {
   const token = bearerToken(request);
-  const result = await verifyBearerToken(token, now);
+  const result = await verifyBearerToken(token, now, verificationContext(request.headers));
   if (result.ok) return result.principal;
+  if (result.reason === "refused") throw bearerError(result.refusal.code, result.refusal.description);
   if (token.startsWith("pit-")) throw bearerError("invalid_token", privateIntegrationReasons[result.reason]);
   if (jwtPattern.test(token)) throw bearerError("invalid_token", accessTokenReasons[result.reason]);
   throw bearerError(
