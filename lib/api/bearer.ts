@@ -1,4 +1,8 @@
-import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
+import {
+  type VerificationContext,
+  verificationContext,
+  verifyPrivateIntegrationToken,
+} from "@/lib/integrations/verify";
 import type { Scope } from "@/lib/scopes";
 import { isJwtShaped, verifyAccessToken } from "@/lib/tokens/access-token";
 import { locationOf, type Principal, type VerifyResult } from "@/lib/tokens/principal";
@@ -40,7 +44,7 @@ export function bearerError(code: ChallengeCode, description: string, scope?: st
 
 const headerPattern = /^Bearer +([^\s]+) *$/i;
 
-type Reason = Exclude<VerifyResult, { ok: true }>["reason"];
+type Reason = Exclude<Exclude<VerifyResult, { ok: true }>["reason"], "refused">;
 
 const accessTokenReasons: Record<Reason, string> = {
   malformed: "The access token is malformed. Send the access_token of a token response as is.",
@@ -80,8 +84,12 @@ export function bearerToken(request: Request): string {
 }
 
 /** Verifies a token of either kind, by its shape. */
-export async function verifyBearerToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
-  if (token.startsWith("pit-")) return verifyPrivateIntegrationToken(token, now);
+export async function verifyBearerToken(
+  token: string,
+  now: Date = new Date(),
+  context?: VerificationContext,
+): Promise<VerifyResult> {
+  if (token.startsWith("pit-")) return verifyPrivateIntegrationToken(token, now, context);
   if (isJwtShaped(token)) return verifyAccessToken(token, now);
   return { ok: false, reason: "malformed" };
 }
@@ -92,8 +100,9 @@ export async function verifyBearerToken(token: string, now: Date = new Date()): 
  */
 export async function authenticateBearer(request: Request, now: Date = new Date()): Promise<Principal> {
   const token = bearerToken(request);
-  const result = await verifyBearerToken(token, now);
+  const result = await verifyBearerToken(token, now, verificationContext(request.headers));
   if (result.ok) return result.principal;
+  if (result.reason === "refused") throw bearerError(result.refusal.code, result.refusal.description);
   if (token.startsWith("pit-")) throw bearerError("invalid_token", privateIntegrationReasons[result.reason]);
   if (isJwtShaped(token)) throw bearerError("invalid_token", accessTokenReasons[result.reason]);
   throw bearerError(

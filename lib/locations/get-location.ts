@@ -2,6 +2,7 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { cachedRead } from "@/lib/db/read-cache";
 import { type DomainError, forbidden } from "@/lib/errors";
+import { subAccountNotChosenDescription } from "@/lib/integrations/guard-rails";
 import type { Principal } from "@/lib/tokens/principal";
 
 export const locationSchema = z
@@ -47,6 +48,10 @@ export async function getLocationForPrincipal(principal: Principal, locationId: 
   if (principal.authClass === "Location" && principal.locationId !== locationId) throw notYours(principal);
   const row = await findLocation(locationId);
   if (!row || row.companyId !== principal.companyId) throw notYours(principal);
+  // An agency private integration with chosen Sub-accounts: others of its agency (also ones created later) are refused.
+  if (principal.allowedLocationIds && !principal.allowedLocationIds.includes(row.id)) {
+    throw forbidden(subAccountNotChosenDescription);
+  }
   return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
 }
 
