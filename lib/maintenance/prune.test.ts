@@ -21,7 +21,7 @@ let app: CreatedApp;
 let installationId: string;
 let installer: Awaited<ReturnType<typeof makeUser>>;
 const now = new Date();
-const before = (offsetMs: number) => new Date(now.getTime() - offsetMs);
+const ago = (offsetMs: number) => new Date(now.getTime() - offsetMs);
 
 beforeAll(async () => {
   agency = await makeAgency({ locations: 1 });
@@ -76,9 +76,9 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
   ])("access token %s", async (_, expiredAgoMs, kept) => {
     const g = await grant();
     const jti = randomUUID();
-    await db().accessToken.create({ data: { jti, grantId: g.id, expiresAt: before(expiredAgoMs) } });
+    await db().accessToken.create({ data: { jti, grantId: g.id, expiresAt: ago(expiredAgoMs) } });
     // A live refresh token keeps the grant itself out of the way.
-    await db().refreshToken.create({ data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: before(-DAY) } });
+    await db().refreshToken.create({ data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: ago(-DAY) } });
     await prune();
     expect(await exists.accessToken(jti)).toBe(kept);
     expect(await exists.grant(g.id)).toBe(true);
@@ -96,12 +96,12 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
       data: {
         tokenHash: randomUUID(),
         grantId: g.id,
-        expiresAt: before(expiredAgoMs),
-        consumedAt: consumed ? before(300 * DAY) : null,
+        expiresAt: ago(expiredAgoMs),
+        consumedAt: consumed ? ago(300 * DAY) : null,
       },
     });
     const sibling = await db().refreshToken.create({
-      data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: before(-DAY) },
+      data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: ago(-DAY) },
     });
     await prune();
     expect(await exists.refreshToken(token.id)).toBe(kept);
@@ -112,7 +112,7 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
   it("a grant goes with its last refresh token (and its long-expired access tokens with it)", async () => {
     const g = await grant();
     const token = await db().refreshToken.create({
-      data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: before(2 * DAY), consumedAt: before(300 * DAY) },
+      data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: ago(2 * DAY), consumedAt: ago(300 * DAY) },
     });
     const summary = await prune();
     expect(await exists.refreshToken(token.id)).toBe(false);
@@ -124,7 +124,7 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
     ["30 days - 1 ms ago", PRUNE_HORIZONS.revokedGrantMs - 1, true],
     ["30 days + 1 ms ago", PRUNE_HORIZONS.revokedGrantMs + 1, false],
   ])("a family revoked %s: kept or pruned with every token of it", async (_, revokedAgoMs, kept) => {
-    const parent = await grant({ revokedAt: before(revokedAgoMs) });
+    const parent = await grant({ revokedAt: ago(revokedAgoMs) });
     const child = await db().tokenGrant.create({
       data: {
         appId: app.app.id,
@@ -135,22 +135,22 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
         locationId: agency.locations[0]!.id,
         userId: agency.owner.id,
         scopes: [],
-        revokedAt: before(revokedAgoMs),
+        revokedAt: ago(revokedAgoMs),
       },
     });
     const refresh = [];
     for (const g of [parent, child]) {
       refresh.push(
         await db().refreshToken.create({
-          data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: before(-300 * DAY), consumedAt: before(40 * DAY) },
+          data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: ago(-300 * DAY), consumedAt: ago(40 * DAY) },
         }),
         await db().refreshToken.create({
-          data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: before(-300 * DAY) },
+          data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: ago(-300 * DAY) },
         }),
       );
     }
     const jti = randomUUID();
-    await db().accessToken.create({ data: { jti, grantId: parent.id, expiresAt: before(-DAY) } });
+    await db().accessToken.create({ data: { jti, grantId: parent.id, expiresAt: ago(-DAY) } });
     await prune();
     expect(await exists.grant(parent.id)).toBe(kept);
     expect(await exists.grant(child.id)).toBe(kept);
@@ -172,8 +172,8 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
         userId: agency.owner.id,
         redirectUri: "https://app.example.test/oauth/callback",
         scopes: [],
-        expiresAt: before(expiredAgoMs),
-        consumedAt: consumed ? before(expiredAgoMs + 60_000) : null,
+        expiresAt: ago(expiredAgoMs),
+        consumedAt: consumed ? ago(expiredAgoMs + 60_000) : null,
       },
     });
     const issued = await db().tokenGrant.create({
@@ -186,7 +186,7 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
         locationId: agency.locations[0]!.id,
         userId: agency.owner.id,
         scopes: [],
-        refreshTokens: { create: { tokenHash: randomUUID(), expiresAt: before(-300 * DAY) } },
+        refreshTokens: { create: { tokenHash: randomUUID(), expiresAt: ago(-300 * DAY) } },
       },
     });
     await prune();
@@ -197,32 +197,24 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
   });
 
   it.each([
-    [
-      "revoked 30 days - 1 ms ago",
-      { slot: null, revokedAt: before(PRUNE_HORIZONS.integrationTokenStoppedMs - 1) },
-      true,
-    ],
-    [
-      "revoked 30 days + 1 ms ago",
-      { slot: null, revokedAt: before(PRUNE_HORIZONS.integrationTokenStoppedMs + 1) },
-      false,
-    ],
+    ["revoked 30 days - 1 ms ago", { slot: null, revokedAt: ago(PRUNE_HORIZONS.integrationTokenStoppedMs - 1) }, true],
+    ["revoked 30 days + 1 ms ago", { slot: null, revokedAt: ago(PRUNE_HORIZONS.integrationTokenStoppedMs + 1) }, false],
     [
       "left its slot after its overlap, ended 30 days + 1 ms ago",
-      { slot: null, expiresAt: before(PRUNE_HORIZONS.integrationTokenStoppedMs + 1) },
+      { slot: null, expiresAt: ago(PRUNE_HORIZONS.integrationTokenStoppedMs + 1) },
       false,
     ],
     [
       "left its slot early (rotated now) with an overlap end still ahead",
-      { slot: null, expiresAt: before(-7 * DAY), createdAt: before(400 * DAY) },
+      { slot: null, expiresAt: ago(-7 * DAY), createdAt: ago(400 * DAY) },
       true,
     ],
     [
       "previous, overlap ended 31 days ago, still in its slot",
-      { slot: "previous" as const, expiresAt: before(31 * DAY) },
+      { slot: "previous" as const, expiresAt: ago(31 * DAY) },
       true,
     ],
-    ["current, made 400 days ago", { slot: "current" as const, createdAt: before(400 * DAY) }, true],
+    ["current, made 400 days ago", { slot: "current" as const, createdAt: ago(400 * DAY) }, true],
   ])("private-integration token %s", async (_, token, kept) => {
     const integration = await db().privateIntegration.create({
       data: { companyId: agency.company.id, name: `PI ${randomUUID()}`, scopes: [], createdByUserId: agency.owner.id },
@@ -251,7 +243,7 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
           payload: { type: "INSTALL" },
           targetUrl: "https://app.example.test/hook",
           status,
-          createdAt: before(ageMs),
+          createdAt: ago(ageMs),
           deliveryLogs: {
             create: [
               { durationMs: 12, statusCode: 200 },
@@ -270,9 +262,9 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
 describe("batches", () => {
   it("deletes more rows than one batch holds, a batch at a time", async () => {
     const g = await grant();
-    await db().refreshToken.create({ data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: before(-DAY) } });
+    await db().refreshToken.create({ data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: ago(-DAY) } });
     await db().accessToken.createMany({
-      data: Array.from({ length: 1_203 }, () => ({ jti: randomUUID(), grantId: g.id, expiresAt: before(DAY) })),
+      data: Array.from({ length: 1_203 }, () => ({ jti: randomUUID(), grantId: g.id, expiresAt: ago(DAY) })),
     });
     const summary = await prune({ batchSize: 100 });
     expect(summary.accessTokens).toBe(1_203);
@@ -334,7 +326,7 @@ describe("replay detection still works for rows younger than the horizon", () =>
     const row = await db().authorizationCode.findFirstOrThrow({ where: { grants: { some: { id: grantId } } } });
     await db().authorizationCode.update({
       where: { id: row.id },
-      data: { expiresAt: before(PRUNE_HORIZONS.codePastExpiryMs - 60_000) },
+      data: { expiresAt: ago(PRUNE_HORIZONS.codePastExpiryMs - 60_000) },
     });
     await prune();
     await expect(exchangeCode(code)).rejects.toMatchObject({
@@ -349,7 +341,7 @@ describe("replay detection still works for rows younger than the horizon", () =>
     const next = await refresh(body.refresh_token);
     await db().refreshToken.update({
       where: { id: body.refreshTokenId },
-      data: { consumedAt: before(300 * DAY), expiresAt: before(-65 * DAY) },
+      data: { consumedAt: ago(300 * DAY), expiresAt: ago(-65 * DAY) },
     });
     await prune();
     await expect(refresh(body.refresh_token)).rejects.toMatchObject({
@@ -365,7 +357,7 @@ describe("replay detection still works for rows younger than the horizon", () =>
     await refresh(body.refresh_token);
     await db().refreshToken.update({
       where: { id: body.refreshTokenId },
-      data: { consumedAt: before(366 * DAY), expiresAt: before(PRUNE_HORIZONS.refreshTokenPastExpiryMs - 60_000) },
+      data: { consumedAt: ago(366 * DAY), expiresAt: ago(PRUNE_HORIZONS.refreshTokenPastExpiryMs - 60_000) },
     });
     await prune();
     await expect(refresh(body.refresh_token)).rejects.toMatchObject({
@@ -380,7 +372,7 @@ describe("replay detection still works for rows younger than the horizon", () =>
     const next = await refresh(body.refresh_token);
     await db().refreshToken.update({
       where: { id: body.refreshTokenId },
-      data: { consumedAt: before(366 * DAY), expiresAt: before(PRUNE_HORIZONS.refreshTokenPastExpiryMs + 60_000) },
+      data: { consumedAt: ago(366 * DAY), expiresAt: ago(PRUNE_HORIZONS.refreshTokenPastExpiryMs + 60_000) },
     });
     await prune();
     await expect(refresh(body.refresh_token)).rejects.toMatchObject({
@@ -394,9 +386,9 @@ describe("replay detection still works for rows younger than the horizon", () =>
 describe.skipIf(!process.env.DATABASE_URL?.startsWith("postgres"))("one instance at a time (PostgreSQL)", () => {
   it("a run finds the lock held by another instance and stops without deleting", async () => {
     const g = await grant();
-    await db().refreshToken.create({ data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: before(-DAY) } });
+    await db().refreshToken.create({ data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: ago(-DAY) } });
     const jti = randomUUID();
-    await db().accessToken.create({ data: { jti, grantId: g.id, expiresAt: before(DAY) } });
+    await db().accessToken.create({ data: { jti, grantId: g.id, expiresAt: ago(DAY) } });
     const other = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await other.connect();
     try {
