@@ -7,7 +7,7 @@ import { formRequest, install, makeApp } from "@/lib/oauth/testing";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { WEBHOOK_EVENT_RETENTION_DAYS } from "@/lib/webhooks/retention";
-import { PRUNE_HORIZONS, pruneOnce } from "./prune";
+import { PRUNE_HORIZONS, pruneOnce, startPruner, stopPruner } from "./prune";
 
 /**
  * The pruner, with the clock as a parameter. Rows are written with timestamps 1 ms either side of
@@ -403,5 +403,25 @@ describe.skipIf(!process.env.DATABASE_URL?.startsWith("postgres"))("one instance
     } finally {
       await other.end().catch(() => {});
     }
+  });
+});
+
+// Unscoped (as the server runs it), so only where this file has the database to itself.
+describe.skipIf(process.env.DATABASE_URL?.startsWith("postgres"))("the loop started with the server (PGlite)", () => {
+  it("prunes on its interval until stopped", async () => {
+    const g = await grant();
+    await db().refreshToken.create({ data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: ago(-DAY) } });
+    const jti = randomUUID();
+    await db().accessToken.create({ data: { jti, grantId: g.id, expiresAt: ago(DAY) } });
+    startPruner({ intervalMs: 50, firstRunDelayMs: 0 });
+    try {
+      await expect.poll(() => exists.accessToken(jti), { timeout: 10_000 }).toBe(false);
+    } finally {
+      await stopPruner();
+    }
+    const later = randomUUID();
+    await db().accessToken.create({ data: { jti: later, grantId: g.id, expiresAt: ago(DAY) } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await exists.accessToken(later)).toBe(true);
   });
 });

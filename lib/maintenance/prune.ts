@@ -102,6 +102,8 @@ interface Step {
 }
 
 const LOCK = "maintenance:prune";
+/** A batch may wait for a busy database (PGlite has one connection) rather than fail the run. */
+const BATCH_TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
 
 function scoped(companyIds: string[] | undefined, sql: Prisma.Sql): Prisma.Sql {
   return companyIds ? sql : Prisma.empty;
@@ -294,7 +296,7 @@ export async function pruneOnce(options: PruneOptions = {}): Promise<PruneSummar
           SELECT pg_try_advisory_xact_lock(hashtext(${LOCK})) AS locked`;
         if (!lock?.locked) return undefined;
         return step.run(tx, batchSize);
-      });
+      }, BATCH_TRANSACTION_OPTIONS);
       if (!outcome) {
         summary.skipped = true;
         return summary;
