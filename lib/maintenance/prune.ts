@@ -30,8 +30,11 @@ import { webhookEventRetentionCutoff } from "@/lib/webhooks/retention";
  *   year ago), or 30 days after they were revoked, with every token of theirs (in batches: tokens
  *   first, then the grant). A revoked family has nothing left to revoke, so its consumed tokens
  *   only serve the error message ("revoked" instead of "not valid") that a developer may see while
- *   debugging: 30 days of it. Location grants (`parentGrantId`) are revoked with their parent,
- *   so a parent never goes while a child could still be revoked through it.
+ *   debugging: 30 days of it. Location grants (`parentGrantId`, no foreign key) are revoked with
+ *   their parent, so a revoked parent's children go with it. A parent that goes because its tokens
+ *   expired may leave live children: nothing could reach them through it any more (reuse and
+ *   RFC 7009 revocation need a refresh token of the parent, code replay needs its code, gone
+ *   after 7 days), and uninstall revokes children by installation.
  * - Private-integration tokens that left their integration (revoked, or replaced after their
  *   rotation overlap): 30 days after they stopped working (the longest rotation overlap is 30 days,
  *   and the stop moment is `revokedAt` or `expiresAt`, whichever came first). Live tokens, including
