@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
-import { db } from "@/lib/db/client";
+import { databaseHandle, db } from "@/lib/db/client";
 import type { CreatedApp } from "@/lib/oauth/apps";
 import { formRequest, install, makeApp } from "@/lib/oauth/testing";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
@@ -423,5 +423,36 @@ describe.skipIf(process.env.DATABASE_URL?.startsWith("postgres"))("the loop star
     await db().accessToken.create({ data: { jti: later, grantId: g.id, expiresAt: ago(DAY) } });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await exists.accessToken(later)).toBe(true);
+  });
+});
+
+// Notifications are global: only a database this file has to itself tells whose they are.
+describe.skipIf(process.env.DATABASE_URL?.startsWith("postgres"))("cache notifications (PGlite)", () => {
+  it("its deletes send no NOTIFY token_state; any other delete still does", async () => {
+    const pglite = databaseHandle().pglite;
+    if (!pglite) throw new Error("expected PGlite");
+    const heard: string[] = [];
+    const unlisten = await pglite.listen("token_state", (payload: string) => heard.push(payload));
+    try {
+      const g = await grant();
+      await db().refreshToken.create({ data: { tokenHash: randomUUID(), grantId: g.id, expiresAt: ago(-DAY) } });
+      const pruned = randomUUID();
+      const deleted = randomUUID();
+      await db().accessToken.createMany({
+        data: [
+          { jti: pruned, grantId: g.id, expiresAt: ago(DAY) },
+          { jti: deleted, grantId: g.id, expiresAt: ago(-DAY) },
+        ],
+      });
+      heard.length = 0;
+      await prune();
+      expect(await exists.accessToken(pruned)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(heard).toEqual([]);
+      await db().accessToken.delete({ where: { jti: deleted } });
+      await expect.poll(() => heard, { timeout: 5_000 }).toContain("AccessToken");
+    } finally {
+      await unlisten();
+    }
   });
 });

@@ -50,9 +50,10 @@ import { webhookEventRetentionCutoff } from "@/lib/webhooks/retention";
  * (a Redeliver may have made a failed event pending meanwhile). A batch that finds the lock held
  * stops this run: another instance is pruning. Batches repeat while full, with a short pause, so
  * the pruner never holds locks or a snapshot for long (a long transaction would also hold back
- * GET /webhooks/events, which waits for every older transaction). The select comes first so that
- * nothing is deleted when nothing is due: a DELETE on a token table sends NOTIFY token_state even
- * when it deletes nothing, and that empties every instance's read cache.
+ * GET /webhooks/events, which waits for every older transaction). Every row it deletes stopped
+ * mattering long before the read cache's 900 ms lifetime, so its batches send no NOTIFY token_state
+ * (which would empty every instance's cache several times a second while a backlog drains): they
+ * set `maintenance.prune`, which the trigger function reads.
  */
 
 const MINUTE_MS = 60_000;
@@ -298,6 +299,8 @@ export async function pruneOnce(options: PruneOptions = {}): Promise<PruneSummar
         const [lock] = await tx.$queryRaw<{ locked: boolean }[]>`
           SELECT pg_try_advisory_xact_lock(hashtext(${LOCK})) AS locked`;
         if (!lock?.locked) return undefined;
+        // Its deletes send no NOTIFY token_state (migration prune_sends_no_token_state).
+        await tx.$queryRaw`SELECT set_config('maintenance.prune', 'on', true)`;
         return step.run(tx, batchSize);
       }, BATCH_TRANSACTION_OPTIONS);
       if (!outcome) {
