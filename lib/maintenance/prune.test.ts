@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
-import type { CreatedApp } from "@/lib/oauth/apps";
 import { formRequest, install, makeApp } from "@/lib/oauth/testing";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
