@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { decodeProtectedHeader } from "jose";
-import { createCompany, createLocation } from "@/lib/accounts/companies";
+import { createCompany } from "@/lib/accounts/companies";
 import { setLabsFeature } from "@/lib/accounts/labs";
 import type { Actor } from "@/lib/accounts/permissions";
 import { createUser } from "@/lib/accounts/users";
@@ -25,6 +25,7 @@ import { databaseHandle, db, disconnectDb } from "@/lib/db/client";
 import { deployMigrations } from "@/lib/db/migrations";
 import { resetEnvCache } from "@/lib/env";
 import { createPrivateIntegration, deletePrivateIntegration } from "@/lib/integrations/lifecycle";
+import { createLocation } from "@/lib/locations/create-location";
 import { createApp } from "@/lib/oauth/apps";
 import { approveInstall } from "@/lib/oauth/authorization";
 import {

@@ -1,7 +1,6 @@
 import { z } from "zod";
+import { findLocation } from "@/lib/accounts/locations";
 import { ApiError } from "@/lib/api/errors";
-import { db } from "@/lib/db/client";
-import { cachedRead } from "@/lib/db/read-cache";
 import type { Principal } from "@/lib/tokens/principal";
 
 export const locationSchema = z
@@ -28,13 +27,6 @@ function notYours(principal: Principal): ApiError {
   return new ApiError("forbidden", `${whose}; this token cannot read this one.`);
 }
 
-export interface LocationRow {
-  id: string;
-  companyId: string;
-  name: string;
-  createdAt: Date;
-}
-
 /**
  * GET /locations/{locationId}: a Location token (access or private integration) of that
  * sub-account, or a Company token (access or private integration) of its agency. The row comes
@@ -48,19 +40,4 @@ export async function getLocationForPrincipal(principal: Principal, locationId: 
   const row = await findLocation(locationId);
   if (!row || row.companyId !== principal.companyId) throw notYours(principal);
   return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
-}
-
-/** A sub-account by id, from the read cache or one indexed read (see getLocationForPrincipal). */
-export function findLocation(locationId: string): Promise<LocationRow | undefined> {
-  return cachedRead(
-    `location:${locationId}`,
-    () => readLocation(locationId),
-    (found) => found !== undefined,
-  );
-}
-
-async function readLocation(locationId: string): Promise<LocationRow | undefined> {
-  const rows = await db().$queryRaw<LocationRow[]>`
-    SELECT id, "companyId", name, "createdAt" FROM "Location" WHERE id = ${locationId}`;
-  return rows[0];
 }

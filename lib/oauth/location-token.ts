@@ -1,5 +1,5 @@
+import { findLocation } from "@/lib/accounts/locations";
 import { db, type Tx } from "@/lib/db/client";
-import { findLocation } from "@/lib/locations/get-location";
 import type { Principal } from "@/lib/tokens/principal";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import { bearerError } from "./bearer";
