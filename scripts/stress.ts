@@ -25,9 +25,9 @@ import { databaseHandle, db, disconnectDb } from "@/lib/db/client";
 import { deployMigrations } from "@/lib/db/migrations";
 import { resetEnvCache } from "@/lib/env";
 import { createPrivateIntegration, deletePrivateIntegration } from "@/lib/integrations/lifecycle";
-import { createLocation } from "@/lib/locations/create-location";
 import { createApp } from "@/lib/oauth/apps";
 import { approveInstall } from "@/lib/oauth/authorization";
+import { createLocation } from "@/lib/provisioning/create-location";
 import {
   type Instance,
   makeInstance,

@@ -6,7 +6,7 @@ import { POST as tokenPOST } from "@/app/oauth/token/route";
 import { GET as eventsGET } from "@/app/webhooks/events/route";
 import { runCommand } from "@/lib/cli/run";
 import { db } from "@/lib/db/client";
-import { createLocation } from "@/lib/locations/create-location";
+import { createLocation } from "@/lib/provisioning/create-location";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import type { CreatedApp } from "./apps";
 import { type InstallTarget, installChoiceFor } from "./authorization";
