@@ -1,5 +1,5 @@
 import { createPublicKey, type JsonWebKey, KeyObject, verify } from "node:crypto";
-import { WebhookManager } from "@gohighlevel/api-client/dist/lib/webhook/webhook-manager";
+import { WebhookManager } from "@gohighlevel/api-client";
 import { Webhook } from "standardwebhooks";
 import type { ReceivedWebhook } from "./webhook-receiver";
 
