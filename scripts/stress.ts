@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { decodeProtectedHeader } from "jose";
-import { createCompany, createLocation } from "@/lib/accounts/companies";
+import { createCompany } from "@/lib/accounts/companies";
 import { setLabsFeature } from "@/lib/accounts/labs";
 import type { Actor } from "@/lib/accounts/permissions";
 import { createUser } from "@/lib/accounts/users";
@@ -27,6 +27,7 @@ import { deployMigrations } from "@/lib/db/migrations";
 import { resetEnvCache } from "@/lib/env";
 import { createPrivateIntegration, deletePrivateIntegration } from "@/lib/integrations/lifecycle";
 import { approveInstall } from "@/lib/oauth/authorize/approve";
+import { createLocation } from "@/lib/provisioning/create-location";
 import {
   type Instance,
   makeInstance,

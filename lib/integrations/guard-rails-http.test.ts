@@ -1,11 +1,11 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { createLocation } from "@/lib/accounts/companies";
 import { peerAddressHeader } from "@/lib/api/client-address";
 import { databaseHandle, db } from "@/lib/db/client";
 import { changeCachedState, readCacheStats } from "@/lib/db/read-cache";
 import { env, resetEnvCache } from "@/lib/env";
+import { createLocation } from "@/lib/provisioning/create-location";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { ALL_SUB_ACCOUNTS, type GuardRails, NO_GUARD_RAILS, readGuardRails, writeGuardRails } from "./guard-rails";
 import { createPrivateIntegration } from "./lifecycle";

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { db } from "@/lib/db/client";
-import { cachedRead } from "@/lib/db/read-cache";
+import { findLocation } from "@/lib/accounts/locations";
 import { type DomainError, forbidden } from "@/lib/errors";
 import { subAccountNotChosenDescription } from "@/lib/integrations/guard-rails";
 import type { Principal } from "@/lib/tokens/principal";
@@ -29,13 +28,6 @@ function notYours(principal: Principal): DomainError {
   return forbidden(`${whose}; this token cannot read this one.`);
 }
 
-export interface LocationRow {
-  id: string;
-  companyId: string;
-  name: string;
-  createdAt: Date;
-}
-
 /**
  * GET /locations/{locationId}: a Location token (access or private integration) of that
  * sub-account, or a Company token (access or private integration) of its agency. The row comes
@@ -53,19 +45,4 @@ export async function getLocationForPrincipal(principal: Principal, locationId: 
     throw forbidden(subAccountNotChosenDescription);
   }
   return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
-}
-
-/** A sub-account by id, from the read cache or one indexed read (see getLocationForPrincipal). */
-export function findLocation(locationId: string): Promise<LocationRow | undefined> {
-  return cachedRead(
-    `location:${locationId}`,
-    () => readLocation(locationId),
-    (found) => found !== undefined,
-  );
-}
-
-async function readLocation(locationId: string): Promise<LocationRow | undefined> {
-  const rows = await db().$queryRaw<LocationRow[]>`
-    SELECT id, "companyId", name, "createdAt" FROM "Location" WHERE id = ${locationId}`;
-  return rows[0];
 }

@@ -1,6 +1,6 @@
+import { findLocation } from "@/lib/accounts/locations";
 import { bearerError } from "@/lib/api/bearer";
 import { db, type Tx } from "@/lib/db/client";
-import { findLocation } from "@/lib/locations/get-location";
 import type { Principal } from "@/lib/tokens/principal";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import { invalidRequest } from "./errors";
