@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import { hashSecret, safeEqual } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
+import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import type { AuthenticatedClient } from "../client-auth";
-import { invalidGrant, invalidRequest } from "../errors";
-import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { clientChanged } from "../client-auth";
+import { invalidGrant, invalidRequest } from "../errors";
 import {
   finishTokens,
   type GrantForIssue,
