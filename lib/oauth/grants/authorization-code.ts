@@ -70,8 +70,12 @@ interface CodeRow {
   };
 }
 
-/** The code with its installation and the installation's sub-accounts: one statement. */
-async function findCode(code: string): Promise<CodeRow | undefined> {
+/**
+ * The code with its installation and the installation's sub-accounts: one statement. Also whether
+ * the client's secret hash is still the app's (the client may come from the read cache), so a
+ * replaced secret never gets as far as a replay's revocation.
+ */
+async function findCode(code: string, client: AuthenticatedClient): Promise<CodeRow | undefined> {
   const rows = await db().$queryRaw<
     (Omit<CodeRow, "installation" | "expiresAt" | "consumedAt"> & {
       expiresAt: Date | string;
@@ -85,18 +89,22 @@ async function findCode(code: string): Promise<CodeRow | undefined> {
       approveAllLocations: boolean;
       installToFutureLocations: boolean;
       locations: string[];
+      clientCurrent: boolean;
     })[]
   >`
     SELECT c.id, c."appId", c."userId", c."redirectUri", c."codeChallenge", c.scopes, c."expiresAt", c."consumedAt",
            i.id AS "installationId", i.status::text AS status, i."userType"::text AS "userType", i."companyId",
            i."locationId", i."versionId", i."approveAllLocations", i."installToFutureLocations",
            ARRAY(SELECT l."locationId" FROM "InstallationLocation" l
-                 WHERE l."installationId" = i.id ORDER BY l."locationId") AS locations
+                 WHERE l."installationId" = i.id ORDER BY l."locationId") AS locations,
+           EXISTS (SELECT 1 FROM "App" a
+                   WHERE a.id = ${client.app.id} AND a."clientSecretHash" = ${client.secretHash}) AS "clientCurrent"
     FROM "AuthorizationCode" c
     JOIN "Installation" i ON i.id = c."installationId"
     WHERE c."codeHash" = ${hashSecret(code)}`;
   const row = rows[0];
   if (!row) return undefined;
+  if (!row.clientCurrent) throw clientChanged();
   return {
     id: row.id,
     appId: row.appId,
@@ -197,7 +205,7 @@ function checkInstalled(row: CodeRow) {
 export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<string, unknown>> {
   const { now } = ctx;
   const params = checkParams(ctx.form);
-  const row = await findCode(params.code);
+  const row = await findCode(params.code, ctx.client);
   if (!row)
     throw invalidGrant("The authorization code is not valid. Send it exactly as your redirect_uri received it.");
   checkClient(row, ctx);
