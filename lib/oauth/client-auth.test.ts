@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { regenerateClientSecret } from "@/lib/apps/secrets";
 import { makeAgency } from "@/lib/testing/fixtures";
-import { regenerateClientSecret } from "./apps";
 import { formRequest, install, installAndExchange, makeApp } from "./testing";
 import { tokenEndpoint } from "./token-endpoint";
 
