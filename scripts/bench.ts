@@ -4,7 +4,9 @@
 // machine's load spreads over all of them), --warmup <s> (default 2), --port <n> (default 3105),
 // --scale (part 2, PostgreSQL only), with --scale-sizes <n,n,...> (default 1000,1000000),
 // --scale-days <n> (30), --scale-families <n> (1000), --scale-refreshes <per family a day> (24),
-// --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md).
+// --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md),
+// --only <ids> (comma-separated scenario ids, e.g. e,g,f,R: a quick look at a few scenarios; the peers
+// start only when R or N is among them).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -43,6 +45,7 @@ const { values: flags } = parseArgs({
     "scale-refreshes": { type: "string" },
     "scale-installs": { type: "string" },
     "scale-out": { type: "string" },
+    only: { type: "string" },
     // Internal: one database per child process, so no cache or connection outlives its run.
     child: { type: "string" },
     out: { type: "string" },
@@ -55,6 +58,9 @@ const rounds = Number(flags.rounds);
 if (!(duration > 0) || !(warmup >= 0) || !(port > 0) || !(rounds >= 1)) {
   throw new Error("--duration, --rounds, --warmup and --port take positive numbers.");
 }
+
+const only = flags.only ? new Set(flags.only.split(",").map((id) => id.trim())) : undefined;
+const selected = (id: string) => !only || only.has(id);
 
 const labels = { pglite: "PGlite (embedded)", postgres: "PostgreSQL" } as const;
 type Kind = keyof typeof labels;
@@ -86,7 +92,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const peers: Peer[] = [];
     let peerRuns: Scenario[] = [];
     let peerDatabase: Awaited<ReturnType<typeof freshDatabase>> | undefined;
-    if (kind === "postgres") {
+    if (kind === "postgres" && (selected("R") || selected("N"))) {
       peerDatabase = await freshDatabase("postgres", "bench_peer");
       say(
         `${labels[kind]}: starting node-oidc-provider (seeding ${tokensNeeded} refresh tokens) and a bare Next.js app`,
@@ -105,7 +111,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const countingLimits = { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_DAILY: "1000000000" };
     say(`${labels[kind]}: starting the production server on port ${port} (log: ${logFile})`);
     let server = await startProductionServer({ ...common, env: { ...benchEnv, ...countingLimits } });
-    const all = [...scenarios(seed), ...peerRuns];
+    const all = [...scenarios(seed), ...peerRuns].filter((s) => selected(s.id));
     const measured = new Map<string, Measurement[]>(all.map((s) => [s.id, []]));
     try {
       for (let round = 0; round < rounds; round++) {
@@ -121,6 +127,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       await peerDatabase?.drop();
     }
     const results = all.map((s) => combine(s, measured.get(s.id)!));
+    if (!selected("b")) return { database: kind, label: labels[kind], duration, connections: CONNECTIONS, results };
     // (b) again with the limits off (SPEC.md: 0, for load tests): what counting every request costs.
     say(`${labels[kind]}: (b) again with rate limits off`);
     server = await startProductionServer({
@@ -183,6 +190,7 @@ async function main() {
     const out = join(dir, `${kind}.json`);
     const args = ["scripts/bench.ts", "--child", kind, "--out", out, "--duration", String(duration)];
     args.push("--warmup", String(warmup), "--port", String(port), "--rounds", String(rounds));
+    if (flags.only) args.push("--only", flags.only);
     const child = spawnSync(process.execPath, [resolve("node_modules/tsx/dist/cli.mjs"), ...args], {
       stdio: "inherit",
     });
@@ -206,6 +214,10 @@ async function main() {
     sections.join("\n\n"),
     "",
   ].join("\n");
+  if (only) {
+    say("--only: a partial run, so bench-results.md is left as it was");
+    return;
+  }
   writeFileSync("bench-results.md", markdown);
   say("Wrote bench-results.md");
 }

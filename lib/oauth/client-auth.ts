@@ -1,5 +1,6 @@
 import type { AppView } from "@/lib/apps/app-view";
 import { secretMatchesHash } from "@/lib/crypto/secrets";
+import { cachedRead } from "@/lib/db/read-cache";
 import { findAppByClientId } from "./client-lookup";
 import { invalidClient, invalidRequest } from "./errors";
 
@@ -15,6 +16,32 @@ export type ClientAuthMethod = "client_secret_basic" | "client_secret_post";
 export interface AuthenticatedClient {
   app: AppView;
   method: ClientAuthMethod;
+  /**
+   * The stored hash the secret was checked against, as read. A lookup from the read cache may be
+   * up to a second old, so a grant that issues checks in its own statement that this is still the
+   * app's hash (a regenerated secret stops at once) and throws `ClientChanged` when it is not.
+   */
+  secretHash: string;
+}
+
+export interface ClientAuthOptions {
+  /**
+   * Look the app up through the read cache (lib/db/read-cache.ts). Only for callers that check
+   * `secretHash` against the database in the statement that acts (the token endpoint's grants).
+   */
+  cached?: boolean;
+}
+
+/** The app's secret changed after the (cached) lookup the client was authenticated with. */
+export class ClientChanged extends Error {
+  constructor() {
+    super("The client secret changed since the client was authenticated.");
+    this.name = "ClientChanged";
+  }
+}
+
+export function clientChanged(): ClientChanged {
+  return new ClientChanged();
 }
 
 const basicChallenge = { "www-authenticate": 'Basic realm="oauth", charset="UTF-8"' };
@@ -53,6 +80,7 @@ function readBasic(header: string): { clientId: string; clientSecret: string } {
 export async function authenticateClient(
   request: Request,
   form: Record<string, string | undefined>,
+  options: ClientAuthOptions = {},
 ): Promise<AuthenticatedClient> {
   const authorization = request.headers.get("authorization") ?? "";
   const usesBasic = /^basic\s/i.test(authorization);
@@ -91,7 +119,13 @@ export async function authenticateClient(
     method = "client_secret_post";
   }
 
-  return { app: await verifyClientSecret(clientId, clientSecret, usesBasic ? basicChallenge : undefined), method };
+  const verified = await verifyClientSecret(
+    clientId,
+    clientSecret,
+    usesBasic ? basicChallenge : undefined,
+    options.cached === true,
+  );
+  return { ...verified, method };
 }
 
 /**
@@ -108,16 +142,34 @@ export async function authenticateClientBasic(request: Request): Promise<AppView
     );
   }
   const { clientId, clientSecret } = readBasic(authorization);
-  return verifyClientSecret(clientId, clientSecret, basicChallenge);
+  return (await verifyClientSecret(clientId, clientSecret, basicChallenge, false)).app;
+}
+
+type StoredClient = Awaited<ReturnType<typeof findAppByClientId>>;
+
+/** Apps change rarely: a found one may answer from the read cache (emptied by the App trigger's NOTIFY). */
+function findClient(clientId: string, cached: boolean): Promise<StoredClient> {
+  if (!cached || !clientId || clientId.length > 200) return findAppByClientId(clientId);
+  return cachedRead(
+    `client:${clientId}`,
+    () => findAppByClientId(clientId),
+    (app) => app !== undefined,
+  );
 }
 
 async function verifyClientSecret(
   clientId: string,
   clientSecret: string,
   headers: Record<string, string> | undefined,
-): Promise<AppView> {
-  const app = await findAppByClientId(clientId);
-  const secretOk = secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH);
+  cached: boolean,
+): Promise<{ app: AppView; secretHash: string }> {
+  let app = await findClient(clientId, cached);
+  let secretOk = secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH);
+  if (!secretOk && cached) {
+    // Every refusal is decided on the database: the secret may have been regenerated a moment ago.
+    app = await findAppByClientId(clientId);
+    secretOk = secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH);
+  }
   if (!app) {
     throw invalidClient(
       "No app has this client_id. Copy the client_id from the app's page under Developer › Apps.",
@@ -132,6 +184,6 @@ async function verifyClientSecret(
       headers,
     );
   }
-  const { clientSecretHash: _hash, ...view } = app;
-  return view;
+  const { clientSecretHash, ...view } = app;
+  return { app: view, secretHash: clientSecretHash };
 }

@@ -1,16 +1,27 @@
 import { findLocation } from "@/lib/accounts/locations";
 import { bearerError } from "@/lib/api/bearer";
-import { db, type Tx } from "@/lib/db/client";
+import { type Db, db, type Tx } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import type { Principal } from "@/lib/tokens/principal";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import { invalidRequest } from "./errors";
-import { GRANT_TRANSACTION_OPTIONS, issueTokens, tokenScopes } from "./grants/issue";
+import {
+  finishTokens,
+  GRANT_TRANSACTION_OPTIONS,
+  type GrantForIssue,
+  issueRowsSql,
+  newRowId,
+  type PreparedTokens,
+  prepareTokens,
+  sqlTime,
+  tokenScopes,
+} from "./grants/issue";
 
 /**
  * POST /oauth/locationToken: a Company token of an agency install buys a Location token for one
  * of the sub-accounts the app was installed on. Each exchange is a new grant, child of the
  * Company token's grant, so revoking or uninstalling takes it down too, also when the revocation
- * runs at the same time as the exchange (see `lockParent`).
+ * runs at the same time as the exchange (see `exchangeStatement`).
  */
 
 export interface LocationTokenRequest {
@@ -23,9 +34,9 @@ export interface LocationTokenRequest {
 }
 
 export interface ExchangePauses {
-  /** After the checks made before the transaction, before it begins. */
+  /** After the checks made before the exchange's statement, before it runs. */
   afterChecks?: () => Promise<void>;
-  /** Inside the transaction, after its writes, just before it commits. */
+  /** With it, the statement runs in a transaction: after its writes, just before it commits. */
   beforeCommit?: (tx: Tx) => Promise<void>;
 }
 
@@ -36,30 +47,6 @@ function checkParams(form: Record<string, string>) {
   return { companyId, locationId };
 }
 
-interface ParentGrant {
-  id: string;
-  appId: string;
-  installationId: string;
-  userId: string;
-  clientId: string;
-  /** Whether the agency install chose the requested sub-account. */
-  installedHere: boolean;
-}
-
-/** The grant of the Company token, with what the exchange needs: one statement. */
-async function findParentGrant(jti: string, locationId: string): Promise<ParentGrant | undefined> {
-  const rows = await db().$queryRaw<ParentGrant[]>`
-    SELECT g.id, g."appId", g."installationId", g."userId", a."clientId",
-           EXISTS (SELECT 1 FROM "InstallationLocation" l
-                   WHERE l."installationId" = i.id AND l."locationId" = ${locationId}) AS "installedHere"
-    FROM "AccessToken" t
-    JOIN "TokenGrant" g ON g.id = t."grantId"
-    JOIN "Installation" i ON i.id = g."installationId"
-    JOIN "App" a ON a.id = i."appId"
-    WHERE t.jti = ${jti}`;
-  return rows[0];
-}
-
 const revokedParent = () => bearerError("invalid_token", "The access token has been revoked or the app uninstalled.");
 const notInstalledHere = () =>
   bearerError(
@@ -67,36 +54,81 @@ const notInstalledHere = () =>
     "The app is not installed on this sub-account. Install it again at agency level and choose this sub-account.",
   );
 
-/** What the child grant is issued from, as it stands under the locks. */
-interface LockedParent {
-  scopes: string[];
-  versionId: string;
-  installationScopes: string[];
+interface ExchangeRow {
+  /** Null when the child grant was written. */
+  refusal: "revoked" | "not_chosen" | null;
+  clientId: string | null;
+  userId: string | null;
+  versionId: string | null;
+  scopes: string[] | null;
+  installationScopes: string[] | null;
 }
 
 /**
- * Re-checks, inside the issuing transaction and under FOR SHARE locks, what the first checks
- * read: the installation is installed, the parent grant is not revoked, the sub-account is still
- * chosen. The locks make every revocation that touches these rows wait for this transaction's
- * commit (uninstall and re-install update the installation, a family revocation updates the
- * grant), and it then revokes the child too (grants/revoke-grants.ts); a revocation that
- * committed first is seen here and the exchange refuses. Locks are taken in the order those
- * writers take theirs (installation, grants, sub-accounts), so none can deadlock with an exchange.
- * Separate statements on purpose: each sees what committed while it waited for the one before.
+ * Checks the Company token's grant, its installation and the sub-account, and writes the child
+ * grant with its tokens, in ONE statement. The checks are locking reads, FOR SHARE, each of a row
+ * that a revocation changes: the installation (uninstall and re-install update it), the parent
+ * grant (a family revocation updates it) and the chosen sub-account (a re-install that drops it
+ * deletes it). A locking read waits for a change in flight and then reads the row's newest
+ * version (or finds it deleted), so a revocation that committed first is seen and the exchange
+ * refuses; one that comes later waits for this statement's commit and then revokes the child too
+ * (grants/revoke-grants.ts reads children after locking their parents). Each lock is taken only
+ * after the one before it (the EXISTS of each CTE), in the order those writers take theirs
+ * (installation, grant, sub-accounts), so none can deadlock with an exchange.
  */
-async function lockParent(tx: Tx, parent: ParentGrant, locationId: string): Promise<LockedParent> {
-  const [installation] = await tx.$queryRaw<{ status: string; versionId: string; scopes: string[] }[]>`
-    SELECT status::text AS status, "versionId", scopes FROM "Installation"
-    WHERE id = ${parent.installationId} FOR SHARE`;
-  if (installation?.status !== "installed") throw revokedParent();
-  const [grant] = await tx.$queryRaw<{ revokedAt: Date | null; scopes: string[] }[]>`
-    SELECT "revokedAt", scopes FROM "TokenGrant" WHERE id = ${parent.id} FOR SHARE`;
-  if (!grant || grant.revokedAt !== null) throw revokedParent();
-  const chosen = await tx.$queryRaw<unknown[]>`
-    SELECT 1 FROM "InstallationLocation"
-    WHERE "installationId" = ${parent.installationId} AND "locationId" = ${locationId} FOR SHARE`;
-  if (chosen.length === 0) throw notInstalledHere();
-  return { scopes: grant.scopes, versionId: installation.versionId, installationScopes: installation.scopes };
+async function exchangeStatement(
+  client: Db | Tx,
+  request: { jti: string; companyId: string; locationId: string; grantId: string; tokens: PreparedTokens },
+): Promise<ExchangeRow> {
+  const { tokens } = request;
+  const rows = await client.$queryRaw<ExchangeRow[]>`
+    WITH parent AS MATERIALIZED (
+      SELECT g.id, g."installationId", g."appId", g."userId", a."clientId"
+      FROM "AccessToken" t
+      JOIN "TokenGrant" g ON g.id = t."grantId"
+      JOIN "App" a ON a.id = g."appId"
+      WHERE t.jti = ${request.jti}
+    ),
+    installation AS MATERIALIZED (
+      SELECT i.status::text AS status, i."versionId", i.scopes FROM "Installation" i
+      WHERE i.id = (SELECT "installationId" FROM parent)
+      FOR SHARE
+    ),
+    parent_grant AS MATERIALIZED (
+      SELECT g."revokedAt", g.scopes FROM "TokenGrant" g
+      WHERE g.id = (SELECT id FROM parent) AND EXISTS (SELECT 1 FROM installation)
+      FOR SHARE
+    ),
+    chosen AS MATERIALIZED (
+      SELECT l."locationId" FROM "InstallationLocation" l
+      WHERE l."installationId" = (SELECT "installationId" FROM parent) AND l."locationId" = ${request.locationId}
+        AND EXISTS (SELECT 1 FROM parent_grant)
+      FOR SHARE
+    ),
+    decision AS MATERIALIZED (
+      SELECT p.*, i."versionId", i.scopes AS "installationScopes", g.scopes,
+             CASE
+               WHEN i.status IS DISTINCT FROM 'installed' THEN 'revoked'
+               WHEN g.scopes IS NULL OR g."revokedAt" IS NOT NULL THEN 'revoked'
+               WHEN NOT EXISTS (SELECT 1 FROM chosen) THEN 'not_chosen'
+             END AS refusal
+      FROM parent p
+      LEFT JOIN installation i ON true
+      LEFT JOIN parent_grant g ON true
+    ),
+    issuable AS MATERIALIZED (
+      INSERT INTO "TokenGrant" (id, "appId", "installationId", "parentGrantId", "userType", "companyId",
+                                "locationId", "userId", scopes, "createdAt")
+      SELECT ${request.grantId}, d."appId", d."installationId", d.id, 'Location'::"UserType", ${request.companyId},
+             ${request.locationId}, d."userId", d.scopes, ${sqlTime(tokens.now)}
+      FROM decision d WHERE d.refusal IS NULL
+      RETURNING id AS "grantId"
+    ),
+    ${issueRowsSql(tokens, Prisma.sql`issuable`)}
+    SELECT COALESCE(d.refusal, CASE WHEN d.id IS NULL THEN 'revoked' END) AS refusal,
+           d."clientId", d."userId", d."versionId", d.scopes, d."installationScopes"
+    FROM (SELECT 1) one LEFT JOIN decision d ON true`;
+  return rows[0] as ExchangeRow;
 }
 
 export async function exchangeForLocationToken(options: LocationTokenRequest): Promise<Record<string, unknown>> {
@@ -106,54 +138,58 @@ export async function exchangeForLocationToken(options: LocationTokenRequest): P
   if (companyId !== principal.companyId) {
     throw bearerError("forbidden", "companyId is not the agency this access token was issued for.");
   }
-  const [location, parent] = await Promise.all([
-    findLocation(locationId),
-    findParentGrant(principal.tokenId, locationId),
-  ]);
+  const location = await findLocation(locationId);
   if (!location || location.companyId !== companyId) {
     throw bearerError("forbidden", "locationId is not a sub-account of this agency.");
   }
-  // Refusals that need no lock; all of it is checked again under locks in the transaction.
-  if (!parent) throw revokedParent();
-  if (!parent.installedHere) throw notInstalledHere();
   const key = await activeSigningKey();
   await options.pauses?.afterChecks?.();
-  return db().$transaction(async (tx) => {
-    const locked = await lockParent(tx, parent, locationId);
-    const scopes = tokenScopes("Location", locked.scopes, locked.installationScopes);
-    const grant = await tx.tokenGrant.create({
-      data: {
-        appId: parent.appId,
-        installationId: parent.installationId,
-        parentGrantId: parent.id,
-        userType: "Location",
-        companyId,
-        locationId,
-        userId: parent.userId,
-        scopes: locked.scopes,
-        createdAt: now,
-      },
-    });
-    const issued = await issueTokens(tx, {
-      grant,
-      clientId: parent.clientId,
-      versionId: locked.versionId,
-      scopes,
-      key,
-      now,
-    });
-    await options.pauses?.beforeCommit?.(tx);
-    return {
-      access_token: issued.accessToken,
-      token_type: "Bearer",
-      expires_in: issued.expiresIn,
-      refresh_token: issued.refreshToken,
-      scope: issued.scopes.join(" "),
-      userType: "Location",
-      companyId,
-      locationId,
-      userId: grant.userId,
-      traceId,
-    };
-  }, GRANT_TRANSACTION_OPTIONS);
+  const request = { jti: principal.tokenId, companyId, locationId, grantId: newRowId(), tokens: prepareTokens(now) };
+  const beforeCommit = options.pauses?.beforeCommit;
+  const run = () =>
+    beforeCommit
+      ? // Tests only: the same statement in a transaction held open after it, so a revocation can be
+        // started while the statement's locks are held (location-token.race.test.ts).
+        db().$transaction(async (tx) => {
+          const row = await exchangeStatement(tx, request);
+          if (row.refusal === null) await beforeCommit(tx);
+          return row;
+        }, GRANT_TRANSACTION_OPTIONS)
+      : exchangeStatement(db(), request);
+  let row = await run();
+  // A re-install that keeps the sub-account deletes its row and writes it again: a statement that
+  // waited for that re-install still sees the old row, deleted. Once more, on a fresh snapshot.
+  if (row.refusal === "not_chosen") row = await run();
+  if (row.refusal === "revoked") throw revokedParent();
+  if (row.refusal === "not_chosen") throw notInstalledHere();
+  if (!row.clientId || !row.userId || !row.versionId || !row.scopes || !row.installationScopes) {
+    throw new Error("The exchange statement neither issued nor named a refusal.");
+  }
+  const grant: GrantForIssue = {
+    id: request.grantId,
+    userType: "Location",
+    companyId,
+    locationId,
+    userId: row.userId,
+    scopes: row.scopes,
+  };
+  const issued = await finishTokens(request.tokens, {
+    grant,
+    clientId: row.clientId,
+    versionId: row.versionId,
+    scopes: tokenScopes("Location", row.scopes, row.installationScopes),
+    key,
+  });
+  return {
+    access_token: issued.accessToken,
+    token_type: "Bearer",
+    expires_in: issued.expiresIn,
+    refresh_token: issued.refreshToken,
+    scope: issued.scopes.join(" "),
+    userType: "Location",
+    companyId,
+    locationId,
+    userId: grant.userId,
+    traceId,
+  };
 }

@@ -1,6 +1,6 @@
 import { readForm } from "@/lib/api/parse";
-import { authenticateClient } from "./client-auth";
-import { invalidRequest, unsupportedGrantType } from "./errors";
+import { authenticateClient, ClientChanged } from "./client-auth";
+import { invalidClient, invalidRequest, unsupportedGrantType } from "./errors";
 import { authorizationCodeGrant, type GrantContext } from "./grants/authorization-code";
 import { refreshTokenGrant } from "./grants/refresh-token";
 
@@ -9,7 +9,7 @@ import { refreshTokenGrant } from "./grants/refresh-token";
  * grant. Each step throws the RFC 6749 §5.2 error it stands for.
  *   1. the body is application/x-www-form-urlencoded, each parameter at most once (readForm)
  *   2. grant_type is present and one we support
- *   3. the client authenticates (form or HTTP Basic)
+ *   3. the client authenticates (form or HTTP Basic; the app may come from the read cache)
  *   4. the grant module checks its own parameters, consumes the code or refresh token and issues
  * `Cache-Control: no-store` is set on every answer by the route (RFC 6749 §5.1).
  */
@@ -44,6 +44,19 @@ function checkGrantType(form: Record<string, string>): SupportedGrantType {
 export async function tokenEndpoint(request: Request, now = new Date()): Promise<Record<string, unknown>> {
   const form = await readOAuthForm(request);
   const grantType = checkGrantType(form);
-  const client = await authenticateClient(request, form);
-  return grants[grantType]({ form, client, now });
+  // The app may come from the read cache: each grant's statement checks that the secret's hash is
+  // still the app's, and when it is not the client is authenticated again against the database.
+  const client = await authenticateClient(request, form, { cached: true });
+  try {
+    return await grants[grantType]({ form, client, now });
+  } catch (error) {
+    if (!(error instanceof ClientChanged)) throw error;
+  }
+  const fresh = await authenticateClient(request, form);
+  try {
+    return await grants[grantType]({ form, client: fresh, now });
+  } catch (error) {
+    if (!(error instanceof ClientChanged)) throw error;
+    throw invalidClient("The client secret was just regenerated. Send the app's current secret.", "secret changed");
+  }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT } from "jose";
-import { db, type Tx } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { cachedRead, cacheKey } from "@/lib/db/read-cache";
 import { appUrl } from "@/lib/env";
 import { isScope, type Scope } from "@/lib/scopes";
@@ -27,9 +27,7 @@ export interface AccessTokenClaims {
   scope: string;
 }
 
-export interface IssueAccessTokenOptions {
-  /** The TokenGrant the token belongs to; revoking the grant revokes the token. */
-  grantId: string;
+export interface AccessTokenContent {
   userId: string;
   clientId: string;
   versionId: string;
@@ -38,9 +36,14 @@ export interface IssueAccessTokenOptions {
   /** Location tokens only. */
   locationId?: string | null;
   scopes: readonly string[];
-  /** From `activeSigningKey()`, fetched before the transaction opened. */
-  key: ActiveSigningKey;
-  now?: Date;
+}
+
+/** An access token about to be issued: its row (jti, expiry) is known before the token is signed. */
+export interface AccessTokenRow {
+  jti: string;
+  iat: number;
+  exp: number;
+  expiresAt: Date;
 }
 
 export interface IssuedAccessToken {
@@ -51,35 +54,41 @@ export interface IssuedAccessToken {
 }
 
 /**
- * Signs an ES256 access token with exactly SPEC.md's claims and records its jti, inside the
- * caller's transaction, so the token exists exactly when the grant that issued it does.
+ * The jti and expiry of a token issued at `now`. The grant writes this row in the statement that
+ * issues (so the token exists exactly when the grant that issued it does) and signs the token
+ * with `signAccessToken` once the statement has told what it carries.
  */
-export async function issueAccessToken(tx: Tx, options: IssueAccessTokenOptions): Promise<IssuedAccessToken> {
-  const now = options.now ?? new Date();
+export function newAccessTokenRow(now: Date): AccessTokenRow {
   const iat = Math.floor(now.getTime() / 1000);
   const exp = iat + ACCESS_TOKEN_TTL_SECONDS;
-  const jti = randomUUID();
-  if (options.authClass === "Location" && !options.locationId) throw new Error("A Location token needs a locationId.");
+  return { jti: randomUUID(), iat, exp, expiresAt: new Date(exp * 1000) };
+}
+
+/** Signs the ES256 access token of `row` with exactly SPEC.md's claims. */
+export async function signAccessToken(
+  row: AccessTokenRow,
+  content: AccessTokenContent,
+  key: ActiveSigningKey,
+): Promise<IssuedAccessToken> {
+  if (content.authClass === "Location" && !content.locationId) throw new Error("A Location token needs a locationId.");
   const claims: Omit<AccessTokenClaims, "iss" | "sub" | "jti" | "iat" | "exp"> = {
-    client_id: options.clientId,
-    versionId: options.versionId,
-    authClass: options.authClass,
-    authClassId: options.authClass === "Location" ? (options.locationId as string) : options.companyId,
-    companyId: options.companyId,
-    ...(options.authClass === "Location" ? { locationId: options.locationId as string } : {}),
-    scope: options.scopes.join(" "),
+    client_id: content.clientId,
+    versionId: content.versionId,
+    authClass: content.authClass,
+    authClassId: content.authClass === "Location" ? (content.locationId as string) : content.companyId,
+    companyId: content.companyId,
+    ...(content.authClass === "Location" ? { locationId: content.locationId as string } : {}),
+    scope: content.scopes.join(" "),
   };
   const accessToken = await new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: "ES256", kid: options.key.kid, typ: "JWT" })
+    .setProtectedHeader({ alg: "ES256", kid: key.kid, typ: "JWT" })
     .setIssuer(appUrl())
-    .setSubject(options.userId)
-    .setJti(jti)
-    .setIssuedAt(iat)
-    .setExpirationTime(exp)
-    .sign(options.key.privateKey);
-  const expiresAt = new Date(exp * 1000);
-  await tx.accessToken.create({ data: { jti, grantId: options.grantId, expiresAt, createdAt: now } });
-  return { accessToken, jti, expiresAt, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+    .setSubject(content.userId)
+    .setJti(row.jti)
+    .setIssuedAt(row.iat)
+    .setExpirationTime(row.exp)
+    .sign(key.privateKey);
+  return { accessToken, jti: row.jti, expiresAt: row.expiresAt, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
 }
 
 /** Re-exported so callers that issue can fetch the key before their transaction. */

@@ -1,8 +1,9 @@
 import { hashSecret, randomSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { AUTHORIZATION_CODE_TTL_MS } from "@/lib/oauth/authorize/issue-code";
 import { REFRESH_TOKEN_TTL_MS } from "@/lib/oauth/grants/issue";
-import { installAndExchange, makeApp } from "@/lib/oauth/testing";
+import { install, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 
 /** What the load scenarios need, made through the lib functions the screens and endpoints use. */
@@ -17,6 +18,39 @@ export interface LoadSeed {
   companyAccessToken: string;
   /** Fresh single-use refresh tokens of one Location grant, and the app's client credentials. */
   refresh: { clientId: string; clientSecret: string; tokens: string[] };
+  /** Fresh single-use authorization codes of one Location install (no PKCE), and the app's client credentials. */
+  codes: { clientId: string; clientSecret: string; codes: string[] };
+}
+
+/**
+ * `count` codes exactly as the install screen issues them (random secret, keyed hash, 10 minutes),
+ * of the installation `code` came from: one install makes the installation, the rest are copies.
+ */
+async function seedCodes(code: string, count: number, now: Date): Promise<string[]> {
+  const template = await db().authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });
+  const codes: string[] = [];
+  for (let done = 0; done < count; ) {
+    const batch = Math.min(5_000, count - done);
+    const data = [];
+    for (let i = 0; i < batch; i++) {
+      const secret = randomSecret(32);
+      codes.push(secret);
+      data.push({
+        codeHash: hashSecret(secret),
+        appId: template.appId,
+        installationId: template.installationId,
+        userId: template.userId,
+        redirectUri: template.redirectUri,
+        codeChallenge: null,
+        scopes: template.scopes,
+        expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_MS),
+        createdAt: now,
+      });
+    }
+    await db().authorizationCode.createMany({ data });
+    done += batch;
+  }
+  return codes;
 }
 
 export async function seedForLoad(refreshTokenCount: number, progress: (m: string) => void): Promise<LoadSeed> {
@@ -61,7 +95,13 @@ export async function seedForLoad(refreshTokenCount: number, progress: (m: strin
     await db().refreshToken.createMany({ data });
     done += batch;
   }
-  progress(`seeded: 1 agency, 3 sub-accounts, 1 private integration, 3 app installs, ${tokens.length} refresh tokens`);
+  // Codes of an app of their own, so their grants never share a family with the other scenarios'.
+  const codeApp = await makeApp(companyId);
+  const { code } = await install(user, codeApp.app.clientId, { level: "location", locationId });
+  const codes = await seedCodes(code, refreshTokenCount, now);
+  progress(
+    `seeded: 1 agency, 3 sub-accounts, 1 private integration, 4 app installs, ${tokens.length} refresh tokens, ${codes.length} authorization codes`,
+  );
   return {
     companyId,
     locationId,
@@ -69,5 +109,6 @@ export async function seedForLoad(refreshTokenCount: number, progress: (m: strin
     locationAccessToken: location.access_token,
     companyAccessToken: company.access_token,
     refresh: { clientId: refreshApp.app.clientId, clientSecret: refreshApp.clientSecret, tokens },
+    codes: { clientId: codeApp.app.clientId, clientSecret: codeApp.clientSecret, codes },
   };
 }

@@ -2,17 +2,29 @@ import { createHash } from "node:crypto";
 import { hashSecret, safeEqual } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
+import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import type { AuthenticatedClient } from "../client-auth";
+import { clientChanged } from "../client-auth";
 import { invalidGrant, invalidRequest } from "../errors";
-import { GRANT_TRANSACTION_OPTIONS, issueTokens, tokenResponse, tokenScopes } from "./issue";
+import {
+  finishTokens,
+  type GrantForIssue,
+  issueRowsSql,
+  newRowId,
+  type PreparedTokens,
+  prepareTokens,
+  sqlTime,
+  tokenResponse,
+  tokenScopes,
+} from "./issue";
 import { revokeGrants } from "./revoke-grants";
 import { parseUserType } from "./user-type";
 
 /**
  * grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.6), as an ordered list of
- * named checks. The code is consumed in the transaction that issues the tokens; a code presented
+ * named checks. The code is consumed by the statement that issues the tokens; a code presented
  * again fails and revokes every token issued from it (RFC 6749 §4.1.2).
  */
 
@@ -36,28 +48,85 @@ function checkParams(form: Record<string, string>) {
   return { code, userType: userType!, verifier, redirectUri: form.redirect_uri };
 }
 
-async function findCode(code: string) {
-  return db().authorizationCode.findUnique({
-    where: { codeHash: hashSecret(code) },
-    include: {
-      installation: {
-        select: {
-          id: true,
-          status: true,
-          userType: true,
-          companyId: true,
-          locationId: true,
-          versionId: true,
-          scopes: true,
-          approveAllLocations: true,
-          installToFutureLocations: true,
-          locations: { select: { locationId: true }, orderBy: { locationId: "asc" } },
-        },
-      },
-    },
-  });
+interface CodeRow {
+  id: string;
+  appId: string;
+  userId: string;
+  redirectUri: string;
+  codeChallenge: string | null;
+  scopes: string[];
+  expiresAt: Date;
+  consumedAt: Date | null;
+  installation: {
+    id: string;
+    status: string;
+    userType: UserType;
+    companyId: string;
+    locationId: string | null;
+    versionId: string;
+    approveAllLocations: boolean;
+    installToFutureLocations: boolean;
+    locations: string[];
+  };
 }
-type CodeRow = NonNullable<Awaited<ReturnType<typeof findCode>>>;
+
+/**
+ * The code with its installation and the installation's sub-accounts: one statement. Also whether
+ * the client's secret hash is still the app's (the client may come from the read cache), so a
+ * replaced secret never gets as far as a replay's revocation.
+ */
+async function findCode(code: string, client: AuthenticatedClient): Promise<CodeRow | undefined> {
+  const rows = await db().$queryRaw<
+    (Omit<CodeRow, "installation" | "expiresAt" | "consumedAt"> & {
+      expiresAt: Date | string;
+      consumedAt: Date | string | null;
+      installationId: string;
+      status: string;
+      userType: UserType;
+      companyId: string;
+      locationId: string | null;
+      versionId: string;
+      approveAllLocations: boolean;
+      installToFutureLocations: boolean;
+      locations: string[];
+      clientCurrent: boolean;
+    })[]
+  >`
+    SELECT c.id, c."appId", c."userId", c."redirectUri", c."codeChallenge", c.scopes, c."expiresAt", c."consumedAt",
+           i.id AS "installationId", i.status::text AS status, i."userType"::text AS "userType", i."companyId",
+           i."locationId", i."versionId", i."approveAllLocations", i."installToFutureLocations",
+           ARRAY(SELECT l."locationId" FROM "InstallationLocation" l
+                 WHERE l."installationId" = i.id ORDER BY l."locationId") AS locations,
+           EXISTS (SELECT 1 FROM "App" a
+                   WHERE a.id = ${client.app.id} AND a."clientSecretHash" = ${client.secretHash}) AS "clientCurrent"
+    FROM "AuthorizationCode" c
+    JOIN "Installation" i ON i.id = c."installationId"
+    WHERE c."codeHash" = ${hashSecret(code)}`;
+  const row = rows[0];
+  if (!row) return undefined;
+  if (!row.clientCurrent) throw clientChanged();
+  return {
+    id: row.id,
+    appId: row.appId,
+    userId: row.userId,
+    redirectUri: row.redirectUri,
+    codeChallenge: row.codeChallenge,
+    scopes: row.scopes,
+    expiresAt: new Date(row.expiresAt),
+    consumedAt: row.consumedAt === null ? null : new Date(row.consumedAt),
+    installation: {
+      id: row.installationId,
+      status: row.status,
+      userType: row.userType,
+      companyId: row.companyId,
+      locationId: row.locationId,
+      versionId: row.versionId,
+      approveAllLocations: row.approveAllLocations,
+      installToFutureLocations: row.installToFutureLocations,
+      locations: row.locations,
+    },
+  };
+}
 
 async function revokeIssuedFrom(codeId: string, now: Date): Promise<void> {
   const revoked = await changeCachedState(() =>
@@ -126,16 +195,17 @@ function checkUserType(row: CodeRow, userType: string) {
   }
 }
 
+const uninstalled = () =>
+  invalidGrant("The app was uninstalled after this code was issued. Install it again to get a new code.");
+
 function checkInstalled(row: CodeRow) {
-  if (row.installation.status !== "installed") {
-    throw invalidGrant("The app was uninstalled after this code was issued. Install it again to get a new code.");
-  }
+  if (row.installation.status !== "installed") throw uninstalled();
 }
 
 export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<string, unknown>> {
   const { now } = ctx;
   const params = checkParams(ctx.form);
-  const row = await findCode(params.code);
+  const row = await findCode(params.code, ctx.client);
   if (!row)
     throw invalidGrant("The authorization code is not valid. Send it exactly as your redirect_uri received it.");
   checkClient(row, ctx);
@@ -149,47 +219,84 @@ export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<
 
   const key = await activeSigningKey();
   const installation = row.installation;
-  // A re-install since the code was issued may have narrowed the installation: never grant more
-  // than it holds now (as refresh and /oauth/locationToken do).
-  const scopes = row.scopes.filter((s) => installation.scopes.includes(s));
-  const result = await db().$transaction(async (tx) => {
-    const consumed = await tx.authorizationCode.updateMany({
-      where: { id: row.id, consumedAt: null },
-      data: { consumedAt: now },
-    });
-    if (consumed.count !== 1) return undefined;
-    const grant = await tx.tokenGrant.create({
-      data: {
-        appId: row.appId,
-        installationId: installation.id,
-        authorizationCodeId: row.id,
-        userType: installation.userType,
-        companyId: installation.companyId,
-        locationId: installation.locationId,
-        userId: row.userId,
-        scopes,
-        createdAt: now,
-      },
-    });
-    const issued = await issueTokens(tx, {
-      grant,
-      clientId: ctx.client.app.clientId,
-      versionId: installation.versionId,
-      scopes: tokenScopes(grant.userType, scopes),
-      key,
-      now,
-    });
-    return tokenResponse(
-      issued,
-      grant,
-      installation.locations.map((l) => l.locationId),
-      installation,
-    );
-  }, GRANT_TRANSACTION_OPTIONS);
-  if (!result) {
+  const tokens = prepareTokens(now);
+  const redeemed = await redeem(row, ctx, tokens);
+  if (redeemed.outcome === "client_changed") throw clientChanged();
+  if (redeemed.outcome === "uninstalled") throw uninstalled();
+  if (redeemed.outcome === "replayed") {
     // Another request consumed the code between our read and our update: a replay all the same.
     await revokeIssuedFrom(row.id, now);
     throw replayed();
   }
-  return result;
+  const grant: GrantForIssue = {
+    id: redeemed.grantId,
+    userType: installation.userType,
+    companyId: installation.companyId,
+    locationId: installation.locationId,
+    userId: row.userId,
+    scopes: redeemed.scopes,
+  };
+  const issued = await finishTokens(tokens, {
+    grant,
+    clientId: ctx.client.app.clientId,
+    versionId: installation.versionId,
+    scopes: tokenScopes(grant.userType, grant.scopes),
+    key,
+  });
+  return tokenResponse(issued, grant, installation.locations, installation);
+}
+
+type Redemption =
+  | { outcome: "issued"; grantId: string; scopes: string[] }
+  | { outcome: "client_changed" }
+  | { outcome: "uninstalled" }
+  | { outcome: "replayed" };
+
+/**
+ * Consumes the code and writes its grant and first tokens in ONE statement. Single use is the
+ * conditional UPDATE: of requests racing with one code, the row lock lets one through and the
+ * others find it consumed (a replay). The grant holds the scopes the code and the installation
+ * both hold now: a re-install since the code was issued may have narrowed the installation, and
+ * no grant gets more than it holds (as refresh and /oauth/locationToken do). The stored hash of
+ * the client's secret must still be the one it authenticated against (see client-auth.ts).
+ */
+async function redeem(row: CodeRow, ctx: GrantContext, tokens: PreparedTokens): Promise<Redemption> {
+  const { now } = ctx;
+  const installation = row.installation;
+  const rows = await db().$queryRaw<
+    { clientOk: boolean; installed: boolean; grantId: string | null; scopes: string[] | null }[]
+  >`
+    WITH client AS MATERIALIZED (
+      SELECT EXISTS (
+        SELECT 1 FROM "App" a WHERE a.id = ${ctx.client.app.id} AND a."clientSecretHash" = ${ctx.client.secretHash}
+      ) AS ok
+    ),
+    installation AS MATERIALIZED (
+      SELECT i.id, i.scopes FROM "Installation" i
+      WHERE i.id = ${installation.id} AND i.status = 'installed' AND (SELECT ok FROM client)
+    ),
+    consumed AS (
+      UPDATE "AuthorizationCode" c SET "consumedAt" = ${sqlTime(now)}
+      FROM installation i
+      WHERE c.id = ${row.id} AND c."consumedAt" IS NULL
+      RETURNING c.id,
+        ARRAY(SELECT s FROM unnest(c.scopes) WITH ORDINALITY AS x(s, n) WHERE s = ANY(i.scopes) ORDER BY n) AS scopes
+    ),
+    issuable AS MATERIALIZED (
+      INSERT INTO "TokenGrant" (id, "appId", "installationId", "authorizationCodeId", "userType", "companyId",
+                                "locationId", "userId", scopes, "createdAt")
+      SELECT ${newRowId()}, ${row.appId}, ${installation.id}, c.id, ${installation.userType}::"UserType",
+             ${installation.companyId}, ${installation.locationId}, ${row.userId}, c.scopes, ${sqlTime(now)}
+      FROM consumed c
+      RETURNING id AS "grantId", scopes
+    ),
+    ${issueRowsSql(tokens, Prisma.sql`issuable`)}
+    SELECT (SELECT ok FROM client) AS "clientOk", EXISTS (SELECT 1 FROM installation) AS installed,
+           g."grantId", g.scopes
+    FROM (SELECT 1) one LEFT JOIN issuable g ON true`;
+  const result = rows[0];
+  if (!result?.clientOk) return { outcome: "client_changed" };
+  if (!result.installed) return { outcome: "uninstalled" };
+  if (!result.grantId || !result.scopes) return { outcome: "replayed" };
+  return { outcome: "issued", grantId: result.grantId, scopes: result.scopes };
 }

@@ -1,8 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { hashSecret, randomSecret } from "@/lib/crypto/secrets";
-import type { Tx } from "@/lib/db/client";
-import type { UserType } from "@/lib/generated/prisma/client";
+import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { type ScopeLevel, scopesAtLevel } from "@/lib/scopes";
-import { issueAccessToken } from "@/lib/tokens/access-token";
+import { type AccessTokenRow, newAccessTokenRow, signAccessToken } from "@/lib/tokens/access-token";
 import type { ActiveSigningKey } from "@/lib/tokens/signing-keys";
 
 /** SPEC.md: refresh tokens live 365 days. */
@@ -40,46 +40,84 @@ export function tokenScopes(userType: UserType, ...grantedSets: string[][]): str
   return scopesAtLevel(granted, levelOf(userType));
 }
 
-/** One access token and one refresh token of `grant`, in the caller's transaction. */
-export async function issueTokens(
-  tx: Tx,
-  options: {
-    grant: GrantForIssue;
-    clientId: string;
-    versionId: string;
-    scopes: string[];
-    key: ActiveSigningKey;
-    now: Date;
-  },
+/** A cuid-shaped row id (`c` and 24 lowercase letters or digits), like those Prisma makes. */
+export function newRowId(): string {
+  const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz";
+  let id = "c";
+  while (id.length < 25) {
+    for (const byte of randomBytes(32)) {
+      // 252 = 7 × 36: dropping the last few byte values keeps every character equally likely.
+      if (byte < 252 && id.length < 25) id += alphabet[byte % 36];
+    }
+  }
+  return id;
+}
+
+/**
+ * One refresh token and one access token, made before the statement that writes their rows: the
+ * secrets and ids are random, so a grant can consume what is presented and write its successors
+ * in one statement (`issueRowsSql`), and sign the access token once that statement has answered.
+ */
+export interface PreparedTokens {
+  now: Date;
+  refreshToken: string;
+  refreshTokenId: string;
+  access: AccessTokenRow;
+}
+
+export function prepareTokens(now: Date): PreparedTokens {
+  return { now, refreshToken: randomSecret(32), refreshTokenId: newRowId(), access: newAccessTokenRow(now) };
+}
+
+/** Dates go to SQL as ISO text cast to timestamp(3): the columns hold UTC without a zone, as Prisma writes them. */
+export const sqlTime = (date: Date) => Prisma.sql`${date.toISOString()}::timestamp(3)`;
+
+/**
+ * Two data-modifying CTEs, `issued_refresh` and `issued_access`, that write the rows of `tokens`
+ * for the grant whose id is the column `grantId` of each row of `source` (a CTE of the caller's
+ * statement that yields one row when the grant may issue, none when it may not).
+ */
+export function issueRowsSql(tokens: PreparedTokens, source: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    issued_refresh AS (
+      INSERT INTO "RefreshToken" (id, "tokenHash", "grantId", "expiresAt", "createdAt")
+      SELECT ${tokens.refreshTokenId}, ${hashSecret(tokens.refreshToken)}, s."grantId",
+             ${sqlTime(new Date(tokens.now.getTime() + REFRESH_TOKEN_TTL_MS))}, ${sqlTime(tokens.now)}
+      FROM ${source} s
+      RETURNING id
+    ),
+    issued_access AS (
+      INSERT INTO "AccessToken" (jti, "grantId", "expiresAt", "createdAt")
+      SELECT ${tokens.access.jti}, s."grantId", ${sqlTime(tokens.access.expiresAt)}, ${sqlTime(tokens.now)}
+      FROM ${source} s
+      RETURNING jti
+    )`;
+}
+
+/** Signs the access token whose row the statement wrote, for `grant`. */
+export async function finishTokens(
+  tokens: PreparedTokens,
+  options: { grant: GrantForIssue; clientId: string; versionId: string; scopes: string[]; key: ActiveSigningKey },
 ): Promise<IssuedTokens> {
-  const { grant, now } = options;
-  const refreshToken = randomSecret(32);
-  const refresh = await tx.refreshToken.create({
-    data: {
-      tokenHash: hashSecret(refreshToken),
-      grantId: grant.id,
-      expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS),
-      createdAt: now,
+  const { grant } = options;
+  const access = await signAccessToken(
+    tokens.access,
+    {
+      userId: grant.userId,
+      clientId: options.clientId,
+      versionId: options.versionId,
+      authClass: grant.userType,
+      companyId: grant.companyId,
+      locationId: grant.locationId,
+      scopes: options.scopes,
     },
-    select: { id: true },
-  });
-  const access = await issueAccessToken(tx, {
-    grantId: grant.id,
-    userId: grant.userId,
-    clientId: options.clientId,
-    versionId: options.versionId,
-    authClass: grant.userType,
-    companyId: grant.companyId,
-    locationId: grant.locationId,
-    scopes: options.scopes,
-    key: options.key,
-    now,
-  });
+    options.key,
+  );
   return {
     accessToken: access.accessToken,
     expiresIn: access.expiresIn,
-    refreshToken,
-    refreshTokenId: refresh.id,
+    refreshToken: tokens.refreshToken,
+    refreshTokenId: tokens.refreshTokenId,
     scopes: options.scopes,
   };
 }

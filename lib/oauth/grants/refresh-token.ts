@@ -2,16 +2,19 @@ import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
-import type { UserType } from "@/lib/generated/prisma/client";
+import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
+import { clientChanged } from "../client-auth";
 import { invalidGrant, invalidRequest } from "../errors";
 import type { GrantContext } from "./authorization-code";
 import {
-  type AgencyInstallChoice,
-  GRANT_TRANSACTION_OPTIONS,
+  finishTokens,
   type GrantForIssue,
-  issueTokens,
+  issueRowsSql,
+  type PreparedTokens,
+  prepareTokens,
+  sqlTime,
   tokenResponse,
   tokenScopes,
 } from "./issue";
@@ -20,7 +23,7 @@ import { parseUserType } from "./user-type";
 
 /**
  * grant_type=refresh_token (RFC 6749 §6). Refresh tokens are single-use and rotate: the one
- * presented is consumed in the transaction that issues its successor. Presenting a consumed one
+ * presented is consumed by the statement that issues its successor. Presenting a consumed one
  * means it leaked or was replayed, so its whole family (the grant and the Location grants
  * exchanged from it) is revoked (OAuth 2.0 Security BCP §4.14.2) — unless its own client presents
  * it again within REFRESH_TOKEN_REUSE_SECONDS of its first use (SPEC.md): that is a retry after a
@@ -34,83 +37,9 @@ function checkParams(form: Record<string, string>) {
   return { token, userType: parseUserType(form.user_type, { required: false }) };
 }
 
-interface RefreshRow {
-  id: string;
-  grantId: string;
-  expiresAt: Date;
-  consumedAt: Date | null;
-  grant: GrantForIssue & {
-    appId: string;
-    revokedAt: Date | null;
-    installation: { status: string; versionId: string; scopes: string[] };
-  };
-  /** The sub-accounts chosen at the agency install (the Company token response lists them). */
-  approvedLocations: string[];
-  choice: AgencyInstallChoice;
-}
-
-interface RefreshLookupRow {
-  id: string;
-  grantId: string;
-  expiresAt: Date;
-  consumedAt: Date | null;
-  appId: string;
-  userType: UserType;
-  companyId: string;
-  locationId: string | null;
-  userId: string;
-  scopes: string[];
-  revokedAt: Date | null;
-  installationStatus: string;
-  versionId: string;
-  installationScopes: string[];
-  approvedLocations: string[];
-  approveAllLocations: boolean;
-  installToFutureLocations: boolean;
-}
-
-/** The refresh token with its grant and installation: one statement (the query builder took four). */
-async function findRefreshToken(token: string): Promise<RefreshRow | undefined> {
-  if (token.length > 200) return undefined;
-  const rows = await db().$queryRaw<RefreshLookupRow[]>`
-    SELECT r.id, r."grantId", r."expiresAt", r."consumedAt",
-           g."appId", g."userType"::text AS "userType", g."companyId", g."locationId", g."userId", g.scopes,
-           g."revokedAt",
-           i.status::text AS "installationStatus", i."versionId", i.scopes AS "installationScopes",
-           i."approveAllLocations", i."installToFutureLocations",
-           ARRAY(SELECT l."locationId" FROM "InstallationLocation" l
-                 WHERE l."installationId" = i.id ORDER BY l."locationId") AS "approvedLocations"
-    FROM "RefreshToken" r
-    JOIN "TokenGrant" g ON g.id = r."grantId"
-    JOIN "Installation" i ON i.id = g."installationId"
-    WHERE r."tokenHash" = ${hashSecret(token)}`;
-  const row = rows[0];
-  if (!row) return undefined;
-  const date = (value: Date | null) => (value === null ? null : new Date(value));
-  return {
-    id: row.id,
-    grantId: row.grantId,
-    expiresAt: new Date(row.expiresAt),
-    consumedAt: date(row.consumedAt),
-    grant: {
-      id: row.grantId,
-      appId: row.appId,
-      userType: row.userType,
-      companyId: row.companyId,
-      locationId: row.locationId,
-      userId: row.userId,
-      scopes: row.scopes,
-      revokedAt: date(row.revokedAt),
-      installation: { status: row.installationStatus, versionId: row.versionId, scopes: row.installationScopes },
-    },
-    approvedLocations: row.approvedLocations,
-    choice: { approveAllLocations: row.approveAllLocations, installToFutureLocations: row.installToFutureLocations },
-  };
-}
-
-async function revokeFamily(row: RefreshRow, now: Date): Promise<void> {
-  const revoked = await changeCachedState(() => db().$transaction((tx) => revokeGrants(tx, { id: row.grantId }, now)));
-  log.warn("refresh token reused; revoked its family", { grantId: row.grantId, grants: revoked.length });
+async function revokeFamily(grantId: string, now: Date): Promise<void> {
+  const revoked = await changeCachedState(() => db().$transaction((tx) => revokeGrants(tx, { id: grantId }, now)));
+  log.warn("refresh token reused; revoked its family", { grantId, grants: revoked.length });
 }
 
 function reused(): Error {
@@ -124,12 +53,6 @@ function revoked(): Error {
   return invalidGrant("The refresh token has been revoked. Install the app again to get new tokens.");
 }
 
-function checkClient(row: RefreshRow, ctx: GrantContext) {
-  if (row.grant.appId !== ctx.client.app.id) {
-    throw invalidGrant("This refresh token was issued to another app.", "refresh token of another client");
-  }
-}
-
 /**
  * Whether a refresh token first used at `firstUsedAt` may be presented again at `now`: strictly
  * less than `windowSeconds` later. `0` turns the window off. An instance whose clock is behind the
@@ -140,103 +63,171 @@ export function insideReuseWindow(firstUsedAt: Date, now: Date, windowSeconds: n
   return now.getTime() - firstUsedAt.getTime() < windowSeconds * 1000;
 }
 
-/** A used token outside the window is reuse: revoke the family, even when the token has expired since. */
-async function checkNotReused(row: RefreshRow, now: Date, windowSeconds: number) {
-  if (row.consumedAt && !insideReuseWindow(row.consumedAt, now, windowSeconds)) {
-    await revokeFamily(row, now);
-    throw reused();
-  }
+/** The same rule as `insideReuseWindow`, for SQL: inside means first used after this moment (none when off). */
+function reuseCutoff(now: Date, windowSeconds: number): Date | null {
+  return windowSeconds <= 0 ? null : new Date(now.getTime() - windowSeconds * 1000);
 }
 
-function checkExpiry(row: RefreshRow, now: Date) {
-  if (row.expiresAt.getTime() <= now.getTime()) {
-    throw invalidGrant("The refresh token has expired (they last 365 days). Install the app again to get new tokens.");
-  }
-}
+/** Why the statement issued nothing, in the order the checks are made (first failing one). */
+type Refusal = "client_changed" | "other_client" | "reused" | "expired" | "revoked" | "uninstalled" | "user_type";
 
-function checkNotRevoked(row: RefreshRow) {
-  if (row.grant.revokedAt) throw revoked();
-  if (row.grant.installation.status !== "installed") {
-    throw invalidGrant("The app has been uninstalled. Install it again to get new tokens.");
-  }
+interface RedemptionRow {
+  /** Null when no refresh token has this hash. */
+  refusal: Refusal | null;
+  found: boolean;
+  issued: boolean;
+  grantId: string | null;
+  userType: UserType | null;
+  companyId: string;
+  locationId: string | null;
+  userId: string;
+  scopes: string[];
+  consumedAt: Date | string | null;
+  versionId: string;
+  installationScopes: string[];
+  approvedLocations: string[];
+  approveAllLocations: boolean;
+  installToFutureLocations: boolean;
 }
-
-function checkUserType(row: RefreshRow, userType: string | undefined) {
-  if (userType !== undefined && userType !== row.grant.userType) {
-    throw invalidGrant(`user_type must be ${row.grant.userType} for this refresh token, or left out.`);
-  }
-}
-
-type Redemption =
-  | { kind: "issued"; body: Record<string, unknown>; replayAgeMs?: number }
-  | { kind: "revoked" }
-  | { kind: "reused" };
 
 /**
- * Consumes the refresh token and issues its successor, in one transaction whose statements decide
- * every race (no decision rests on the read made before it):
- * - the family is locked FOR SHARE while alive: a revocation (reuse, RFC 7009, uninstall) that
- *   committed first is seen and refused; one that comes later waits for this commit and then
- *   revokes what it issued too. Refreshes of one family share the lock and do not wait on each other.
- * - single use is the conditional UPDATE's row count. When it is 0 the token was used before, maybe
- *   by another instance a moment ago: the UPDATE waited for that commit, so the next statement
- *   reads the first use, and inside the window this is a replay that gets a pair of its own.
+ * Consumes the presented refresh token and writes its successors in ONE statement, whose locks
+ * decide every race (nothing is decided on an earlier read):
+ * - `family`: the grant, locked FOR SHARE first (the order a revocation locks in). A revocation
+ *   (reuse, RFC 7009, uninstall) that committed first is seen in the row's newest version and
+ *   refused; one that comes later waits for this statement and then revokes what it issued too.
+ *   Refreshes of one family share the lock and do not wait on each other.
+ * - `used`: the token, locked FOR UPDATE after the grant: a first use in flight elsewhere is waited
+ *   for, and its committed `consumedAt` is what this statement reads (a locking read returns the
+ *   newest version). Never used: this is the first use and `consumed` records it. Used inside the
+ *   window by this client: a replay that gets a pair of its own. Used before that: reuse, nothing
+ *   written, and the caller revokes the family.
+ * - `client`: the stored hash of the client's secret is still the one the client authenticated
+ *   against (client authentication may answer from the read cache: see client-auth.ts).
  */
-async function redeem(row: RefreshRow, ctx: GrantContext, windowSeconds: number): Promise<Redemption> {
+async function redeem(
+  token: string,
+  userType: UserType | undefined,
+  ctx: GrantContext,
+  tokens: PreparedTokens,
+  windowSeconds: number,
+): Promise<RedemptionRow> {
   const { now } = ctx;
-  const { grant } = row;
-  const key = await activeSigningKey();
-  return db().$transaction(async (tx): Promise<Redemption> => {
-    const alive = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM "TokenGrant" WHERE id = ${grant.id} AND "revokedAt" IS NULL FOR SHARE`;
-    if (alive.length === 0) return { kind: "revoked" };
-    const consumed = await tx.refreshToken.updateMany({
-      where: { id: row.id, consumedAt: null },
-      data: { consumedAt: now },
-    });
-    let replayAgeMs: number | undefined;
-    if (consumed.count !== 1) {
-      const used = await tx.refreshToken.findUnique({ where: { id: row.id }, select: { consumedAt: true } });
-      if (!used?.consumedAt || !insideReuseWindow(used.consumedAt, now, windowSeconds)) return { kind: "reused" };
-      replayAgeMs = now.getTime() - used.consumedAt.getTime();
-    }
-    const issued = await issueTokens(tx, {
-      grant,
-      clientId: ctx.client.app.clientId,
-      versionId: grant.installation.versionId,
-      // Never more than the installation grants now (a re-install may have narrowed it).
-      scopes: tokenScopes(grant.userType, grant.scopes, grant.installation.scopes),
-      key,
-      now,
-    });
-    return { kind: "issued", body: tokenResponse(issued, grant, row.approvedLocations, row.choice), replayAgeMs };
-  }, GRANT_TRANSACTION_OPTIONS);
+  const cutoff = reuseCutoff(now, windowSeconds);
+  const rows = await db().$queryRaw<RedemptionRow[]>`
+    WITH presented AS MATERIALIZED (
+      SELECT r.id, r."grantId", r."expiresAt" FROM "RefreshToken" r WHERE r."tokenHash" = ${hashSecret(token)}
+    ),
+    family AS MATERIALIZED (
+      SELECT g.id AS "grantId", g."appId", g."installationId", g."userType"::text AS "userType", g."companyId",
+             g."locationId", g."userId", g.scopes, g."revokedAt"
+      FROM "TokenGrant" g WHERE g.id = (SELECT "grantId" FROM presented)
+      FOR SHARE
+    ),
+    used AS MATERIALIZED (
+      SELECT r.id, r."consumedAt" FROM "RefreshToken" r
+      WHERE r.id = (SELECT id FROM presented) AND EXISTS (SELECT 1 FROM family)
+      FOR UPDATE
+    ),
+    client AS MATERIALIZED (
+      SELECT NOT EXISTS (
+        SELECT 1 FROM "App" a WHERE a.id = ${ctx.client.app.id} AND a."clientSecretHash" = ${ctx.client.secretHash}
+      ) AS changed
+    ),
+    decision AS MATERIALIZED (
+      SELECT u.id, u."consumedAt", f.*, i."versionId", i.scopes AS "installationScopes",
+             i."approveAllLocations", i."installToFutureLocations",
+             CASE
+               WHEN c.changed THEN 'client_changed'
+               WHEN f."appId" <> ${ctx.client.app.id} THEN 'other_client'
+               WHEN u."consumedAt" IS NOT NULL
+                    AND NOT COALESCE(u."consumedAt" > ${cutoff?.toISOString() ?? null}::timestamp(3), false) THEN 'reused'
+               WHEN p."expiresAt" <= ${sqlTime(now)} THEN 'expired'
+               WHEN f."revokedAt" IS NOT NULL THEN 'revoked'
+               WHEN i.status <> 'installed' THEN 'uninstalled'
+               WHEN ${userType ?? null}::text IS NOT NULL AND f."userType" <> ${userType ?? null}::text THEN 'user_type'
+             END AS refusal
+      FROM presented p
+      JOIN family f ON true
+      JOIN used u ON true
+      JOIN "Installation" i ON i.id = f."installationId"
+      CROSS JOIN client c
+    ),
+    issuable AS MATERIALIZED (
+      SELECT id, "consumedAt", "grantId" FROM decision WHERE refusal IS NULL
+    ),
+    consumed AS (
+      UPDATE "RefreshToken" r SET "consumedAt" = ${sqlTime(now)}
+      FROM issuable s WHERE r.id = s.id AND s."consumedAt" IS NULL AND r."consumedAt" IS NULL
+      RETURNING r.id
+    ),
+    ${issueRowsSql(tokens, Prisma.sql`issuable`)}
+    SELECT d.id IS NOT NULL AS found,
+           COALESCE(d.refusal, CASE WHEN c.changed THEN 'client_changed' END) AS refusal,
+           EXISTS (SELECT 1 FROM issued_access) AS issued,
+           d."grantId", d."userType", d."companyId", d."locationId", d."userId", d.scopes, d."consumedAt",
+           d."versionId", d."installationScopes", d."approveAllLocations", d."installToFutureLocations",
+           ARRAY(SELECT l."locationId" FROM "InstallationLocation" l
+                 WHERE l."installationId" = d."installationId" ORDER BY l."locationId") AS "approvedLocations"
+    FROM client c LEFT JOIN decision d ON true`;
+  return rows[0] as RedemptionRow;
 }
 
 export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<string, unknown>> {
   const { now } = ctx;
   const windowSeconds = env().REFRESH_TOKEN_REUSE_SECONDS;
   const params = checkParams(ctx.form);
-  const row = await findRefreshToken(params.token);
-  if (!row) throw invalidGrant("The refresh token is not valid. Send the refresh_token exactly as you received it.");
-  checkClient(row, ctx);
-  await checkNotReused(row, now, windowSeconds);
-  checkExpiry(row, now);
-  checkNotRevoked(row);
-  checkUserType(row, params.userType);
-
-  const outcome = await redeem(row, ctx, windowSeconds);
-  if (outcome.kind === "revoked") throw revoked();
-  if (outcome.kind === "reused") {
-    // Used by another request between our read and our update, outside the window: reuse all the same.
-    await revokeFamily(row, now);
-    throw reused();
+  const notValid = () =>
+    invalidGrant("The refresh token is not valid. Send the refresh_token exactly as you received it.");
+  if (params.token.length > 200) throw notValid();
+  const key = await activeSigningKey();
+  const tokens = prepareTokens(now);
+  const row = await redeem(params.token, params.userType, ctx, tokens, windowSeconds);
+  if (row.refusal === "client_changed") throw clientChanged();
+  if (!row.found || !row.grantId || !row.userType) throw notValid();
+  const grant: GrantForIssue = {
+    id: row.grantId,
+    userType: row.userType,
+    companyId: row.companyId,
+    locationId: row.locationId,
+    userId: row.userId,
+    scopes: row.scopes,
+  };
+  switch (row.refusal) {
+    case "other_client":
+      throw invalidGrant("This refresh token was issued to another app.", "refresh token of another client");
+    case "reused":
+      // A used token outside the window is reuse: revoke the family, even when the token has expired since.
+      await revokeFamily(grant.id, now);
+      throw reused();
+    case "expired":
+      throw invalidGrant(
+        "The refresh token has expired (they last 365 days). Install the app again to get new tokens.",
+      );
+    case "revoked":
+      throw revoked();
+    case "uninstalled":
+      throw invalidGrant("The app has been uninstalled. Install it again to get new tokens.");
+    case "user_type":
+      throw invalidGrant(`user_type must be ${grant.userType} for this refresh token, or left out.`);
   }
-  if (outcome.replayAgeMs !== undefined) {
+  if (!row.issued) throw new Error("The refresh statement neither issued nor named a refusal.");
+  if (row.consumedAt !== null) {
     log.info("refresh token presented again inside the reuse window; issued another pair of its family", {
-      grantId: row.grantId,
-      replayAgeMs: outcome.replayAgeMs,
+      grantId: grant.id,
+      replayAgeMs: now.getTime() - new Date(row.consumedAt).getTime(),
     });
   }
-  return outcome.body;
+  const issued = await finishTokens(tokens, {
+    grant,
+    clientId: ctx.client.app.clientId,
+    versionId: row.versionId,
+    // Never more than the installation grants now (a re-install may have narrowed it).
+    scopes: tokenScopes(grant.userType, grant.scopes, row.installationScopes),
+    key,
+  });
+  return tokenResponse(issued, grant, row.approvedLocations, {
+    approveAllLocations: row.approveAllLocations,
+    installToFutureLocations: row.installToFutureLocations,
+  });
 }

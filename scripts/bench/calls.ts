@@ -1,0 +1,83 @@
+// npx tsx scripts/bench/calls.ts [--db pglite|postgres]: database calls per request of the token-issuing
+// paths, counted in-process (BENCH_DB_TIMING=1), without an HTTP server or a build. Deterministic,
+// so a change that saves a round trip shows here before any timing does. Warm: the first requests
+// fill the read cache and the signing-key cache, then `N` requests of each kind are counted.
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { freshDatabase } from "./db";
+
+const { values: flags } = parseArgs({ options: { db: { type: "string", default: "postgres" } } });
+const N = 20;
+
+async function main() {
+  const kind = flags.db === "pglite" ? "pglite" : "postgres";
+  const database = await freshDatabase(kind, "bench_calls");
+  Object.assign(process.env, {
+    DATABASE_URL: database.url,
+    SERVER_SECRET: randomBytes(32).toString("hex"),
+    APP_URL: "http://localhost:3000",
+    LOG_LEVEL: "warn",
+    BENCH_DB_TIMING: "1",
+  });
+  try {
+    const { databaseHandle, disconnectDb } = await import("@/lib/db/client");
+    const { deployMigrations } = await import("@/lib/db/migrations");
+    const { dbTiming } = await import("@/lib/db/timing");
+    const { seedForLoad } = await import("./seed");
+    const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
+    const { formRequest } = await import("@/lib/oauth/testing");
+    const { exchangeForLocationToken } = await import("@/lib/oauth/location-token");
+    const { verifyAccessToken } = await import("@/lib/tokens/access-token");
+    await deployMigrations(databaseHandle().adapterFactory);
+    const seed = await seedForLoad(2 * N + 4, () => {});
+    let refresh = 0;
+    let code = 0;
+    const scenarios: Record<string, () => Promise<unknown>> = {
+      refresh_token: () =>
+        tokenEndpoint(
+          formRequest("/oauth/token", {
+            grant_type: "refresh_token",
+            client_id: seed.refresh.clientId,
+            client_secret: seed.refresh.clientSecret,
+            refresh_token: seed.refresh.tokens[refresh++],
+          }),
+        ),
+      authorization_code: () =>
+        tokenEndpoint(
+          formRequest("/oauth/token", {
+            grant_type: "authorization_code",
+            client_id: seed.codes.clientId,
+            client_secret: seed.codes.clientSecret,
+            code: seed.codes.codes[code++],
+            user_type: "Location",
+          }),
+        ),
+      locationToken: async () => {
+        const verified = await verifyAccessToken(seed.companyAccessToken);
+        if (!verified.ok) throw new Error("the Company token does not verify");
+        return exchangeForLocationToken({
+          principal: verified.principal,
+          form: { companyId: seed.companyId, locationId: seed.locationId },
+          traceId: "calls",
+        });
+      },
+    };
+    // Let the cache's listener start.
+    await new Promise((r) => setTimeout(r, 500));
+    for (const [name, run] of Object.entries(scenarios)) {
+      await run();
+      await run();
+      const before = dbTiming().calls;
+      for (let i = 0; i < N; i++) await run();
+      console.log(`${name}: ${(dbTiming().calls - before) / N} database calls per request`);
+    }
+    await disconnectDb();
+  } finally {
+    await database.drop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
