@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { describedBy, Field, FormMessage, inputClass } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 import { SecretPanel } from "./secret-panel";
 import { WebhookSecretPanel } from "./webhook-secret-panel";
 

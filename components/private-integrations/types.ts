@@ -1,4 +1,4 @@
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 
 /** A server action as the screens call it (the shape `actorAction` builds). */
 export type FormAction = (prev: ActionState, formData: FormData) => Promise<ActionState>;

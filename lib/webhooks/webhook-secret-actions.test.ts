@@ -7,7 +7,10 @@ import { openWebhookSecret, webhookSecretsForSigning } from "./webhook-secret";
 
 // The server actions run outside Next.js here: the session and the cache are stand-ins.
 const session = vi.hoisted(() => ({ actor: null as Actor | null }));
-vi.mock("@/lib/auth/session", () => ({ getActor: async () => session.actor }));
+vi.mock("@/lib/auth/session", () => ({
+  getActor: async () => session.actor,
+  getSignedIn: async () => (session.actor ? { actor: session.actor, mustChangePassword: false } : null),
+}));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 const { createAppAction, rotateWebhookSecretAction } = await import("@/app/(admin)/developer/apps/actions");
 

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { changeOwnPassword, passwordChangeSchema } from "@/lib/accounts/users";
-import { actorAction } from "@/lib/actions";
+import { actorAction } from "@/lib/auth/actions";
 import { renewSession } from "@/lib/auth/session";
 
 /** Every other session of the person ends; this browser's is re-issued so it goes on. */

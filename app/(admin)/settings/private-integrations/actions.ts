@@ -1,6 +1,6 @@
 "use server";
 
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 import { integrationActions } from "./integration-actions";
 
 /** The agency's own integrations: the owner is always the signed-in person's agency. */

@@ -2,7 +2,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { formatDateTime } from "@/components/private-integrations/format";
 import type { Actor } from "@/lib/accounts/permissions";
-import { type ActionState, actorAction } from "@/lib/actions";
+import { type ActionState, actorAction } from "@/lib/auth/actions";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import {
   cancelRotation,

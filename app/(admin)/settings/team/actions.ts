@@ -13,7 +13,7 @@ import {
   teamMemberRefSchema,
   updateTeamMember,
 } from "@/lib/accounts/users";
-import { actorAction } from "@/lib/actions";
+import { actorAction } from "@/lib/auth/actions";
 
 const addSchema = z.object({
   name: personNameSchema,

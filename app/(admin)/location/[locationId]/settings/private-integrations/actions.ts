@@ -1,7 +1,7 @@
 "use server";
 
 import { integrationActions } from "@/app/(admin)/settings/private-integrations/integration-actions";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 import { invalid } from "@/lib/errors";
 
 /**
