@@ -5,7 +5,8 @@ import { IntegrationCard } from "@/components/private-integrations/integration-c
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
 import type { Actor } from "@/lib/accounts/permissions";
 import { listAuditLog } from "@/lib/integrations/audit-log";
-import { createPrivateIntegration, getPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { getPrivateIntegration } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 

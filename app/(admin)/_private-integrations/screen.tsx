@@ -6,7 +6,7 @@ import { Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
 import { checkIntegrationAccess, type IntegrationOwner } from "@/lib/integrations/access";
 import { listAuditLog } from "@/lib/integrations/audit-log";
-import { listPrivateIntegrations } from "@/lib/integrations/lifecycle";
+import { listPrivateIntegrations } from "@/lib/integrations/read";
 import { scopeGroups } from "@/lib/scopes";
 import {
   cancelIntegrationRotation,
