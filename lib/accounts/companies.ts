@@ -3,6 +3,7 @@ import { changeCachedState } from "@/lib/db/read-cache";
 import { notFound } from "@/lib/errors";
 import { installAppsOnNewSubAccount } from "@/lib/oauth/future-installs";
 import { recordAudit } from "./audit";
+import { type Actor, canAccessLocation } from "./permissions";
 
 const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 20_000 } as const;
 
@@ -70,4 +71,18 @@ export async function createLocation(options: { companyId: string; name: string;
 
 export async function listLocations(companyId: string) {
   return db().location.findMany({ where: { companyId }, orderBy: [{ name: "asc" }, { id: "asc" }] });
+}
+
+/** The agency's name, for the signed-in shell's header. */
+export async function companyName(companyId: string): Promise<string> {
+  return (await db().company.findUniqueOrThrow({ where: { id: companyId }, select: { name: true } })).name;
+}
+
+/**
+ * A sub-account the person may open, or null: "does not exist" and "not yours" are one answer, so
+ * ids of other agencies are not disclosed.
+ */
+export async function findAccessibleLocation(actor: Actor, locationId: string) {
+  const location = await db().location.findUnique({ where: { id: locationId } });
+  return location && canAccessLocation(actor, location) ? location : null;
 }
