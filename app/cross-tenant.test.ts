@@ -5,8 +5,8 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import type { CreatedApp } from "@/lib/oauth/apps";
-import { basicAuth, formRequest, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/oauth/testing";
 import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { basicAuth, formRequest, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/testing/oauth";
 
 /**
  * Issue 14, point 4: one tenant cannot reach another's data, in the spirit of documenso's

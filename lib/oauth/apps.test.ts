@@ -3,9 +3,9 @@ import { secretMatchesHash } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { formRequest, makeApp } from "@/lib/testing/oauth";
 import { createApp, listDeveloperApps, regenerateClientSecret, updateApp } from "./apps";
 import { authenticateClient } from "./client-auth";
-import { formRequest, makeApp } from "./testing";
 
 let agency: TestAgency;
 

@@ -4,6 +4,7 @@ import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { authorizeParams, install, makeApp, pkcePair, testRedirectUri } from "@/lib/testing/oauth";
 import type { CreatedApp } from "./apps";
 import {
   AUTHORIZATION_CODE_TTL_MS,
@@ -12,7 +13,6 @@ import {
   installChoiceFor,
   validateAuthorizeRequest,
 } from "./authorization";
-import { authorizeParams, install, makeApp, pkcePair, testRedirectUri } from "./testing";
 import { uninstallApp } from "./uninstall";
 
 let agency: TestAgency;

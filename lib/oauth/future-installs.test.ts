@@ -8,10 +8,10 @@ import { createLocation } from "@/lib/accounts/companies";
 import { runCommand } from "@/lib/cli/run";
 import { db } from "@/lib/db/client";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { basicAuth, callRoute, formRequest, install, makeApp } from "@/lib/testing/oauth";
 import type { CreatedApp } from "./apps";
 import { type InstallTarget, installChoiceFor } from "./authorization";
 import { installAppsOnNewSubAccount } from "./future-installs";
-import { basicAuth, callRoute, formRequest, install, makeApp } from "./testing";
 import { uninstallApp } from "./uninstall";
 
 /**

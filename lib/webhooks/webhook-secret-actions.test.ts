@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
-import { makeApp } from "@/lib/oauth/testing";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { makeApp } from "@/lib/testing/oauth";
 import { openWebhookSecret, webhookSecretsForSigning } from "./webhook-secret";
 
 // The server actions run outside Next.js here: the session and the cache are stand-ins.

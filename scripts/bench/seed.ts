@@ -2,8 +2,8 @@ import { hashSecret, randomSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { REFRESH_TOKEN_TTL_MS } from "@/lib/oauth/grants/issue";
-import { installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /** What the load scenarios need, made through the lib functions the screens and endpoints use. */
 export interface LoadSeed {

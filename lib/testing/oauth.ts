@@ -1,8 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Actor } from "@/lib/accounts/permissions";
+import { type CreatedApp, createApp, type NewApp } from "@/lib/oauth/apps";
+import {
+  type ApprovedInstall,
+  type AuthorizeParams,
+  approveInstall,
+  type InstallTarget,
+} from "@/lib/oauth/authorization";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
-import { type CreatedApp, createApp, type NewApp } from "./apps";
-import { type ApprovedInstall, type AuthorizeParams, approveInstall, type InstallTarget } from "./authorization";
 
 /** Test helpers for the OAuth flow, made through the same lib functions the screens use. */
 
@@ -62,7 +67,7 @@ export async function installAndExchange(
   created: CreatedApp,
   target: InstallTarget,
 ): Promise<Record<string, unknown> & { access_token: string; refresh_token: string }> {
-  const { tokenEndpoint } = await import("./token-endpoint");
+  const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
   const { code } = await install(actor, created.app.clientId, target);
   const body = await tokenEndpoint(
     formRequest("/oauth/token", {
