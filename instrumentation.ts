@@ -1,7 +1,9 @@
 /**
- * Next.js instrumentation: runs once when a server instance starts. It starts the webhook
- * dispatcher (lib/webhooks/dispatcher.ts), which delivers the outbox of every instance sharing
- * the database; several instances may run it at once (claims use FOR UPDATE SKIP LOCKED).
+ * Next.js instrumentation: runs once when a server instance starts. It starts
+ * - the pruner (lib/maintenance/prune.ts), which deletes expired and consumed rows in small batches
+ *   every PRUNE_INTERVAL_SECONDS (0: off on this instance); one instance prunes at a time;
+ * - the webhook dispatcher (lib/webhooks/dispatcher.ts), which delivers the outbox of every instance
+ *   sharing the database; several instances may run it at once (claims use FOR UPDATE SKIP LOCKED).
  *
  * WEBHOOK_DISPATCHER=off keeps this instance from delivering webhooks (events are still written
  * to the outbox and delivered by any instance that has it on).
@@ -14,6 +16,10 @@ export async function register(): Promise<void> {
   guardConsole();
   // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
   const { env } = await import("@/lib/env");
+  if (env().PRUNE_INTERVAL_SECONDS > 0) {
+    const { startPruner } = await import("@/lib/maintenance/prune");
+    startPruner();
+  }
   if (env().WEBHOOK_DISPATCHER === "off") {
     const { log } = await import("@/lib/log");
     log.info("webhook dispatcher off on this instance (WEBHOOK_DISPATCHER=off)");

@@ -58,7 +58,10 @@ function isInstallScreen(pathname: string): boolean {
 /** 400 when the install link's client_id or redirect_uri is bad (the page shows why), else 200. */
 async function installScreenStatus(request: NextRequest): Promise<number> {
   // Imported here: the database client is needed by this one screen only.
-  const { authorizeParamsFrom, validateAuthorizeRequest } = await import("@/lib/oauth/authorization");
+  const [{ authorizeParamsFrom }, { validateAuthorizeRequest }] = await Promise.all([
+    import("@/lib/oauth/authorize/params"),
+    import("@/lib/oauth/authorize/validate"),
+  ]);
   const check = await validateAuthorizeRequest(authorizeParamsFrom(request.nextUrl.searchParams));
   return !check.ok && check.kind === "screen" ? check.status : 200;
 }

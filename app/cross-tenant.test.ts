@@ -2,9 +2,9 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
-import type { CreatedApp } from "@/lib/oauth/apps";
 import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { basicAuth, formRequest, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/testing/oauth";
 

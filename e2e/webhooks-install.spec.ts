@@ -1,7 +1,7 @@
-import { createPublicKey, type JsonWebKey, randomBytes, verify } from "node:crypto";
+import { type JsonWebKey, randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { Webhook } from "standardwebhooks";
-import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { ghlSignatureVerifies, standardWebhooksVerifies, v1aVerifies } from "@/lib/testing/webhook-verifiers";
 import { runCli } from "./support/cli";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
@@ -40,42 +40,6 @@ async function installForSubAccounts(page: Page, clientId: string, keep: string[
   }
   await page.getByRole("button", { name: "Install" }).click();
   await page.waitForURL(`${callback}?**`);
-}
-
-/** What an app does with a delivery: verify `v1a,<base64 Ed25519>` over "<id>.<timestamp>.<body>". */
-function signatureVerifies(webhook: ReceivedWebhook, keys: JsonWebKey[]): boolean {
-  const id = String(webhook.headers["webhook-id"]);
-  const timestamp = String(webhook.headers["webhook-timestamp"]);
-  const signed = Buffer.from(`${id}.${timestamp}.${webhook.body}`);
-  const signatures = String(webhook.headers["webhook-signature"] ?? "")
-    .split(" ")
-    .filter((s) => s.startsWith("v1a,"))
-    .map((s) => Buffer.from(s.slice(4), "base64"));
-  return keys.some((jwk) => {
-    const key = createPublicKey({ key: jwk, format: "jwk" });
-    return signatures.some((signature) => verify(null, signed, key, signature));
-  });
-}
-
-/** The headers as the `standardwebhooks` library takes them (a plain record of strings). */
-function plainHeaders(webhook: ReceivedWebhook): Record<string, string> {
-  return Object.fromEntries(Object.entries(webhook.headers).map(([k, v]) => [k, String(v)]));
-}
-
-/** `new Webhook(secret).verify(body, headers)`, as the library's README shows; true when it returns. */
-function standardWebhooksVerifies(webhook: ReceivedWebhook, webhookSecret: string): boolean {
-  try {
-    new Webhook(webhookSecret).verify(webhook.body, plainHeaders(webhook));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** `x-ghl-signature`: Ed25519 over the raw body bytes, under the PEM, with node:crypto alone. */
-function ghlSignatureVerifies(webhook: ReceivedWebhook, pem: string): boolean {
-  const signature = Buffer.from(String(webhook.headers["x-ghl-signature"] ?? ""), "base64");
-  return verify(null, Buffer.from(webhook.body, "utf8"), createPublicKey(pem), signature);
 }
 
 // SPEC.md › Webhooks: the INSTALL payload's fields, in this order.
@@ -131,7 +95,7 @@ test("an agency install sends one signed INSTALL event per chosen sub-account", 
   expect(app.clientId.split("-")[0]).toBe(app.appId);
 
   const payloads = ours().map((webhook) => {
-    expect(signatureVerifies(webhook, keys)).toBe(true);
+    expect(v1aVerifies(webhook, keys)).toBe(true);
     expect(standardWebhooksVerifies(webhook, app.webhookSecret)).toBe(true);
     expect(ghlSignatureVerifies(webhook, pem)).toBe(true);
     // Compact JSON, the payload's fields in SPEC.md's order.
@@ -139,7 +103,7 @@ test("an agency install sends one signed INSTALL event per chosen sub-account", 
     expect(Object.keys(JSON.parse(webhook.body))).toEqual(installFields);
 
     const tampered = { ...webhook, body: webhook.body.replace("INSTALL", "UNINSTALL") };
-    expect(signatureVerifies(tampered, keys)).toBe(false);
+    expect(v1aVerifies(tampered, keys)).toBe(false);
     expect(standardWebhooksVerifies(tampered, app.webhookSecret)).toBe(false);
     expect(ghlSignatureVerifies(tampered, pem)).toBe(false);
     const payload = JSON.parse(webhook.body) as Record<string, unknown>;

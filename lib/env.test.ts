@@ -48,6 +48,18 @@ describe("the environment", () => {
     }
   });
 
+  it("PRUNE_INTERVAL_SECONDS: 600 by default, 0 (off) or 10 to 86400, anything else named", () => {
+    expect(parseEnv({}).PRUNE_INTERVAL_SECONDS).toBe(600);
+    expect(parseEnv({ PRUNE_INTERVAL_SECONDS: "0" }).PRUNE_INTERVAL_SECONDS).toBe(0);
+    expect(parseEnv({ PRUNE_INTERVAL_SECONDS: "10" }).PRUNE_INTERVAL_SECONDS).toBe(10);
+    expect(parseEnv({ PRUNE_INTERVAL_SECONDS: "86400" }).PRUNE_INTERVAL_SECONDS).toBe(86400);
+    for (const bad of ["5", "86401", "-1", "2.5", "hourly"]) {
+      expect(() => parseEnv({ PRUNE_INTERVAL_SECONDS: bad })).toThrow(
+        /^The environment variable PRUNE_INTERVAL_SECONDS must be/,
+      );
+    }
+  });
+
   it("reads TRUSTED_PROXY_HOPS (default 0) and OPERATOR_ALLOW_REMOTE (default off)", () => {
     expect(parseEnv({})).toMatchObject({ TRUSTED_PROXY_HOPS: 0, OPERATOR_ALLOW_REMOTE: false });
     expect(parseEnv({ TRUSTED_PROXY_HOPS: "2", OPERATOR_ALLOW_REMOTE: "1" })).toMatchObject({

@@ -80,6 +80,18 @@ export const envSchema = z.object({
     .max(300, { message: "must be at most 300 (seconds; 0 turns the reuse window off)" })
     .optional()
     .transform((v) => v ?? 30),
+  /**
+   * How often this instance prunes expired and consumed rows (lib/maintenance/prune.ts); `0`: never
+   * on this instance. One instance prunes at a time, so every instance may keep it on.
+   */
+  PRUNE_INTERVAL_SECONDS: z.coerce
+    .number({ message: "must be a whole number of seconds (0 turns pruning off)" })
+    .int({ message: "must be a whole number of seconds (0 turns pruning off)" })
+    .min(0, { message: "must be 0 (off) or a number of seconds from 10 to 86400" })
+    .max(86_400, { message: "must be 0 (off) or a number of seconds from 10 to 86400" })
+    .refine((v) => v === 0 || v >= 10, { message: "must be 0 (off) or a number of seconds from 10 to 86400" })
+    .optional()
+    .transform((v) => v ?? 600),
   /** Proxies in front of the app whose X-Forwarded-For entries are believed (lib/api/client-address.ts). */
   TRUSTED_PROXY_HOPS: z.coerce
     .number()
@@ -98,6 +110,11 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+/**
+ * The server's own configuration is wrong. Not a DomainError: no caller's input is refused, so no
+ * API or form maps it to a 4xx; it stops start-up (or a request, as a logged server_error) and the
+ * CLI prints its message, which names the variable.
+ */
 export class EnvError extends Error {
   override name = "EnvError";
 }

@@ -2,7 +2,9 @@
 // Flags: --db pglite|postgres|both (default both), --duration <s> per scenario (default 10),
 // --rounds <n> (default 2: the scenarios take turns, duration/rounds each, so a change in the
 // machine's load spreads over all of them), --warmup <s> (default 2), --port <n> (default 3105),
-// --scale (part 2, PostgreSQL only).
+// --scale (part 2, PostgreSQL only), with --scale-sizes <n,n,...> (default 1000,1000000),
+// --scale-days <n> (30), --scale-families <n> (1000), --scale-refreshes <per family a day> (24),
+// --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -35,6 +37,12 @@ const { values: flags } = parseArgs({
     rounds: { type: "string", default: "2" },
     port: { type: "string", default: "3105" },
     scale: { type: "boolean", default: false },
+    "scale-sizes": { type: "string" },
+    "scale-days": { type: "string" },
+    "scale-families": { type: "string" },
+    "scale-refreshes": { type: "string" },
+    "scale-installs": { type: "string" },
+    "scale-out": { type: "string" },
     // Internal: one database per child process, so no cache or connection outlives its run.
     child: { type: "string" },
     out: { type: "string" },
@@ -135,8 +143,28 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
 
 async function main() {
   if (flags.scale) {
-    const { runScale } = await import("./bench/scale");
-    await runScale();
+    const { runScale, SCALE_SIZES, DEFAULT_GROWTH } = await import("./bench/scale");
+    const whole = (name: string, value: string | undefined, fallback: number, min: number) => {
+      const n = value === undefined ? fallback : Number(value);
+      if (!Number.isInteger(n) || n < min) throw new Error(`--${name} takes a whole number of at least ${min}.`);
+      return n;
+    };
+    const sizes = flags["scale-sizes"]
+      ? flags["scale-sizes"].split(",").map((v) => whole("scale-sizes", v.trim(), 0, 100))
+      : SCALE_SIZES;
+    if (sizes.length < 2 || sizes.some((n, i) => i > 0 && n <= (sizes[i - 1] as number))) {
+      throw new Error("--scale-sizes takes two or more increasing sizes, such as 1000,20000.");
+    }
+    await runScale({
+      sizes,
+      growth: {
+        days: whole("scale-days", flags["scale-days"], DEFAULT_GROWTH.days, 1),
+        families: whole("scale-families", flags["scale-families"], DEFAULT_GROWTH.families, 1),
+        refreshesPerDay: whole("scale-refreshes", flags["scale-refreshes"], DEFAULT_GROWTH.refreshesPerDay, 1),
+        installsPerDay: whole("scale-installs", flags["scale-installs"], DEFAULT_GROWTH.installsPerDay, 0),
+      },
+      out: flags["scale-out"],
+    });
     return;
   }
   if (flags.child) {

@@ -1,10 +1,11 @@
 // npm run cli -- <command> [--flag value ...]: prints one JSON object, or a message on stderr and exit 1.
 
 import { operatorKey, runningServer } from "@/lib/cli/operator";
-import { CliError, parseArgv, runCommand } from "@/lib/cli/run";
+import { parseArgv, runCommand } from "@/lib/cli/run";
 import { pgliteDataDir } from "@/lib/db/adapter";
 import { disconnectDb } from "@/lib/db/client";
-import { env } from "@/lib/env";
+import { EnvError, env } from "@/lib/env";
+import { DomainError, invalid } from "@/lib/errors";
 import { loadLocalEnv } from "@/lib/local-env";
 
 async function main(): Promise<Record<string, unknown>> {
@@ -21,7 +22,8 @@ async function main(): Promise<Record<string, unknown>> {
     body: JSON.stringify({ command: command ?? "", flags }),
   });
   const body = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new CliError(String(body.error_description ?? `The server answered ${response.status}.`));
+  // The server's refusal, worded for the operator like runCommand's own.
+  if (!response.ok) throw invalid(String(body.error_description ?? `The server answered ${response.status}.`));
   return body;
 }
 
@@ -32,7 +34,7 @@ try {
   process.exit(0);
 } catch (error) {
   const message =
-    error instanceof CliError || (error instanceof Error && error.name === "EnvError")
+    error instanceof DomainError || error instanceof EnvError
       ? error.message
       : `The command failed: ${error instanceof Error ? error.message : String(error)}`;
   process.stderr.write(`${message}\n`);

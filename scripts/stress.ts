@@ -16,17 +16,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { decodeProtectedHeader } from "jose";
-import { createCompany, createLocation } from "@/lib/accounts/companies";
+import { createCompany } from "@/lib/accounts/companies";
 import { setLabsFeature } from "@/lib/accounts/labs";
 import type { Actor } from "@/lib/accounts/permissions";
 import { createUser } from "@/lib/accounts/users";
+import { createApp } from "@/lib/apps/registry";
 import { operatorKey } from "@/lib/cli/operator";
 import { databaseHandle, db, disconnectDb } from "@/lib/db/client";
 import { deployMigrations } from "@/lib/db/migrations";
 import { resetEnvCache } from "@/lib/env";
 import { createPrivateIntegration, deletePrivateIntegration } from "@/lib/integrations/lifecycle";
-import { createApp } from "@/lib/oauth/apps";
-import { approveInstall } from "@/lib/oauth/authorization";
+import { approveInstall } from "@/lib/oauth/authorize/approve";
+import { createLocation } from "@/lib/provisioning/create-location";
 import {
   type Instance,
   makeInstance,

@@ -4,8 +4,7 @@ import { useActionState } from "react";
 import { describedBy, Field, FormMessage, inputClass } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
-import { SecretPanel } from "./secret-panel";
-import { WebhookSecretPanel } from "./webhook-secret-panel";
+import { ClientSecretPanel, WebhookSecretPanel } from "./secret-panel";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 
@@ -46,7 +45,7 @@ export function AppForm({
     return (
       <div className="space-y-4">
         <FormMessage message={state.message} />
-        <SecretPanel clientId={created.clientId} clientSecret={created.clientSecret} />
+        <ClientSecretPanel clientId={created.clientId} clientSecret={created.clientSecret} />
         {created.webhookSecret ? <WebhookSecretPanel webhookSecret={created.webhookSecret} /> : null}
         {created.appId ? (
           <a href={`/developer/apps/${created.appId}`} className="inline-block text-sm text-brand-700 underline">

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
-import { updateTeamMember } from "./users";
+import { updateTeamMember } from "./team";
 
 describe("the last owner", () => {
   it("survives two owners demoting each other at the same moment", async () => {

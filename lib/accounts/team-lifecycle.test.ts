@@ -1,20 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { changeOwnPassword } from "@/lib/auth/password-change";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { listPrivateIntegrations } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { makeAgency, makeUser, testPassword } from "@/lib/testing/fixtures";
 import { canManageMember } from "./permissions";
-import {
-  changeOwnPassword,
-  checkCredentials,
-  listTeam,
-  loadSignedIn,
-  removeTeamMember,
-  resetTeamMemberPassword,
-  setPasswordByOperator,
-  updateTeamMember,
-} from "./users";
+import { removeTeamMember, resetTeamMemberPassword, updateTeamMember } from "./team";
+import { checkCredentials, listTeam, loadSignedIn, setPasswordByOperator } from "./users";
 
 /** The session a person holds right after signing in: their id and their session version. */
 async function signIn(email: string, password = testPassword) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency, makeUser, testPassword } from "@/lib/testing/fixtures";
-import { checkCredentials, createUser, updateTeamMember } from "./users";
+import { updateTeamMember } from "./team";
+import { checkCredentials, createUser } from "./users";
 
 describe("team members", () => {
   it("gives owners and admins both private-integration permissions and everyone else none", async () => {

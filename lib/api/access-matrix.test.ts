@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { POST as contactsPOST } from "@/app/contacts/route";
 import { GET as locationGET } from "@/app/locations/[locationId]/route";
 import { POST as revokePOST } from "@/app/oauth/revoke/route";
+import type { CreatedApp } from "@/lib/apps/registry";
 import {
   createPrivateIntegration,
   deletePrivateIntegration,
@@ -9,7 +10,6 @@ import {
   rotateNow,
 } from "@/lib/integrations/lifecycle";
 import { ROTATION_OVERLAP_MS } from "@/lib/integrations/views";
-import type { CreatedApp } from "@/lib/oauth/apps";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";

@@ -53,24 +53,6 @@ export class ApiError extends Error {
   }
 }
 
-/** RFC 6750 §3 challenge for a Bearer-protected endpoint. */
-export function bearerChallenge(
-  code: "invalid_request" | "invalid_token" | "insufficient_scope",
-  description: string,
-  scope?: string,
-): string {
-  // Header values are bytes, and RFC 6750 §3 allows only printable ASCII (no quote or backslash) in them.
-  const quote = (s: string) =>
-    s
-      .replace(/…/g, "...")
-      .replace(/["\\]/g, "'")
-      .replace(/[^\x20-\x7e]/g, "?");
-  // SPEC.md writes the challenge as `Bearer error="..."`: error first, no realm (RFC 6750 makes it optional).
-  let value = `Bearer error="${code}", error_description="${quote(description)}"`;
-  if (scope) value += `, scope="${quote(scope)}"`;
-  return value;
-}
-
 export interface ErrorBody {
   error: ErrorCode;
   error_description: string;

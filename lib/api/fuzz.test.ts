@@ -78,7 +78,7 @@ async function makeSecrets(): Promise<{ secrets: FuzzSecrets; all: string[] }> {
 }
 
 async function principalOf(token: string) {
-  const { authenticateBearer } = await import("@/lib/tokens/bearer");
+  const { authenticateBearer } = await import("@/lib/api/bearer");
   return authenticateBearer(new Request("http://localhost/", { headers: { authorization: `Bearer ${token}` } }));
 }
 

@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { describeError, log } from "@/lib/log";
+import { toApiError } from "./domain-errors";
 import { ApiError, errorBody } from "./errors";
 import { containsNul } from "./parse";
 
 /**
  * Every route handler of the HTTP API is wrapped by `apiRoute`: it gives the request a trace id,
- * turns an ApiError into SPEC.md's error body, turns anything else into a logged `server_error`
- * that says nothing of the cause, and puts `x-trace-id` on every response.
+ * turns an ApiError or a domain refusal (DomainError, mapped by lib/api/domain-errors.ts) into
+ * SPEC.md's error body, turns anything else into a logged `server_error` that says nothing of the
+ * cause, and puts `x-trace-id` on every response.
  */
 export interface RequestContext {
   traceId: string;
@@ -32,7 +34,8 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
   };
 }
 
-export function errorResponse(error: unknown, traceId: string, request?: Request): Response {
+export function errorResponse(thrown: unknown, traceId: string, request?: Request): Response {
+  const error = toApiError(thrown);
   const apiError =
     error instanceof ApiError
       ? error

@@ -1,7 +1,8 @@
-import { databaseHandle, db } from "@/lib/db/client";
+import { databaseHandle } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { ApiError } from "./errors";
+import { type CounterStore, type Counts, DatabaseCounterStore, type WindowHit } from "./rate-limit-store";
 
 /**
  * API rate limits as the platform we model has them: per app (or private integration) per
@@ -16,6 +17,9 @@ import { ApiError } from "./errors";
  * which one process owns, they live in memory.
  */
 
+// The stores, for tests that count against them directly.
+export { type CounterStore, DatabaseCounterStore, prismaQuery } from "./rate-limit-store";
+
 export const BURST_WINDOW_MS = 10_000;
 const DAY_MS = 86_400_000;
 
@@ -23,26 +27,6 @@ export interface RateLimits {
   /** Requests per 10-second window; 0 = off. */
   burst: number;
   /** Requests per UTC day; 0 = off. */
-  daily: number;
-}
-
-export interface WindowHit {
-  key: string;
-  /** When the window ends (the row may be deleted from then on). */
-  expiresAt: Date;
-}
-
-export interface CounterStore {
-  /**
-   * Counts one request in the burst window (when given) and, only if the burst count is then at
-   * most `burstLimit`, in the daily window (when given). Returns the counts after this request; the
-   * daily count is the current one when it was not incremented.
-   */
-  hit(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number, now: Date): Promise<Counts>;
-}
-
-export interface Counts {
-  burst: number;
   daily: number;
 }
 
@@ -154,125 +138,6 @@ export class MemoryCounterStore implements CounterStore {
     if (at < this.nextSweep) return;
     this.nextSweep = at + BURST_WINDOW_MS;
     for (const [key, entry] of this.counters) if (entry.expiresAt <= at) this.counters.delete(key);
-  }
-}
-
-/** Runs one parameterized statement and returns its rows (another instance's client in tests). */
-export type Query = <T>(text: string, values: readonly unknown[]) => Promise<T[]>;
-
-export const prismaQuery: Query = (text, values) => db().$queryRawUnsafe(text, ...values);
-
-interface Waiting {
-  resolve(counts: Counts): void;
-  reject(error: unknown): void;
-}
-
-interface Batch {
-  burst: WindowHit | undefined;
-  daily: WindowHit | undefined;
-  burstLimit: number;
-  waiting: Waiting[];
-}
-
-/**
- * Counters in the RateLimitCounter table, shared by every instance. Hits of one subject's windows
- * are coalesced: while a statement for them is in flight, the hits that arrive wait and then go as
- * one statement that adds their number at once (`count + n`) and returns the new count. Each hit
- * gets its own count from the range that statement covered, in arrival order, so the decisions
- * are exactly those of n single increments, also across instances (each statement is atomic); a
- * busy subject costs one round trip per batch instead of per request, and its row is never
- * contended within one instance. The daily window counts only the hits the burst window allowed.
- * Rows of ended windows are deleted in the background, a batch at a time.
- */
-export class DatabaseCounterStore implements CounterStore {
-  private nextCleanup = 0;
-  /** Per windows: the batch waiting for the statement in flight to end (undefined: none in flight). */
-  private readonly next = new Map<string, Batch | undefined>();
-
-  constructor(private readonly query: Query = prismaQuery) {}
-
-  hit(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number, now: Date): Promise<Counts> {
-    this.cleanup(now);
-    const key = `${burst?.key ?? ""}\n${daily?.key ?? ""}`;
-    return new Promise<Counts>((resolve, reject) => {
-      const waiting = { resolve, reject };
-      if (this.next.has(key)) {
-        const batch = this.next.get(key);
-        if (batch) batch.waiting.push(waiting);
-        else this.next.set(key, { burst, daily, burstLimit, waiting: [waiting] });
-        return;
-      }
-      this.next.set(key, undefined);
-      void this.send(key, { burst, daily, burstLimit, waiting: [waiting] });
-    });
-  }
-
-  /** Sends one batch, then the one that gathered meanwhile, until none did. */
-  private async send(key: string, batch: Batch): Promise<void> {
-    for (let current: Batch | undefined = batch; current; ) {
-      try {
-        const counts = await this.increment(current);
-        for (const [i, w] of current.waiting.entries()) w.resolve(counts(i));
-      } catch (error) {
-        for (const w of current.waiting) w.reject(error);
-      }
-      current = this.next.get(key);
-      if (current) this.next.set(key, undefined);
-      else this.next.delete(key);
-    }
-  }
-
-  /** Adds the batch's hits in one statement; returns the counts of its i-th hit. */
-  private async increment({ burst, daily, burstLimit, waiting }: Batch): Promise<(i: number) => Counts> {
-    const n = waiting.length;
-    if (burst && daily) {
-      const rows = await this.query<{ burst: number; daily: number }>(
-        `WITH b AS (
-          INSERT INTO "RateLimitCounter" ("key", "count", "expiresAt") VALUES ($1, $5, $2)
-          ON CONFLICT ("key") DO UPDATE SET "count" = "RateLimitCounter"."count" + EXCLUDED."count"
-          RETURNING "count"
-        ), allowed AS (
-          SELECT LEAST($5::int, GREATEST(0, $6::int - ((SELECT "count" FROM b) - $5::int))) AS k
-        ), d AS (
-          INSERT INTO "RateLimitCounter" ("key", "count", "expiresAt")
-          SELECT $3, k, $4 FROM allowed WHERE k > 0
-          ON CONFLICT ("key") DO UPDATE SET "count" = "RateLimitCounter"."count" + EXCLUDED."count"
-          RETURNING "count"
-        )
-        SELECT (SELECT "count" FROM b) AS burst,
-          COALESCE((SELECT "count" FROM d), (SELECT "count" FROM "RateLimitCounter" WHERE "key" = $3), 0) AS daily`,
-        [burst.key, burst.expiresAt, daily.key, daily.expiresAt, n, burstLimit],
-      );
-      const burstCount = Number(rows[0]?.burst ?? 0);
-      const dailyCount = Number(rows[0]?.daily ?? 0);
-      // Hit i has burst count first + i; the first `allowed` of them were counted by the day too.
-      const first = burstCount - n + 1;
-      const allowed = Math.min(n, Math.max(0, burstLimit - (burstCount - n)));
-      return (i) => ({
-        burst: first + i,
-        daily: i < allowed ? dailyCount - allowed + 1 + i : dailyCount,
-      });
-    }
-    const only = (burst ?? daily) as WindowHit;
-    const rows = await this.query<{ count: number }>(
-      `INSERT INTO "RateLimitCounter" ("key", "count", "expiresAt") VALUES ($1, $3, $2)
-      ON CONFLICT ("key") DO UPDATE SET "count" = "RateLimitCounter"."count" + EXCLUDED."count"
-      RETURNING "count"`,
-      [only.key, only.expiresAt, n],
-    );
-    const first = Number(rows[0]?.count ?? 0) - n + 1;
-    return (i) => (burst ? { burst: first + i, daily: 0 } : { burst: 0, daily: first + i });
-  }
-
-  /** At most once a minute per instance, off the request's path: a batch of ended windows. */
-  private cleanup(now: Date): void {
-    if (now.getTime() < this.nextCleanup) return;
-    this.nextCleanup = now.getTime() + 60_000;
-    this.query(
-      `DELETE FROM "RateLimitCounter" WHERE "key" IN (
-        SELECT "key" FROM "RateLimitCounter" WHERE "expiresAt" <= $1 LIMIT 5000)`,
-      [now],
-    ).catch((error: unknown) => log.warn("rate limit cleanup failed", { error: describeError(error) }));
   }
 }
 

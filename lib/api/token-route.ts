@@ -1,6 +1,7 @@
 import type { Scope } from "@/lib/scopes";
-import { authenticateBearer, bearerError, requireLocationToken, requireScope } from "@/lib/tokens/bearer";
 import { type Principal, rateLimitSubject } from "@/lib/tokens/principal";
+import { authenticateBearer, bearerError, requireLocationToken, requireScope } from "./bearer";
+import { toApiError } from "./domain-errors";
 import { ApiError } from "./errors";
 import { apiRoute, errorResponse, type RequestContext } from "./handler";
 import { hitRateLimit, limitHeaders, rateLimitedError } from "./rate-limit";
@@ -85,7 +86,8 @@ export async function withRateLimit(
 }
 
 /** SPEC.md: every 401 and 403 of a Bearer-protected endpoint carries the RFC 6750 §3 challenge. */
-function withChallenge(error: unknown): unknown {
+function withChallenge(thrown: unknown): unknown {
+  const error = toApiError(thrown);
   if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) return error;
   if (Object.keys(error.headers).some((name) => name.toLowerCase() === "www-authenticate")) return error;
   return bearerError(error.code as "forbidden", error.description);

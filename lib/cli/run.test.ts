@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { checkCredentials } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
+import { DomainError } from "@/lib/errors";
 import { testPassword } from "@/lib/testing/fixtures";
 import { holdKeyRotationLock, holdWebhookKeyRotationLock } from "@/lib/testing/key-rotation-lock";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import { webhookSigningKeys } from "@/lib/webhooks/signing-key";
-import { CliError, parseArgv, runCommand } from "./run";
+import { parseArgv, runCommand } from "./run";
 
 describe("parsing the command line", () => {
   it("reads flags, repeated flags and --flag=value", () => {
@@ -16,7 +17,7 @@ describe("parsing the command line", () => {
   });
 
   it("refuses stray arguments", () => {
-    expect(() => parseArgv(["company:create", "oops"])).toThrow(CliError);
+    expect(() => parseArgv(["company:create", "oops"])).toThrow(DomainError);
   });
 });
 

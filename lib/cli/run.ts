@@ -1,10 +1,6 @@
 import { z } from "zod";
-import { DomainError } from "@/lib/errors";
+import { DomainError, invalid } from "@/lib/errors";
 import { commands } from "./registry";
-
-export class CliError extends Error {
-  override name = "CliError";
-}
 
 export type RawFlags = Record<string, string | true | (string | true)[]>;
 
@@ -14,7 +10,7 @@ export function parseArgv(argv: string[]): { command?: string; flags: RawFlags }
   const flags: RawFlags = {};
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] ?? "";
-    if (!arg.startsWith("--")) throw new CliError(`Unexpected argument "${arg}". Flags look like --name value.`);
+    if (!arg.startsWith("--")) throw invalid(`Unexpected argument "${arg}". Flags look like --name value.`);
     let name = arg.slice(2);
     let value: string | true;
     const eq = name.indexOf("=");
@@ -37,11 +33,14 @@ export function usage(): string {
   return `Usage: npm run cli -- <command> [--flag value ...]\n\nCommands:\n${lines.join("\n")}`;
 }
 
-/** Runs one command with raw flags; throws CliError with a sentence for the operator. */
+/**
+ * Runs one command with raw flags. Every refusal is an `invalid` DomainError with a sentence for
+ * the operator: the flags are the CLI's only input, so a missing agency is a wrong --company.
+ */
 export async function runCommand(name: string | undefined, raw: RawFlags): Promise<Record<string, unknown>> {
-  if (!name || name === "help" || name === "--help") throw new CliError(usage());
+  if (!name || name === "help" || name === "--help") throw invalid(usage());
   const command = commands[name];
-  if (!command) throw new CliError(`Unknown command "${name}".\n\n${usage()}`);
+  if (!command) throw invalid(`Unknown command "${name}".\n\n${usage()}`);
   const flags: Record<string, unknown> = { ...raw };
   for (const key of command.repeatable ?? []) {
     const v = flags[key];
@@ -49,16 +48,16 @@ export async function runCommand(name: string | undefined, raw: RawFlags): Promi
   }
   for (const [key, v] of Object.entries(flags)) {
     if (Array.isArray(v) && !command.repeatable?.includes(key)) {
-      throw new CliError(`--${key} may be given only once.`);
+      throw invalid(`--${key} may be given only once.`);
     }
   }
   const parsed = command.flags.safeParse(flags);
-  if (!parsed.success) throw new CliError(describeFlagIssue(parsed.error));
+  if (!parsed.success) throw invalid(describeFlagIssue(parsed.error));
   try {
     return await command.run(parsed.data);
   } catch (error) {
-    if (error instanceof DomainError) throw new CliError(error.message);
-    if (error instanceof z.ZodError) throw new CliError(describeFlagIssue(error));
+    if (error instanceof DomainError) throw invalid(error.message, error.field);
+    if (error instanceof z.ZodError) throw invalid(describeFlagIssue(error));
     throw error;
   }
 }

@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
 import { db } from "@/lib/db/client";
+import { conflict, type DomainError, forbidden, notFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { requireLocationToken } from "@/lib/tokens/bearer";
-import type { Principal } from "@/lib/tokens/principal";
+import { locationOf, type Principal } from "@/lib/tokens/principal";
 
 /** E.164: a plus, a country code not starting with 0, at most 15 digits in all. */
 export const E164 = /^\+[1-9]\d{1,14}$/;
@@ -77,13 +76,23 @@ function toView(row: Prisma.ContactGetPayload<{ select: typeof contactSelect }>)
   return { ...row, createdAt: row.createdAt.toISOString() };
 }
 
-/** 409 conflict carrying the id of the contact that already has this e-mail. */
-function duplicate(contactId: string): ApiError {
-  return new ApiError(
-    "conflict",
+/** A conflict carrying the id of the contact that already has this e-mail (SPEC.md's 409 body). */
+function duplicate(contactId: string): DomainError {
+  return conflict(
     "A contact with this email already exists in this sub-account; its id is in contactId. Update that contact instead.",
-    { extra: { contactId, meta: { contactId, matchingField: "email" } } },
+    "email",
+    { contactId, meta: { contactId, matchingField: "email" } },
   );
+}
+
+/**
+ * The token's sub-account. The routes refuse agency-level tokens before calling in (tokenRoute's
+ * `level: "Location"`, with the way to get a Location token); this guards direct callers.
+ */
+function subAccountOf(principal: Principal): string {
+  const locationId = locationOf(principal);
+  if (!locationId) throw forbidden("Contacts belong to a sub-account: use a Location token.");
+  return locationId;
 }
 
 /**
@@ -95,12 +104,9 @@ export async function createContact(
   input: NewContact,
   now: Date = new Date(),
 ): Promise<ContactView> {
-  const locationId = requireLocationToken(principal);
+  const locationId = subAccountOf(principal);
   if (input.locationId !== locationId) {
-    throw new ApiError(
-      "forbidden",
-      "This token belongs to another sub-account: locationId must be the token's own sub-account.",
-    );
+    throw forbidden("This token belongs to another sub-account: locationId must be the token's own sub-account.");
   }
   const existing = await db().contact.findUnique({
     where: { locationId_email: { locationId, email: input.email } },
@@ -134,8 +140,8 @@ export async function createContact(
 
 /** GET /contacts/{contactId}: a contact of the token's own sub-account; any other id is 404. */
 export async function getContact(principal: Principal, contactId: string): Promise<ContactView> {
-  const locationId = requireLocationToken(principal);
+  const locationId = subAccountOf(principal);
   const row = await db().contact.findFirst({ where: { id: contactId, locationId }, select: contactSelect });
-  if (!row) throw new ApiError("not_found", "No contact with this id exists in this token's sub-account.");
+  if (!row) throw notFound("No contact with this id exists in this token's sub-account.");
   return toView(row);
 }

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
+import { verifyBearerToken } from "@/lib/api/bearer";
 import { databaseHandle, db } from "@/lib/db/client";
 import { READ_CACHE_TTL_MS, readCacheStats } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
@@ -20,7 +21,6 @@ import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import { formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
-import { verifyBearerToken } from "@/lib/tokens/bearer";
 import type { VerifyResult } from "@/lib/tokens/principal";
 
 /**

@@ -1,10 +1,7 @@
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import pg from "pg";
-import type { DatabaseHandle } from "@/lib/db/adapter";
-import { databaseHandle, onDisconnect } from "@/lib/db/client";
-import { env } from "@/lib/env";
-import { describeError, log } from "@/lib/log";
+import { databaseHandle } from "@/lib/db/client";
+import { listenForStateChanges, type StateListener } from "./state-listener";
 
 /**
  * A short-lived, per-process cache of the rows every API request reads: successful Bearer
@@ -34,19 +31,9 @@ import { describeError, log } from "@/lib/log";
  * access-token signing keys) follow their table through `tableChangeMarker`.
  */
 
-export const CACHED_STATE_CHANNEL = "token_state";
 /** At most this long after its database read began does a cached row answer. */
 export const READ_CACHE_TTL_MS = 900;
 const MAX_ENTRIES = 10_000;
-const RECONNECT_MS = 1_000;
-
-interface Listener {
-  handle: DatabaseHandle;
-  state: "starting" | "listening" | "stopped";
-  /** PostgreSQL: the backend pid of the LISTEN connection (tests). */
-  pid?: number;
-  stop(): Promise<void>;
-}
 
 interface CacheState {
   entries: LRUCache<string, { value: unknown }>;
@@ -54,7 +41,7 @@ interface CacheState {
   generation: number;
   /** Token-state changes of this process in flight: the cache is bypassed while any is. */
   changing: number;
-  listener?: Listener;
+  listener?: StateListener;
   /** Notifications received (tests and the bench read it). */
   notifications: number;
   /** Notifications received per table (their payload), for `tableChangeMarker`. */
@@ -175,99 +162,18 @@ function onNotification(s: CacheState, table?: string): void {
 }
 
 /** Starts LISTENing on the process's database, once per database handle. */
-function ensureListener(s: CacheState): Listener | undefined {
+function ensureListener(s: CacheState): StateListener | undefined {
   const handle = databaseHandle();
   if (s.listener?.handle === handle && s.listener.state !== "stopped") return s.listener;
   if (s.listener && s.listener.handle !== handle) void s.listener.stop();
-  s.listener = handle.pglite ? listenPglite(s, handle) : listenPostgres(s, handle);
+  s.listener = listenForStateChanges(handle, {
+    changed: (table) => onNotification(s, table),
+    missed: invalidateReadCache,
+    listening: () => {
+      // Changes made while nobody listened: start from an empty cache.
+      invalidateReadCache();
+      s.listenerEpoch += 1;
+    },
+  });
   return s.listener;
-}
-
-function listenPglite(s: CacheState, handle: DatabaseHandle): Listener {
-  const pglite = handle.pglite as NonNullable<DatabaseHandle["pglite"]>;
-  let unsubscribe: (() => Promise<void>) | undefined;
-  const listener: Listener = {
-    handle,
-    state: "starting",
-    stop: async () => {
-      listener.state = "stopped";
-      invalidateReadCache();
-      await unsubscribe?.().catch(() => {});
-    },
-  };
-  pglite
-    .listen(CACHED_STATE_CHANNEL, (payload: string) => onNotification(s, payload))
-    .then((off: () => Promise<void>) => {
-      unsubscribe = off;
-      if (listener.state === "starting") {
-        invalidateReadCache();
-        s.listenerEpoch += 1;
-        listener.state = "listening";
-      }
-    })
-    .catch((error: unknown) => {
-      listener.state = "stopped";
-      log.warn("token-state LISTEN failed on PGlite; nothing is cached", { error: describeError(error) });
-    });
-  onDisconnect(handle, () => listener.stop());
-  return listener;
-}
-
-/**
- * A dedicated connection (not from the pool: LISTEN belongs to a session). On any error the
- * cache is emptied and bypassed until a new connection listens again.
- */
-function listenPostgres(s: CacheState, handle: DatabaseHandle): Listener {
-  let client: pg.Client | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const listener: Listener = {
-    handle,
-    state: "starting",
-    stop: async () => {
-      listener.state = "stopped";
-      if (timer) clearTimeout(timer);
-      invalidateReadCache();
-      await client?.end().catch(() => {});
-    },
-  };
-  const lost = (error: unknown) => {
-    if (listener.state === "stopped") return;
-    listener.state = "starting";
-    invalidateReadCache();
-    log.warn("token-state listener lost; nothing is cached until it is back", {
-      error: describeError(error),
-    });
-    const old = client;
-    client = undefined;
-    void old?.end().catch(() => {});
-    timer = setTimeout(connect, RECONNECT_MS);
-    timer.unref();
-  };
-  const connect = () => {
-    if (listener.state === "stopped") return;
-    const next = new pg.Client({ connectionString: env().DATABASE_URL, application_name: "token-state-listener" });
-    client = next;
-    // Only the current connection's events count (an old one's "end" arrives after it was replaced).
-    const fail = (error: unknown) => {
-      if (client === next) lost(error);
-    };
-    next.on("notification", (message) => onNotification(s, message.payload));
-    next.on("error", fail);
-    next.on("end", () => fail(new Error("connection ended")));
-    next
-      .connect()
-      .then(() => next.query(`LISTEN ${CACHED_STATE_CHANNEL}`))
-      .then(() => {
-        if (listener.state !== "starting" || client !== next) return;
-        // Changes made while nobody listened: start from an empty cache.
-        invalidateReadCache();
-        listener.pid = (next as pg.Client & { processID?: number }).processID;
-        s.listenerEpoch += 1;
-        listener.state = "listening";
-      })
-      .catch(fail);
-  };
-  connect();
-  onDisconnect(handle, () => listener.stop());
-  return listener;
 }

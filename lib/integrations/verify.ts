@@ -1,9 +1,13 @@
+import { clientAddress, unknownAddress } from "@/lib/api/client-address";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { cachedRead } from "@/lib/db/read-cache";
+import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { scopesAtLevel } from "@/lib/scopes";
 import type { VerifyResult } from "@/lib/tokens/principal";
+import { addressNotAllowedDescription, expiredIntegrationDescription } from "./guard-rails";
+import { isAddressAllowed } from "./ip-allowlist";
 import { isPrivateIntegrationToken } from "./token";
 
 /** lastUsedAt is written at most this often per token. */
@@ -19,14 +23,37 @@ interface TokenLookupRow {
   companyId: string;
   locationId: string | null;
   scopes: string[];
+  /** The guard rails (lib/integrations/guard-rails.ts), cached with the row. */
+  integrationExpiresAt: Date | null;
+  allowedIpAddresses: string[];
+  /** Null: all sub-accounts (and every sub-account integration). */
+  allowedLocationIds: string[] | null;
+}
+
+/** What the request says about its caller, for the guard rails. */
+export interface VerificationContext {
+  /** `clientAddress(headers, TRUSTED_PROXY_HOPS)`: the peer, or `unknown`. */
+  clientAddress: string;
+}
+
+/** The context of a request: its client address as lib/api/client-address.ts reads it. */
+export function verificationContext(headers: Headers): VerificationContext {
+  return { clientAddress: clientAddress(headers, env().TRUSTED_PROXY_HOPS) };
 }
 
 /**
  * Checks `Authorization: Bearer pit-…`: one query by the unique keyed hash (joined to its
  * integration), then slot, revocation and expiry against `now`. Labs being off does not stop
  * existing tokens. The scopes are the integration's current ones, so an edit applies at once.
+ * Then the integration's guard rails: its `Expires` (401 naming the date) and `Allowed IP
+ * addresses` against `context.clientAddress` (403; without a context the address is unknown, which
+ * no allowlist allows). Chosen `Sub-accounts` travel in the principal (`allowedLocationIds`).
  */
-export async function verifyPrivateIntegrationToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
+export async function verifyPrivateIntegrationToken(
+  token: string,
+  now: Date = new Date(),
+  context?: VerificationContext,
+): Promise<VerifyResult> {
   if (!isPrivateIntegrationToken(token)) return { ok: false, reason: "malformed" };
   const tokenHash = hashSecret(token);
   // A live token's row may come from the verification cache (emptied by every revocation).
@@ -39,8 +66,21 @@ export async function verifyPrivateIntegrationToken(token: string, now: Date = n
   if (row.revokedAt !== null || row.slot === null) return { ok: false, reason: "revoked" };
   const expiresAt = row.expiresAt === null ? null : new Date(row.expiresAt);
   if (expiresAt && expiresAt.getTime() <= now.getTime()) return { ok: false, reason: "expired" };
-  touchLastUsed(row.id, row.lastUsedAt === null ? null : new Date(row.lastUsedAt), now);
+  const integrationExpiresAt = row.integrationExpiresAt === null ? null : new Date(row.integrationExpiresAt);
+  if (integrationExpiresAt && integrationExpiresAt.getTime() <= now.getTime()) {
+    const description = expiredIntegrationDescription(integrationExpiresAt);
+    return { ok: false, reason: "refused", refusal: { code: "invalid_token", description } };
+  }
+  const address = context?.clientAddress ?? unknownAddress;
+  if (!isAddressAllowed(address, row.allowedIpAddresses)) {
+    log.info("private integration refused by its Allowed IP addresses", { row: row.integrationId });
+    const description = addressNotAllowedDescription(address);
+    return { ok: false, reason: "refused", refusal: { code: "forbidden", description } };
+  }
+  touchLastUsed(row.id, row.lastUsedAt === null ? null : new Date(row.lastUsedAt), now, context?.clientAddress ?? null);
   const level = row.locationId ? "location" : "agency";
+  // The token ends with the rotation's overlap or the integration's Expires, whichever comes first.
+  const stopsAt = earliest(expiresAt, integrationExpiresAt);
   return {
     ok: true,
     principal: {
@@ -51,15 +91,26 @@ export async function verifyPrivateIntegrationToken(token: string, now: Date = n
       scopes: scopesAtLevel(row.scopes, level),
       integrationId: row.integrationId,
       tokenId: row.id,
-      ...(expiresAt ? { expiresAt } : {}),
+      ...(stopsAt ? { expiresAt: stopsAt } : {}),
+      ...(row.allowedLocationIds && !row.locationId ? { allowedLocationIds: [...row.allowedLocationIds] } : {}),
     },
   };
+}
+
+function earliest(a: Date | null, b: Date | null): Date | undefined {
+  if (!a || !b) return a ?? b ?? undefined;
+  return a.getTime() <= b.getTime() ? a : b;
 }
 
 async function lookupToken(tokenHash: string): Promise<TokenLookupRow | undefined> {
   const rows = await db().$queryRaw<TokenLookupRow[]>`
     SELECT t.id, t.slot::text AS slot, t."expiresAt", t."revokedAt", t."lastUsedAt",
-           i.id AS "integrationId", i."companyId", i."locationId", i.scopes
+           i.id AS "integrationId", i."companyId", i."locationId", i.scopes,
+           i."expiresAt" AS "integrationExpiresAt",
+           COALESCE(i."allowedIpAddresses", ARRAY[]::text[]) AS "allowedIpAddresses",
+           CASE WHEN i."allSubAccounts" THEN NULL ELSE ARRAY(
+             SELECT c."locationId" FROM "PrivateIntegrationLocation" c WHERE c."integrationId" = i.id ORDER BY 1
+           ) END AS "allowedLocationIds"
     FROM "PrivateIntegrationToken" t
     JOIN "PrivateIntegration" i ON i.id = t."integrationId"
     WHERE t."tokenHash" = ${tokenHash}`;
@@ -72,7 +123,7 @@ const recentWrites = new Map<string, number>();
 const pendingWrites = new Set<Promise<unknown>>();
 const MAX_REMEMBERED = 10_000;
 
-function touchLastUsed(tokenId: string, lastUsedAt: Date | null, now: Date): void {
+function touchLastUsed(tokenId: string, lastUsedAt: Date | null, now: Date, address: string | null): void {
   const at = now.getTime();
   if (lastUsedAt && at - lastUsedAt.getTime() < LAST_USED_INTERVAL_MS) return;
   const written = recentWrites.get(tokenId);
@@ -86,7 +137,8 @@ function touchLastUsed(tokenId: string, lastUsedAt: Date | null, now: Date): voi
         id: tokenId,
         OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: new Date(at - LAST_USED_INTERVAL_MS) } }],
       },
-      data: { lastUsedAt: now },
+      // The address of the request that wrote lastUsedAt (null when the caller gave no context).
+      data: { lastUsedAt: now, lastUsedAddress: address },
     })
     .catch((error: unknown) => {
       log.warn("private integration lastUsedAt not written", { row: tokenId, error: describeError(error) });

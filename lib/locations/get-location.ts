@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
-import { db } from "@/lib/db/client";
-import { cachedRead } from "@/lib/db/read-cache";
+import { findLocation } from "@/lib/accounts/locations";
+import { type DomainError, forbidden } from "@/lib/errors";
+import { subAccountNotChosenDescription } from "@/lib/integrations/guard-rails";
 import type { Principal } from "@/lib/tokens/principal";
 
 export const locationSchema = z
@@ -20,19 +20,12 @@ export type LocationView = z.infer<typeof locationSchema>;
  * The same refusal whether the sub-account is someone else's or does not exist, so an id reveals
  * nothing (SPEC.md: "Anything else: 403 forbidden, whether or not the location exists").
  */
-function notYours(principal: Principal): ApiError {
+function notYours(principal: Principal): DomainError {
   const whose =
     principal.authClass === "Location"
       ? "A sub-account token can read only its own sub-account"
       : "An agency token can read only its agency's sub-accounts";
-  return new ApiError("forbidden", `${whose}; this token cannot read this one.`);
-}
-
-export interface LocationRow {
-  id: string;
-  companyId: string;
-  name: string;
-  createdAt: Date;
+  return forbidden(`${whose}; this token cannot read this one.`);
 }
 
 /**
@@ -47,20 +40,9 @@ export async function getLocationForPrincipal(principal: Principal, locationId: 
   if (principal.authClass === "Location" && principal.locationId !== locationId) throw notYours(principal);
   const row = await findLocation(locationId);
   if (!row || row.companyId !== principal.companyId) throw notYours(principal);
+  // An agency private integration with chosen Sub-accounts: others of its agency (also ones created later) are refused.
+  if (principal.allowedLocationIds && !principal.allowedLocationIds.includes(row.id)) {
+    throw forbidden(subAccountNotChosenDescription);
+  }
   return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
-}
-
-/** A sub-account by id, from the read cache or one indexed read (see getLocationForPrincipal). */
-export function findLocation(locationId: string): Promise<LocationRow | undefined> {
-  return cachedRead(
-    `location:${locationId}`,
-    () => readLocation(locationId),
-    (found) => found !== undefined,
-  );
-}
-
-async function readLocation(locationId: string): Promise<LocationRow | undefined> {
-  const rows = await db().$queryRaw<LocationRow[]>`
-    SELECT id, "companyId", name, "createdAt" FROM "Location" WHERE id = ${locationId}`;
-  return rows[0];
 }

@@ -1,5 +1,6 @@
+import type { AppView } from "@/lib/apps/app-view";
 import { secretMatchesHash } from "@/lib/crypto/secrets";
-import { type AppView, findAppByClientId } from "./apps";
+import { findAppByClientId } from "./client-lookup";
 import { invalidClient, invalidRequest } from "./errors";
 
 /**

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { migrationsDir } from "@/lib/db/migrations";
 import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
-import { findAppByClientId } from "./apps";
+import { findAppByClientId } from "./client-lookup";
 
 /**
  * Issue 10 part 1: existing apps get client ids of the platform's shape `<appId>-<suffix>` in the

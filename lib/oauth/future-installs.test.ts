@@ -4,13 +4,14 @@ import { GET as installedGET } from "@/app/oauth/installedLocations/route";
 import { POST as locationTokenPOST } from "@/app/oauth/locationToken/route";
 import { POST as tokenPOST } from "@/app/oauth/token/route";
 import { GET as eventsGET } from "@/app/webhooks/events/route";
-import { createLocation } from "@/lib/accounts/companies";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { runCommand } from "@/lib/cli/run";
 import { db } from "@/lib/db/client";
+import { createLocation } from "@/lib/provisioning/create-location";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { basicAuth, callRoute, formRequest, install, makeApp } from "@/lib/testing/oauth";
-import type { CreatedApp } from "./apps";
-import { type InstallTarget, installChoiceFor } from "./authorization";
+import { installChoiceFor } from "./authorize/install-choice";
+import type { InstallTarget } from "./authorize/resolve-target";
 import { installAppsOnNewSubAccount } from "./future-installs";
 import { uninstallApp } from "./uninstall";
 

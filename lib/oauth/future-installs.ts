@@ -8,7 +8,7 @@ import { enqueueInstallEvents } from "./install-events";
  * installation's approved sub-accounts at once (so /oauth/installedLocations lists it and
  * /oauth/locationToken works for it) and an INSTALL event (installType Location) is written for it.
  *
- * Runs in the transaction that creates the sub-account (lib/accounts/companies.ts), so the
+ * Runs in the transaction that creates the sub-account (lib/provisioning/create-location.ts), so the
  * sub-account, its installs and their outbox rows commit together or not at all. Idempotent: a
  * second run for the same sub-account (a retry, another instance) adds no row and no event, because
  * an event is written only for an InstallationLocation row this run actually inserted.

@@ -1,6 +1,6 @@
+import { bearerError } from "@/lib/api/bearer";
 import { db } from "@/lib/db/client";
 import type { Principal } from "@/lib/tokens/principal";
-import { bearerError } from "./bearer";
 import { invalidRequest } from "./errors";
 
 /** GET /oauth/installedLocations: the sub-accounts the Company token's installation covers. */

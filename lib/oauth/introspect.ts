@@ -2,10 +2,10 @@ import { decodeJwt } from "jose";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
-import { verifyAccessToken } from "@/lib/tokens/access-token";
+import { isJwtShaped, verifyAccessToken } from "@/lib/tokens/access-token";
 import { authenticateClient } from "./client-auth";
 import { tokenScopes } from "./grants/issue";
-import { looksLikeJwt, readTokenParams } from "./revoke";
+import { readTokenParams } from "./revoke";
 import { readOAuthForm } from "./token-endpoint";
 
 /**
@@ -19,7 +19,7 @@ export async function introspectToken(request: Request, now = new Date()): Promi
   const { token } = readTokenParams(form);
   const inactive = { active: false };
 
-  if (looksLikeJwt(token)) {
+  if (isJwtShaped(token)) {
     const result = await verifyAccessToken(token, now);
     if (!result.ok || result.principal.appId !== client.app.id) return inactive;
     const claims = decodeJwt(token);

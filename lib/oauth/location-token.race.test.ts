@@ -1,9 +1,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/api/errors";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import type { CreatedApp } from "@/lib/oauth/apps";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";

@@ -1,8 +1,8 @@
+import { findLocation } from "@/lib/accounts/locations";
+import { bearerError } from "@/lib/api/bearer";
 import { db, type Tx } from "@/lib/db/client";
-import { findLocation } from "@/lib/locations/get-location";
 import type { Principal } from "@/lib/tokens/principal";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
-import { bearerError } from "./bearer";
 import { invalidRequest } from "./errors";
 import { GRANT_TRANSACTION_OPTIONS, issueTokens, tokenScopes } from "./grants/issue";
 

@@ -1,7 +1,7 @@
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import { verifyAccessToken } from "@/lib/tokens/access-token";
+import { isJwtShaped, verifyAccessToken } from "@/lib/tokens/access-token";
 import { authenticateClient } from "./client-auth";
 import { invalidRequest, unauthorizedClient } from "./errors";
 import { revokeGrants } from "./grants/revoke-grants";
@@ -25,10 +25,6 @@ export function readTokenParams(form: Record<string, string>): { token: string; 
   return { token: form.token, hint };
 }
 
-export function looksLikeJwt(token: string): boolean {
-  return token.split(".").length === 3;
-}
-
 const notYours = () =>
   unauthorizedClient("This token was issued to another app; only that app can revoke or inspect it.");
 
@@ -36,7 +32,7 @@ export async function revokeToken(request: Request, now = new Date()): Promise<v
   const form = await readOAuthForm(request);
   const client = await authenticateClient(request, form);
   const { token } = readTokenParams(form);
-  if (looksLikeJwt(token)) {
+  if (isJwtShaped(token)) {
     const result = await verifyAccessToken(token, now);
     if (!result.ok) return;
     if (result.principal.appId !== client.app.id) throw notYours();

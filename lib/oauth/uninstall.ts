@@ -5,7 +5,7 @@ import { isAgencyRole } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { forbidden, notFound } from "@/lib/errors";
-import { canInstall } from "./authorization";
+import { canInstall } from "./authorize/install-choice";
 import { revokeGrants } from "./grants/revoke-grants";
 import { enqueueInstallEvents } from "./install-events";
 

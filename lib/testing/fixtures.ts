@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { createCompany, createLocation } from "@/lib/accounts/companies";
+import { createCompany } from "@/lib/accounts/companies";
 import { setLabsFeature } from "@/lib/accounts/labs";
 import type { Actor } from "@/lib/accounts/permissions";
 import type { Role } from "@/lib/accounts/roles";
 import { createUser } from "@/lib/accounts/users";
+import { createLocation } from "@/lib/provisioning/create-location";
 
 /** Test data made through the same lib functions the app uses. Unique names, so runs can share a database. */
 export const uniqueSuffix = () => randomBytes(5).toString("hex");

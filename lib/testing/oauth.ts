@@ -1,12 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Actor } from "@/lib/accounts/permissions";
-import { type CreatedApp, createApp, type NewApp } from "@/lib/oauth/apps";
-import {
-  type ApprovedInstall,
-  type AuthorizeParams,
-  approveInstall,
-  type InstallTarget,
-} from "@/lib/oauth/authorization";
+import { type CreatedApp, createApp } from "@/lib/apps/registry";
+import type { NewApp } from "@/lib/apps/settings";
+import { type ApprovedInstall, approveInstall } from "@/lib/oauth/authorize/approve";
+import type { AuthorizeParams } from "@/lib/oauth/authorize/params";
+import type { InstallTarget } from "@/lib/oauth/authorize/resolve-target";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
 
 /** Test helpers for the OAuth flow, made through the same lib functions the screens use. */

@@ -109,6 +109,11 @@ async function tokenState(jti: string): Promise<TokenStateRow | undefined> {
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+/** Whether a token has the shape of a JWT (three base64url parts); says nothing of its validity. */
+export function isJwtShaped(token: string): boolean {
+  return JWT_SHAPE.test(token);
+}
+
 /**
  * Verifies an access token: signature under one of our published keys, issuer, expiry, and that
  * neither the token, its grant nor its installation has been revoked or uninstalled. A success
@@ -116,7 +121,7 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  * expiry is checked against `now` on every call.
  */
 export async function verifyAccessToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
-  if (token.length > 8192 || !JWT_SHAPE.test(token)) return { ok: false, reason: "malformed" };
+  if (token.length > 8192 || !isJwtShaped(token)) return { ok: false, reason: "malformed" };
   const result = await cachedRead(
     cacheKey("jwt", token),
     () => verifyWithDatabase(token, now),

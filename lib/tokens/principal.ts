@@ -23,6 +23,13 @@ export interface Principal {
   tokenId: string;
   /** When the token stops working (access token exp; the old token's end during a rotation). */
   expiresAt?: Date;
+  /** Agency private integrations with chosen `Sub-accounts`: the only ones it may act on (unset: all). */
+  allowedLocationIds?: string[];
+}
+
+/** The sub-account a Location principal acts in; undefined for agency-level (Company) principals. */
+export function locationOf(principal: Principal): string | undefined {
+  return principal.authClass === "Location" ? principal.locationId : undefined;
 }
 
 /** The rate-limit bucket of a principal: per app or integration, per sub-account or agency. */
@@ -33,7 +40,11 @@ export function rateLimitSubject(principal: Principal): string {
   return `${owner}|${account}`;
 }
 
-/** What verifying one Bearer token says; `reason` picks the error description, never more. */
+/**
+ * What verifying one Bearer token says; `reason` picks the error description, never more. A
+ * private integration's guard rail (lib/integrations/guard-rails.ts) refuses with its own answer.
+ */
 export type VerifyResult =
   | { ok: true; principal: Principal }
-  | { ok: false; reason: "malformed" | "unknown" | "expired" | "revoked" };
+  | { ok: false; reason: "malformed" | "unknown" | "expired" | "revoked" }
+  | { ok: false; reason: "refused"; refusal: { code: "invalid_token" | "forbidden"; description: string } };

@@ -1,9 +1,11 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeAgency } from "@/lib/testing/fixtures";
+import { insertAppRow } from "@/lib/testing/webhook-delivery";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
-import { dispatchDueEvents, LEASE_MS } from "./dispatcher";
+import { LEASE_MS } from "./claim";
+import { dispatchDueEvents } from "./dispatcher";
 import { enqueueWebhookEvents } from "./outbox";
 
 // Two processes need one database: PostgreSQL only (PGlite in memory belongs to this process).
@@ -20,20 +22,7 @@ describe.skipIf(!onPostgres)("an instance killed mid-delivery (SIGKILL)", () => 
 
   it("loses no event: another instance delivers every one of them once the lease ends", async () => {
     const { company } = await makeAgency({ locations: 0 });
-    const suffix = uniqueSuffix();
-    const app = await db().app.create({
-      data: {
-        companyId: company.id,
-        name: `Crash app ${suffix}`,
-        clientId: `client-${suffix}`,
-        clientSecretHash: "x",
-        clientSecretHint: "xxxx",
-        redirectUris: ["https://app.example/cb"],
-        scopes: [],
-        installSetting: "everyone",
-        webhookUrl: receiver.url,
-      },
-    });
+    const app = await insertAppRow(company.id, { name: "Crash app", webhookUrl: receiver.url });
     const ids = await db().$transaction((tx) =>
       enqueueWebhookEvents(
         tx,

@@ -1,31 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeAgency } from "@/lib/testing/fixtures";
+import { insertAppRow } from "@/lib/testing/webhook-delivery";
 import { listWebhookDeliveries } from "./deliveries";
 import { dispatchDueEvents } from "./dispatcher";
 import { enqueueWebhookEvents } from "./outbox";
 
-async function makeApp(companyId: string) {
-  const suffix = uniqueSuffix();
-  return db().app.create({
-    data: {
-      companyId,
-      name: `Log app ${suffix}`,
-      clientId: `client-${suffix}`,
-      clientSecretHash: "x",
-      clientSecretHint: "xxxx",
-      redirectUris: ["https://app.example/cb"],
-      scopes: [],
-      installSetting: "everyone",
-      webhookUrl: "https://hooks.example.test/x",
-    },
-  });
-}
-
 describe("the delivery log", () => {
   it("lists an app's events newest first with their attempts, for the app's own agency only", async () => {
     const { company } = await makeAgency({ locations: 0 });
-    const app = await makeApp(company.id);
+    const app = await insertAppRow(company.id, { name: "Log app", webhookUrl: "https://hooks.example.test/x" });
     const t0 = new Date();
     const [first] = await db().$transaction((tx) =>
       enqueueWebhookEvents(

@@ -3,7 +3,7 @@ import { isAgencyAdmin } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
 import { forbidden, notFound } from "@/lib/errors";
 import type { WebhookEventStatus } from "@/lib/generated/prisma/client";
-import { redeliverWebhookEvent } from "./dispatcher";
+import { redeliverWebhookEvent } from "./redeliver";
 
 /** The delivery log of an app, for its developer page: events, newest first, with their attempts. */
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
-import { makeAgency, makeUser, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { insertAppRow } from "@/lib/testing/webhook-delivery";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { developerWebhookLog, getAppForDeveloper, redeliverAsDeveloper } from "./deliveries";
 import { dispatchDueEvents } from "./dispatcher";
@@ -29,22 +30,8 @@ beforeEach(() => {
   session.actor = null;
 });
 
-async function makeApp(companyId: string, webhookUrl: string | null = receiver.url) {
-  const suffix = uniqueSuffix();
-  return db().app.create({
-    data: {
-      companyId,
-      name: `Developer app ${suffix}`,
-      clientId: `client-${suffix}`,
-      clientSecretHash: "x",
-      clientSecretHint: "xxxx",
-      redirectUris: ["https://app.example/cb"],
-      scopes: [],
-      installSetting: "everyone",
-      webhookUrl,
-    },
-  });
-}
+const makeApp = (companyId: string, webhookUrl: string | null = receiver.url) =>
+  insertAppRow(companyId, { name: "Developer app", webhookUrl });
 
 async function enqueueInstall(app: { id: string; webhookUrl: string | null }, now = new Date()) {
   const [id] = await db().$transaction((tx) =>

@@ -4,20 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
-import {
-  BACKOFF_SCHEDULE_MS,
-  claimDueEvents,
-  deliverClaimedEvent,
-  dispatchDueEvents,
-  LEASE_MS,
-  nextAttemptAfterFailure,
-  RETRY_WINDOW_MS,
-  redeliverWebhookEvent,
-  retryDelayMs,
-  startDispatcher,
-  stopDispatcher,
-} from "./dispatcher";
+import { BACKOFF_SCHEDULE_MS, nextAttemptAfterFailure, RETRY_WINDOW_MS, retryDelayMs } from "./backoff";
+import { claimDueEvents, LEASE_MS } from "./claim";
+import { deliverClaimedEvent } from "./deliver";
+import { dispatchDueEvents, startDispatcher, stopDispatcher } from "./dispatcher";
 import { enqueueWebhookEvents } from "./outbox";
+import { redeliverWebhookEvent } from "./redeliver";
 import type { SendWebhookInput } from "./sender";
 import { verifyWebhookSignature } from "./signer";
 import { webhookKeysJwks } from "./signing-key";

@@ -3,6 +3,8 @@ import { resetEnvCache } from "@/lib/env";
 
 const startDispatcher = vi.fn();
 vi.mock("@/lib/webhooks/dispatcher", () => ({ startDispatcher }));
+const startPruner = vi.fn();
+vi.mock("@/lib/maintenance/prune", () => ({ startPruner }));
 
 const { register } = await import("@/instrumentation");
 
@@ -10,9 +12,10 @@ describe("instrumentation register()", () => {
   const saved = { ...process.env };
   beforeEach(() => {
     startDispatcher.mockClear();
+    startPruner.mockClear();
   });
   afterEach(() => {
-    for (const key of ["NEXT_RUNTIME", "NEXT_PHASE", "WEBHOOK_DISPATCHER"]) {
+    for (const key of ["NEXT_RUNTIME", "NEXT_PHASE", "WEBHOOK_DISPATCHER", "PRUNE_INTERVAL_SECONDS"]) {
       if (saved[key] === undefined) delete process.env[key];
       else process.env[key] = saved[key];
     }
@@ -30,5 +33,18 @@ describe("instrumentation register()", () => {
     resetEnvCache();
     await register();
     expect(startDispatcher).toHaveBeenCalledTimes(starts ? 1 : 0);
+  });
+
+  it.each([
+    [{ NEXT_RUNTIME: "nodejs" }, true],
+    [{ NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "off" }, true],
+    [{ NEXT_RUNTIME: "nodejs", PRUNE_INTERVAL_SECONDS: "0" }, false],
+    [{ NEXT_RUNTIME: "edge" }, false],
+    [{ NEXT_RUNTIME: "nodejs", NEXT_PHASE: "phase-production-build" }, false],
+  ])("with %o starts the pruner: %s", async (vars, starts) => {
+    Object.assign(process.env, vars);
+    resetEnvCache();
+    await register();
+    expect(startPruner).toHaveBeenCalledTimes(starts ? 1 : 0);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
 import { db } from "@/lib/db/client";
+import { type DomainError, invalid } from "@/lib/errors";
 import { WEBHOOK_EVENT_RETENTION_DAYS } from "./retention";
 
 /**
@@ -112,10 +112,10 @@ export function encodeCursor(position: Position): string {
   return Buffer.from(`${position.writerXid}.${position.id}`, "utf8").toString("base64url");
 }
 
-function badAfter(): ApiError {
-  return new ApiError(
-    "invalid_request",
+function badAfter(): DomainError {
+  return invalid(
     "after is not a cursor of this endpoint: pass nextCursor exactly as received, or the webhookId of one of your app's events.",
+    "after",
   );
 }
 
@@ -132,9 +132,9 @@ async function positionOf(appId: string, after: string): Promise<Position> {
     SELECT "writerXid"::text AS "writerXid", id FROM "WebhookEvent" WHERE id = ${after} AND "appId" = ${appId}`;
   const row = rows[0];
   if (!row) {
-    throw new ApiError(
-      "invalid_request",
+    throw invalid(
       `after names no event of this app (events are kept at least ${WEBHOOK_EVENT_RETENTION_DAYS} days); start again without after.`,
+      "after",
     );
   }
   return row;

@@ -1,8 +1,8 @@
 /**
  * How long webhook events (the outbox rows, with their delivery logs) are kept. SPEC.md: "events
  * are kept at least 30 days", so an app that was down for longer than the retries catches up with
- * GET /webhooks/events. Nothing prunes events yet; whatever prunes them later must keep every
- * event younger than this, whatever its status.
+ * GET /webhooks/events. The pruner (lib/maintenance/prune.ts) keeps every event younger than
+ * this, whatever its status, and deletes older delivered and failed ones with their delivery logs.
  */
 export const WEBHOOK_EVENT_RETENTION_DAYS = 30;
 

@@ -1,3 +1,5 @@
+// One file though over 250 lines: creation, rotation, the per-instance cache and the overlap rule
+// (which key signs when) are one lifecycle of the same rows, read best in one place.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { decrypt, encrypt } from "@/lib/crypto/secrets";
 import { type Db, db, type Tx } from "@/lib/db/client";

@@ -1,15 +1,14 @@
-import { createPublicKey, verify } from "node:crypto";
-import { WebhookManager } from "@gohighlevel/api-client/dist/lib/webhook/webhook-manager";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as publicKeyPemRoute } from "@/app/.well-known/webhook-public-key.pem/route";
+import { rotateWebhookSecret } from "@/lib/apps/secrets";
 import { db } from "@/lib/db/client";
-import { rotateWebhookSecret } from "@/lib/oauth/apps";
-import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeAgency } from "@/lib/testing/fixtures";
 import { install, makeApp } from "@/lib/testing/oauth";
-import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { deliverOne, insertAppRow } from "@/lib/testing/webhook-delivery";
+import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { ghlSignatureVerifies, plainHeaders, sdkOutcome } from "@/lib/testing/webhook-verifiers";
 import { dispatchDueEvents } from "./dispatcher";
-import { enqueueWebhookEvents } from "./outbox";
 import { PREVIOUS_WEBHOOK_SECRET_GRACE_MS, webhookSecretStatus, webhookSecretsForSigning } from "./webhook-secret";
 
 /**
@@ -45,32 +44,6 @@ afterAll(async () => {
   await receiver.stop();
 });
 
-const headersOf = (webhook: ReceivedWebhook) =>
-  Object.fromEntries(Object.entries(webhook.headers).map(([k, v]) => [k, String(v)]));
-
-/** What an app's receiver does with the raw body and the PEM, using node:crypto alone. */
-function ghlSignatureVerifies(webhook: ReceivedWebhook): boolean {
-  const signature = Buffer.from(String(webhook.headers["x-ghl-signature"] ?? ""), "base64");
-  return verify(null, Buffer.from(webhook.body, "utf8"), createPublicKey(pem), signature);
-}
-
-/** The platform SDK's middleware, as an Express app would mount it, given our raw body. */
-async function sdkOutcome(webhook: ReceivedWebhook, clientId: string) {
-  const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const manager = new WebhookManager(silent as never, {} as never, {} as never, { clientId, publicKey: pem });
-  const req: Record<string, unknown> = {
-    method: "POST",
-    url: "/hooks",
-    headers: webhook.headers,
-    body: Buffer.from(webhook.body, "utf8"),
-  };
-  let passed: unknown = "not called";
-  await manager.subscribe()(req as never, {} as never, (error?: unknown) => {
-    passed = error;
-  });
-  return { passed, isSignatureValid: req.isSignatureValid, skipped: req.skippedSignatureVerification };
-}
-
 describe("an INSTALL delivered over HTTP", () => {
   it("verifies with standardwebhooks (v1), node:crypto (x-ghl-signature) and the platform SDK", async () => {
     const { company, owner, locations } = await makeAgency({ locations: 2 });
@@ -87,7 +60,7 @@ describe("an INSTALL delivered over HTTP", () => {
       expect(JSON.stringify(JSON.parse(webhook.body))).toBe(webhook.body);
       expect(Object.keys(JSON.parse(webhook.body))).toEqual(installFields);
 
-      const event = new Webhook(created.webhookSecret).verify(webhook.body, headersOf(webhook));
+      const event = new Webhook(created.webhookSecret).verify(webhook.body, plainHeaders(webhook));
       expect(event).toMatchObject({ type: "INSTALL", appId: created.app.id, webhookId: webhook.headers["webhook-id"] });
       // One v1 (one secret); v1a: one per platform key signing (two during a webhook-key:rotate
       // overlap, which another test file may have started on the shared PostgreSQL database).
@@ -97,8 +70,8 @@ describe("an INSTALL delivered over HTTP", () => {
           .map((s) => s.split(",")[0])
           .filter((kind) => kind !== "v1a"),
       ).toEqual(["v1"]);
-      expect(ghlSignatureVerifies(webhook)).toBe(true);
-      expect(await sdkOutcome(webhook, created.app.clientId)).toEqual({
+      expect(ghlSignatureVerifies(webhook, pem)).toBe(true);
+      expect(await sdkOutcome(webhook, created.app.clientId, pem)).toEqual({
         passed: undefined,
         isSignatureValid: true,
         skipped: false,
@@ -106,29 +79,15 @@ describe("an INSTALL delivered over HTTP", () => {
 
       // Anything changed, and they all say no.
       const tampered = { ...webhook, body: webhook.body.replace('"INSTALL"', '"UNINSTALL"') };
-      expect(() => new Webhook(created.webhookSecret).verify(tampered.body, headersOf(tampered))).toThrow();
-      expect(ghlSignatureVerifies(tampered)).toBe(false);
-      expect((await sdkOutcome(tampered, created.app.clientId)).isSignatureValid).toBe(false);
+      expect(() => new Webhook(created.webhookSecret).verify(tampered.body, plainHeaders(tampered))).toThrow();
+      expect(ghlSignatureVerifies(tampered, pem)).toBe(false);
+      expect((await sdkOutcome(tampered, created.app.clientId, pem)).isSignatureValid).toBe(false);
       const other = await makeApp(company.id);
-      expect(() => new Webhook(other.webhookSecret).verify(webhook.body, headersOf(webhook))).toThrow();
+      expect(() => new Webhook(other.webhookSecret).verify(webhook.body, plainHeaders(webhook))).toThrow();
     }
     expect(ours.map((w) => JSON.parse(w.body).locationId).sort()).toEqual(locations.map((l) => l.id).sort());
   });
 });
-
-async function deliverOne(appId: string, now: Date): Promise<ReceivedWebhook> {
-  const [id] = await db().$transaction((tx) =>
-    enqueueWebhookEvents(
-      tx,
-      [{ appId, type: "INSTALL", targetUrl: receiver.url, payload: { type: "INSTALL", appId } }],
-      now,
-    ),
-  );
-  await dispatchDueEvents({ now, appIds: [appId], allowPrivate: true });
-  const webhook = receiver.received.find((w) => w.headers["webhook-id"] === id);
-  if (!webhook) throw new Error("not delivered");
-  return webhook;
-}
 
 describe("rotating the webhook secret", () => {
   it("signs with both secrets for 24 hours, then with the new one only", async () => {
@@ -145,22 +104,26 @@ describe("rotating the webhook secret", () => {
     });
 
     // Within the 24 hours: `v1,<new> v1,<old> v1a,<ed25519>`; both secrets verify.
-    const during = await deliverOne(created.app.id, new Date(t0.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS - 1000));
+    const during = await deliverOne(
+      receiver,
+      created.app.id,
+      new Date(t0.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS - 1000),
+    );
     expect(
       String(during.headers["webhook-signature"])
         .split(" ")
         .map((s) => s.split(",")[0])
         .filter((kind) => kind !== "v1a"),
     ).toEqual(["v1", "v1"]);
-    expect(new Webhook(rotated.webhookSecret).verify(during.body, headersOf(during))).toBeTruthy();
-    expect(new Webhook(created.webhookSecret).verify(during.body, headersOf(during))).toBeTruthy();
-    expect(ghlSignatureVerifies(during)).toBe(true);
+    expect(new Webhook(rotated.webhookSecret).verify(during.body, plainHeaders(during))).toBeTruthy();
+    expect(new Webhook(created.webhookSecret).verify(during.body, plainHeaders(during))).toBeTruthy();
+    expect(ghlSignatureVerifies(during, pem)).toBe(true);
 
     // From the 24th hour on, the old secret no longer signs.
     const after = new Date(t0.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS);
-    const later = await deliverOne(created.app.id, after);
-    expect(new Webhook(rotated.webhookSecret).verify(later.body, headersOf(later))).toBeTruthy();
-    expect(() => new Webhook(created.webhookSecret).verify(later.body, headersOf(later))).toThrow(
+    const later = await deliverOne(receiver, created.app.id, after);
+    expect(new Webhook(rotated.webhookSecret).verify(later.body, plainHeaders(later))).toBeTruthy();
+    expect(() => new Webhook(created.webhookSecret).verify(later.body, plainHeaders(later))).toThrow(
       /No matching signature/,
     );
     expect(await webhookSecretStatus(created.app.id, after)).toMatchObject({ previousSignsUntil: null });
@@ -187,31 +150,18 @@ describe("rotating the webhook secret", () => {
 describe("an app made before webhook secrets", () => {
   it("gets one at its first delivery (one, even when instances race), and Rotate reveals a usable one", async () => {
     const { company, owner } = await makeAgency({ locations: 0 });
-    const suffix = uniqueSuffix();
-    const app = await db().app.create({
-      data: {
-        companyId: company.id,
-        name: `Old app ${suffix}`,
-        clientId: `legacy-${suffix}`,
-        clientSecretHash: "x",
-        clientSecretHint: "xxxx",
-        redirectUris: ["https://app.example/cb"],
-        scopes: [],
-        installSetting: "everyone",
-        webhookUrl: receiver.url,
-      },
-    });
+    const app = await insertAppRow(company.id, { name: "Old app", clientIdPrefix: "legacy", webhookUrl: receiver.url });
     expect(await webhookSecretStatus(app.id)).toEqual({ hint: null, previousSignsUntil: null });
     const now = new Date();
     const raced = await Promise.all([1, 2, 3].map(() => webhookSecretsForSigning(app.id, now)));
     expect(new Set(raced.map((s) => s.join(" "))).size).toBe(1);
     expect(raced[0]).toHaveLength(1);
     expect(raced[0]![0]).toMatch(/^whsec_/);
-    const first = await deliverOne(app.id, now);
-    expect(new Webhook(raced[0]![0]!).verify(first.body, headersOf(first))).toBeTruthy();
+    const first = await deliverOne(receiver, app.id, now);
+    expect(new Webhook(raced[0]![0]!).verify(first.body, plainHeaders(first))).toBeTruthy();
 
     const rotated = await rotateWebhookSecret(app.id, owner, now);
-    const next = await deliverOne(app.id, now);
-    expect(new Webhook(rotated.webhookSecret).verify(next.body, headersOf(next))).toBeTruthy();
+    const next = await deliverOne(receiver, app.id, now);
+    expect(new Webhook(rotated.webhookSecret).verify(next.body, plainHeaders(next))).toBeTruthy();
   });
 });

@@ -1,5 +1,4 @@
-import { createPublicKey, generateKeyPairSync, type KeyObject, verify } from "node:crypto";
-import { WebhookManager } from "@gohighlevel/api-client/dist/lib/webhook/webhook-manager";
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as webhookKeysRoute } from "@/app/.well-known/webhook-keys/route";
 import { GET as publicKeyPemRoute } from "@/app/.well-known/webhook-public-key.pem/route";
@@ -13,9 +12,9 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { holdWebhookKeyRotationLock } from "@/lib/testing/key-rotation-lock";
 import { callRoute, makeApp } from "@/lib/testing/oauth";
-import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
-import { dispatchDueEvents } from "./dispatcher";
-import { enqueueWebhookEvents } from "./outbox";
+import { deliverOne } from "@/lib/testing/webhook-delivery";
+import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { ghlSignatureVerifies, sdkOutcome, v1aVerifies } from "@/lib/testing/webhook-verifiers";
 import {
   type PublishedWebhookKey,
   publicKeyPem,
@@ -190,46 +189,6 @@ describe("deliveries over HTTP across a rotation", () => {
     await receiver.stop();
   });
 
-  async function deliverOne(appId: string, now: Date): Promise<ReceivedWebhook> {
-    const [id] = await db().$transaction((tx) =>
-      enqueueWebhookEvents(
-        tx,
-        [{ appId, type: "INSTALL", targetUrl: receiver.url, payload: { type: "INSTALL", appId } }],
-        now,
-      ),
-    );
-    await dispatchDueEvents({ now, appIds: [appId], allowPrivate: true });
-    const webhook = receiver.received.find((w) => w.headers["webhook-id"] === id);
-    if (!webhook) throw new Error("not delivered");
-    return webhook;
-  }
-
-  /** What a receiver does with node:crypto alone: each `v1a` signature that verifies under `publicKey`. */
-  function v1aVerifies(webhook: ReceivedWebhook, publicKey: KeyObject): boolean {
-    const content = Buffer.from(
-      `${webhook.headers["webhook-id"]}.${webhook.headers["webhook-timestamp"]}.${webhook.body}`,
-    );
-    return String(webhook.headers["webhook-signature"])
-      .split(" ")
-      .filter((s) => s.startsWith("v1a,"))
-      .some((s) => verify(null, content, publicKey, Buffer.from(s.slice(4), "base64")));
-  }
-  function ghlVerifies(webhook: ReceivedWebhook, pem: string): boolean {
-    const signature = Buffer.from(String(webhook.headers["x-ghl-signature"]), "base64");
-    return verify(null, Buffer.from(webhook.body), createPublicKey(pem), signature);
-  }
-  async function sdkAccepts(webhook: ReceivedWebhook, clientId: string, pem: string): Promise<boolean> {
-    const silent = { debug() {}, info() {}, warn() {}, error() {} };
-    const manager = new WebhookManager(silent as never, {} as never, {} as never, { clientId, publicKey: pem });
-    const req: Record<string, unknown> = {
-      method: "POST",
-      url: "/hooks",
-      headers: webhook.headers,
-      body: Buffer.from(webhook.body, "utf8"),
-    };
-    await manager.subscribe()(req as never, {} as never, () => {});
-    return req.isSignatureValid === true;
-  }
   const jwkKey = (key: WebhookSigningKey) => createPublicKey({ key: { ...key.publicJwk }, format: "jwk" });
 
   it("verify under the pinned old key and under the new one during the overlap, under the new one after", async () => {
@@ -242,20 +201,20 @@ describe("deliveries over HTTP across a rotation", () => {
     const newKey = (await webhookSigningKeys(t0)).signing[0] as WebhookSigningKey;
     expect(newKey.kid).toBe(rotation.kid);
 
-    const during = await deliverOne(created.app.id, at(t0, HOUR_MS));
+    const during = await deliverOne(receiver, created.app.id, at(t0, HOUR_MS));
     expect(v1aVerifies(during, createPublicKey(pinnedPem))).toBe(true);
     expect(v1aVerifies(during, jwkKey(before.platform))).toBe(true);
     expect(v1aVerifies(during, jwkKey(newKey))).toBe(true);
-    expect(ghlVerifies(during, pinnedPem)).toBe(true);
-    expect(await sdkAccepts(during, created.app.clientId, pinnedPem)).toBe(true);
+    expect(ghlSignatureVerifies(during, pinnedPem)).toBe(true);
+    expect((await sdkOutcome(during, created.app.clientId, pinnedPem)).isSignatureValid).toBe(true);
 
-    const after = await deliverOne(created.app.id, at(t0, WEBHOOK_KEY_OVERLAP_MS));
+    const after = await deliverOne(receiver, created.app.id, at(t0, WEBHOOK_KEY_OVERLAP_MS));
     expect(String(after.headers["webhook-signature"]).match(/v1a,/g)).toHaveLength(1);
     expect(v1aVerifies(after, jwkKey(newKey))).toBe(true);
     expect(v1aVerifies(after, jwkKey(before.platform))).toBe(false);
-    expect(ghlVerifies(after, publicKeyPem(newKey))).toBe(true);
-    expect(ghlVerifies(after, pinnedPem)).toBe(false);
-    expect(await sdkAccepts(after, created.app.clientId, publicKeyPem(newKey))).toBe(true);
+    expect(ghlSignatureVerifies(after, publicKeyPem(newKey))).toBe(true);
+    expect(ghlSignatureVerifies(after, pinnedPem)).toBe(false);
+    expect((await sdkOutcome(after, created.app.clientId, publicKeyPem(newKey))).isSignatureValid).toBe(true);
   });
 });
 

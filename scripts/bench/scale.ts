@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import pg from "pg";
 import { freshDatabase, postgresVersion } from "./db";
+import { type GrowthOptions, type GrowthResult, growthSummary, growthTable, simulateGrowth } from "./growth";
 import { machine, markdownTable } from "./report";
 
 /**
@@ -11,11 +12,24 @@ import { machine, markdownTable } from "./report";
  * after another and with the verification cache off (so every call is a database lookup):
  * - verifyPrivateIntegrationToken on distinct random tokens of the table;
  * - the refresh_token grant of POST /oauth/token (lib level, no HTTP) on distinct unused tokens.
- * It prints p50/p99 at each size and their ratio (target: within 1.2x).
+ * It prints p50/p99 at each size and their ratio (target: within 1.2x). Then it simulates 30 days
+ * of steady issuing with the pruner on (scripts/bench/growth.ts) and prints the rows left per table.
+ * Smaller runs for a quick check: `--scale-sizes 1000,20000 --scale-families 20 --scale-out /tmp/x.md`.
  */
 
 const say = (message: string) => console.log(`[scale] ${message}`);
-const SIZES = [1_000, 1_000_000];
+export const SCALE_SIZES = [1_000, 1_000_000];
+
+export interface ScaleOptions {
+  /** Table sizes to measure at (the first and the last are compared); default 1,000 and 1,000,000. */
+  sizes?: number[];
+  /** The simulated days of issuing with the pruner on (scripts/bench/growth.ts). */
+  growth?: GrowthOptions;
+  /** Where the results go; default bench-scale-results.md. */
+  out?: string;
+}
+
+export const DEFAULT_GROWTH: GrowthOptions = { days: 30, families: 1_000, refreshesPerDay: 24, installsPerDay: 100 };
 const BATCH = 20_000;
 const VERIFY_SAMPLES = 2_000;
 const REFRESH_SAMPLES = 900;
@@ -56,7 +70,10 @@ function sample(count: number, from: number, to: number): number[] {
   return [...picked];
 }
 
-export async function runScale(): Promise<void> {
+export async function runScale(options: ScaleOptions = {}): Promise<void> {
+  const SIZES = options.sizes ?? SCALE_SIZES;
+  const growthOptions = options.growth ?? DEFAULT_GROWTH;
+  const out = options.out ?? "bench-scale-results.md";
   const database = await freshDatabase("postgres", "bench_scale");
   const salt = randomBytes(16);
   const derive = (kind: string, n: number) => createHmac("sha256", salt).update(`${kind}:${n}`).digest();
@@ -166,9 +183,27 @@ export async function runScale(): Promise<void> {
         `${size.toLocaleString("en")} rows: verify p50 ${verify.p50.toFixed(2)} ms p99 ${verify.p99.toFixed(2)} ms; refresh p50 ${refresh.p50.toFixed(2)} ms p99 ${refresh.p99.toFixed(2)} ms (insert ${insertSeconds.toFixed(1)} s)`,
       );
     }
+    say(
+      `simulating ${growthOptions.days} days of issuing with the pruner on (${growthOptions.families.toLocaleString("en")} installs refreshing ${growthOptions.refreshesPerDay} times a day, ${growthOptions.installsPerDay} installs a day)…`,
+    );
+    const { pruneOnce } = await import("@/lib/maintenance/prune");
+    const owner = await db().tokenGrant.findUniqueOrThrow({
+      where: { id: grantId },
+      select: {
+        appId: true,
+        installationId: true,
+        userType: true,
+        companyId: true,
+        locationId: true,
+        userId: true,
+      },
+    });
+    const growth: GrowthResult = await simulateGrowth(client, owner, growthOptions, pruneOnce, say);
     await disconnectDb();
 
-    const [small, large] = results as [SizeResult, SizeResult];
+    const small = results[0] as SizeResult;
+    const large = results[results.length - 1] as SizeResult;
+    const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1_000 ? `${n / 1_000}k` : String(n));
     const ratio = (a: number, b: number) => (b / a).toFixed(2);
     const rows = markdownTable(
       ["Rows of each kind", "verify p50 ms", "verify p99 ms", "refresh p50 ms", "refresh p99 ms", "bulk insert s"],
@@ -182,7 +217,7 @@ export async function runScale(): Promise<void> {
           r.insertSeconds.toFixed(1),
         ]),
         [
-          "ratio 1M / 1k",
+          `ratio ${sizeLabel(large.rows)} / ${sizeLabel(small.rows)}`,
           ratio(small.verify.p50, large.verify.p50),
           ratio(small.verify.p99, large.verify.p99),
           ratio(small.refresh.p50, large.refresh.p50),
@@ -197,8 +232,10 @@ export async function runScale(): Promise<void> {
       `${name} p50 ${ratio(a, b)}x (${b / a <= 1.2 ? "within" : "over"} 1.2x)`;
     const summary = `${verdict("Verification", small.verify.p50, large.verify.p50)}; ${verdict("refresh", small.refresh.p50, large.refresh.p50)}.`;
     console.log(summary);
+    const growthRows = growthTable(growth);
+    console.log(`\n${growthRows}\n\n${growthSummary(growth)}`);
     writeFileSync(
-      "bench-scale-results.md",
+      out,
       [
         "# Scale results",
         "",
@@ -209,9 +246,15 @@ export async function runScale(): Promise<void> {
         "",
         summary,
         "",
+        "## Rows after simulated days of issuing, with the pruner on",
+        "",
+        growthRows,
+        "",
+        growthSummary(growth),
+        "",
       ].join("\n"),
     );
-    say("Wrote bench-scale-results.md");
+    say(`Wrote ${out}`);
   } finally {
     await client.end().catch(() => {});
     await database.drop();

@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { UninstallButton } from "@/components/marketplace/uninstall-button";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/button-styles";
+import { installSettingLabels } from "@/lib/apps/settings";
 import { requireActor } from "@/lib/auth/session";
-import { installSettingLabels } from "@/lib/oauth/apps";
 import { listInstallableApps, listInstalledApps } from "@/lib/oauth/marketplace";
 import { uninstallAction } from "./actions";
 

@@ -1,12 +1,11 @@
 import { z } from "zod";
+import { bearerError } from "@/lib/api/bearer";
 import { clientAddress } from "@/lib/api/client-address";
-import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, otherMethods } from "@/lib/api/handler";
 import { parseJson } from "@/lib/api/parse";
 import { isOperatorKey, operatorGate } from "@/lib/cli/operator";
-import { CliError, runCommand } from "@/lib/cli/run";
+import { runCommand } from "@/lib/cli/run";
 import { env } from "@/lib/env";
-import { bearerError } from "@/lib/tokens/bearer";
 
 const bodySchema = z.strictObject({
   command: z.string().max(100),
@@ -26,11 +25,7 @@ export const POST = apiRoute(async (request) => {
     throw bearerError("invalid_token", "This endpoint is for the operator CLI on the server's own machine.");
   }
   const { command, flags } = await parseJson(request, bodySchema);
-  try {
-    return json(await runCommand(command, flags));
-  } catch (error) {
-    if (error instanceof CliError) throw new ApiError("invalid_request", error.message);
-    throw error;
-  }
+  // A refusal of the command is an `invalid` DomainError: apiRoute answers it 400 invalid_request.
+  return json(await runCommand(command, flags));
 });
 export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

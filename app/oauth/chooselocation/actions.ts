@@ -2,7 +2,9 @@
 
 import { z } from "zod";
 import { actorAction, formAction } from "@/lib/auth/actions";
-import { type AuthorizeParams, approveInstall, denyInstall, type InstallTarget } from "@/lib/oauth/authorization";
+import { approveInstall, denyInstall } from "@/lib/oauth/authorize/approve";
+import type { AuthorizeParams } from "@/lib/oauth/authorize/params";
+import type { InstallTarget } from "@/lib/oauth/authorize/resolve-target";
 
 const param = z.string().max(4000).optional();
 const paramsSchema = z.object({

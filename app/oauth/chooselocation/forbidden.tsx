@@ -1,7 +1,9 @@
 import { headers } from "next/headers";
 import { ErrorScreen } from "@/components/oauth/error-screen";
 import { getActor } from "@/lib/auth/session";
-import { authorizeParamsFrom, installChoiceFor, validateAuthorizeRequest } from "@/lib/oauth/authorization";
+import { installChoiceFor } from "@/lib/oauth/authorize/install-choice";
+import { authorizeParamsFrom } from "@/lib/oauth/authorize/params";
+import { validateAuthorizeRequest } from "@/lib/oauth/authorize/validate";
 
 const generic = {
   title: "You can't install this app",

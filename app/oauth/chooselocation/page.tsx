@@ -2,9 +2,11 @@ import type { Metadata } from "next";
 import { forbidden, redirect } from "next/navigation";
 import { Card, ErrorScreen } from "@/components/oauth/error-screen";
 import { InstallForm } from "@/components/oauth/install-form";
+import { installSettingLabels } from "@/lib/apps/settings";
 import { requireActor } from "@/lib/auth/session";
-import { installSettingLabels } from "@/lib/oauth/apps";
-import { authorizeParamsFrom, installChoiceFor, validateAuthorizeRequest } from "@/lib/oauth/authorization";
+import { installChoiceFor } from "@/lib/oauth/authorize/install-choice";
+import { authorizeParamsFrom } from "@/lib/oauth/authorize/params";
+import { validateAuthorizeRequest } from "@/lib/oauth/authorize/validate";
 import { scopeCatalog } from "@/lib/scopes";
 import { approveInstallAction, cancelInstallAction } from "./actions";
 

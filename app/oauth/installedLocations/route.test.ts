@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { CreatedApp } from "@/lib/oauth/apps";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { callRoute, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { GET } from "./route";

@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { requireCompanyToken } from "@/lib/api/bearer";
 import { apiRoute, json, otherMethods } from "@/lib/api/handler";
 import { parseQuery } from "@/lib/api/parse";
 import { requireVersion } from "@/lib/api/version";
-import { requireCompanyToken } from "@/lib/oauth/bearer";
 import { installedLocations } from "@/lib/oauth/installed-locations";
 
 const querySchema = z.object({ companyId: z.string().max(200).optional(), appId: z.string().max(200).optional() });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BURST_WINDOW_MS, resetRateLimitStore } from "@/lib/api/rate-limit";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { resetEnvCache } from "@/lib/env";
-import type { CreatedApp } from "@/lib/oauth/apps";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { callRoute, formRequest, installAndExchange, makeApp, type RouteResult } from "@/lib/testing/oauth";
 import { GET as locationGET } from "../../locations/[locationId]/route";

@@ -1,6 +1,6 @@
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { CreatedApp } from "@/lib/oauth/apps";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";

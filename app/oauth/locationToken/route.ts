@@ -1,7 +1,7 @@
+import { requireCompanyToken } from "@/lib/api/bearer";
 import { json, noStore, otherMethods } from "@/lib/api/handler";
 import { withRateLimit } from "@/lib/api/token-route";
 import { requireVersion } from "@/lib/api/version";
-import { requireCompanyToken } from "@/lib/oauth/bearer";
 import { noStoreRoute } from "@/lib/oauth/http";
 import { exchangeForLocationToken } from "@/lib/oauth/location-token";
 import { readOAuthForm } from "@/lib/oauth/token-endpoint";

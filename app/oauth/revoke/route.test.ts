@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { CreatedApp } from "@/lib/oauth/apps";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { basicAuth, callRoute, formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
-import type { CreatedApp } from "@/lib/oauth/apps";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { basicAuth, callRoute, makeApp, type RouteResult } from "@/lib/testing/oauth";
 import { MISSED_EVENTS_DEFAULT_LIMIT } from "@/lib/webhooks/missed-events";

@@ -40,7 +40,7 @@ export const errorCatalog: Record<ErrorCode, { meaning: string; example: string 
   },
   invalid_token: {
     meaning:
-      'No Bearer token, or the token is malformed, unknown, expired, revoked, rotated out, or its app was uninstalled or its integration deleted. Carries WWW-Authenticate: Bearer error="invalid_token".',
+      'No Bearer token, or the token is malformed, unknown, expired, revoked, rotated out, or its app was uninstalled or its integration deleted, or its private integration\'s Expires date has passed (the description names the date). Carries WWW-Authenticate: Bearer error="invalid_token".',
     example: "The access token has expired. Get a new one from POST /oauth/token with grant_type=refresh_token.",
   },
   insufficient_scope: {
@@ -51,7 +51,7 @@ export const errorCatalog: Record<ErrorCode, { meaning: string; example: string 
   },
   forbidden: {
     meaning:
-      "The token may not act here: a token of another agency or sub-account (also when the addressed one does not exist, so ids reveal nothing), or an agency-level token at a sub-account endpoint (use a Location token from POST /oauth/locationToken).",
+      "The token may not act here: a token of another agency or sub-account (also when the addressed one does not exist, so ids reveal nothing), or an agency-level token at a sub-account endpoint (use a Location token from POST /oauth/locationToken), or a private integration's guard rail refused the request: the caller's address is not in its Allowed IP addresses, or the sub-account is not one of its chosen Sub-accounts. The description names the rule.",
     example:
       "A Company token cannot call sub-account endpoints. Use a Location token: exchange the Company token at POST /oauth/locationToken, or use a sub-account private integration.",
   },

@@ -129,13 +129,16 @@ const introspection = z.looseObject({
   locationId: z.string().optional(),
 });
 
-const bearer401 = "The Bearer token is missing, malformed, unknown, expired or revoked (WWW-Authenticate says which).";
+const bearer401 =
+  "The Bearer token is missing, malformed, unknown, expired or revoked, or its private integration's Expires date has passed (WWW-Authenticate says which).";
+/** Every endpoint a private-integration token may call: its Allowed IP addresses apply. */
+const addressRefusal = "Or a private integration's Allowed IP addresses do not include the caller's address.";
 const tokenErrors = (scope: Scope, forbidden: string, extra: Partial<Record<ErrorCode, string>> = {}) => ({
   invalid_version: "Version header missing or not an accepted date.",
   invalid_token: bearer401,
   rate_limited: "Over the app's or integration's limits on this account.",
   ...("forbiddenFirst" in extra ? {} : {}),
-  forbidden,
+  forbidden: `${forbidden} ${addressRefusal}`,
   insufficient_scope: `The token lacks ${scope}.`,
   ...extra,
 });
@@ -162,7 +165,7 @@ export const operations: Operation[] = [
     },
     errors: tokenErrors(
       "locations.readonly",
-      "The token is not of this sub-account or its agency, or the sub-account does not exist.",
+      "The token is not of this sub-account or its agency, or the sub-account does not exist, or it is an agency private integration whose chosen Sub-accounts do not include it.",
     ),
   },
   {

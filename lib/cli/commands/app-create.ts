@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { createApp, installSettings } from "@/lib/oauth/apps";
+import { createApp } from "@/lib/apps/registry";
+import { installSettings } from "@/lib/apps/settings";
 import { defineCommand } from "../command";
 
 export const appCreate = defineCommand({

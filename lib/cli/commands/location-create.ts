@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createLocation } from "@/lib/accounts/companies";
+import { createLocation } from "@/lib/provisioning/create-location";
 import { defineCommand } from "../command";
 
 export const locationCreate = defineCommand({

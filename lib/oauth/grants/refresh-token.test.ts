@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { resetEnvCache } from "@/lib/env";
-import type { CreatedApp } from "@/lib/oauth/apps";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";

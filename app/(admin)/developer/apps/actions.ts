@@ -2,8 +2,9 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import { createApp, updateApp } from "@/lib/apps/registry";
+import { regenerateClientSecret, rotateWebhookSecret } from "@/lib/apps/secrets";
 import { actorAction, echoValues } from "@/lib/auth/actions";
-import { createApp, regenerateClientSecret, rotateWebhookSecret, updateApp } from "@/lib/oauth/apps";
 
 // Shapes only; the rules (URI schemes, scope names, lengths) are createApp's and updateApp's.
 const appFormSchema = z.object({

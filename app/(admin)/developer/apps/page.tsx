@@ -3,8 +3,9 @@ import Link from "next/link";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Notice } from "@/components/ui/notice";
+import { canManageApps, listDeveloperApps } from "@/lib/apps/registry";
+import { installSettingLabels } from "@/lib/apps/settings";
 import { requireActor } from "@/lib/auth/session";
-import { canManageApps, installSettingLabels, listDeveloperApps } from "@/lib/oauth/apps";
 
 export const metadata: Metadata = { title: "Developer apps" };
 

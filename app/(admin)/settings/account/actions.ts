@@ -1,8 +1,8 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { changeOwnPassword, passwordChangeSchema } from "@/lib/accounts/users";
 import { actorAction } from "@/lib/auth/actions";
+import { changeOwnPassword, passwordChangeSchema } from "@/lib/auth/password-change";
 import { renewSession } from "@/lib/auth/session";
 
 /** Every other session of the person ends; this browser's is re-issued so it goes on. */

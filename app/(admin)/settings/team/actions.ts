@@ -3,16 +3,8 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { roleSchema } from "@/lib/accounts/roles";
-import {
-  createUser,
-  emailSchema,
-  passwordSchema,
-  personNameSchema,
-  removeTeamMember,
-  resetTeamMemberPassword,
-  teamMemberRefSchema,
-  updateTeamMember,
-} from "@/lib/accounts/users";
+import { removeTeamMember, resetTeamMemberPassword, teamMemberRefSchema, updateTeamMember } from "@/lib/accounts/team";
+import { createUser, emailSchema, passwordSchema, personNameSchema } from "@/lib/accounts/users";
 import { actorAction } from "@/lib/auth/actions";
 
 const addSchema = z.object({

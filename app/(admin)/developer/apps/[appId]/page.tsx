@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import { AppForm } from "@/components/developer/app-form";
-import { RegenerateSecret } from "@/components/developer/regenerate-secret";
-import { RotateWebhookSecret } from "@/components/developer/rotate-webhook-secret";
+import { ReplaceSecret } from "@/components/developer/replace-secret";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
+import type { AppView } from "@/lib/apps/app-view";
+import { getDeveloperApp } from "@/lib/apps/registry";
 import { requireActor } from "@/lib/auth/session";
 import { DomainError } from "@/lib/errors";
-import { type AppView, getDeveloperApp } from "@/lib/oauth/apps";
 import { installUrl } from "@/lib/oauth/marketplace";
 import { scopeGroups } from "@/lib/scopes";
 import { publicKeyPem, webhookSigningKeys } from "@/lib/webhooks/signing-key";
@@ -67,7 +67,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
               </a>
             </dd>
           </dl>
-          <RegenerateSecret action={regenerateSecretAction} appId={app.id} clientId={app.clientId} />
+          <ReplaceSecret kind="client" action={regenerateSecretAction} appId={app.id} clientId={app.clientId} />
         </section>
         <section aria-labelledby="webhooks-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
           <h2 id="webhooks-title" className="mb-2 font-semibold">
@@ -103,7 +103,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             ) : null}
           </p>
           <div className="mt-2">
-            <RotateWebhookSecret action={rotateWebhookSecretAction} appId={app.id} />
+            <ReplaceSecret kind="webhook" action={rotateWebhookSecretAction} appId={app.id} />
           </div>
           <h3 className="mt-4 text-sm font-semibold text-slate-700">Platform public key (Ed25519, PEM)</h3>
           <p className="mt-1 text-sm text-slate-600">

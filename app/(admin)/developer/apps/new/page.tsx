@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { AppForm } from "@/components/developer/app-form";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
+import { canManageApps } from "@/lib/apps/registry";
 import { requireActor } from "@/lib/auth/session";
-import { canManageApps } from "@/lib/oauth/apps";
 import { scopeGroups } from "@/lib/scopes";
 import { createAppAction } from "../actions";
 

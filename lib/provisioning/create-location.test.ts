@@ -28,17 +28,17 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe("creating sub-accounts", () => {
-  it("goes through createLocation (lib/accounts/companies.ts) on every path", () => {
+  it("goes through createLocation (lib/provisioning/create-location.ts) on every path", () => {
     const offenders = sourceDirs
       .flatMap((dir) => sourceFiles(join(root, dir)))
-      .filter((file) => relative(root, file) !== join("lib", "accounts", "companies.ts"))
+      .filter((file) => relative(root, file) !== join("lib", "provisioning", "create-location.ts"))
       .filter((file) => {
         const text = readFileSync(file, "utf8");
         return writesLocation.some((pattern) => pattern.test(text));
       })
       .map((file) => relative(root, file));
     expect(offenders).toEqual([]);
-    const own = readFileSync(join(root, "lib", "accounts", "companies.ts"), "utf8");
+    const own = readFileSync(join(root, "lib", "provisioning", "create-location.ts"), "utf8");
     expect(own).toMatch(/installAppsOnNewSubAccount\(tx, location/);
   });
 });

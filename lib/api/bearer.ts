@@ -1,39 +1,50 @@
-import { ApiError, bearerChallenge } from "@/lib/api/errors";
-import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
+import {
+  type VerificationContext,
+  verificationContext,
+  verifyPrivateIntegrationToken,
+} from "@/lib/integrations/verify";
 import type { Scope } from "@/lib/scopes";
-import { verifyAccessToken } from "./access-token";
-import type { Principal, VerifyResult } from "./principal";
+import { isJwtShaped, verifyAccessToken } from "@/lib/tokens/access-token";
+import { locationOf, type Principal, type VerifyResult } from "@/lib/tokens/principal";
+import { ApiError } from "./errors";
 
 /**
- * The one verification path of `Authorization: Bearer …` (RFC 6750 §2.1). The token's shape picks
- * the verifier: `pit-...` is a private-integration token, three base64url parts an ES256 access
- * token. Both give the same Principal. Successes are cached for under a second per process
- * (lib/db/read-cache.ts): a revocation, uninstall, rotation or delete is refused at once
- * by the instance that made it and, through NOTIFY, within milliseconds by every other one sharing
- * the database (README, "Performance").
+ * The HTTP half of `Authorization: Bearer …` (RFC 6750): reading the header, picking the verifier
+ * by the token's shape, and the 401/403 answers with their challenge. Verification itself is
+ * framework-free: `pit-...` tokens in lib/integrations/verify.ts, ES256 access tokens in
+ * lib/tokens/access-token.ts; both give the same Principal. Successes are cached for under a
+ * second per process (lib/db/read-cache.ts): a revocation, uninstall, rotation or delete is refused
+ * at once by the instance that made it and, through NOTIFY, within milliseconds by every other one
+ * sharing the database (README, "Performance").
  */
 
+/** RFC 6750 §3's three codes, and SPEC.md's 403 `forbidden`, which carries the same challenge. */
 type ChallengeCode = "invalid_request" | "invalid_token" | "insufficient_scope" | "forbidden";
 
-/**
- * RFC 6750 §3 `WWW-Authenticate` for a 401 or 403 of a Bearer-protected endpoint. SPEC.md puts
- * the same challenge on its 403 `forbidden`, a code RFC 6750 does not name.
- */
-export function bearerChallengeHeader(code: ChallengeCode, description: string, scope?: string): string {
-  return bearerChallenge(code as "invalid_token", description, scope);
+/** RFC 6750 §3 `WWW-Authenticate` for a 401 or 403 of a Bearer-protected endpoint. */
+export function bearerChallenge(code: ChallengeCode, description: string, scope?: string): string {
+  // Header values are bytes, and RFC 6750 §3 allows only printable ASCII (no quote or backslash) in them.
+  const quote = (s: string) =>
+    s
+      .replace(/…/g, "...")
+      .replace(/["\\]/g, "'")
+      .replace(/[^\x20-\x7e]/g, "?");
+  // SPEC.md writes the challenge as `Bearer error="..."`: error first, no realm (RFC 6750 makes it optional).
+  let value = `Bearer error="${code}", error_description="${quote(description)}"`;
+  if (scope) value += `, scope="${quote(scope)}"`;
+  return value;
 }
 
 /** An ApiError of a Bearer-protected endpoint, with its challenge header. */
 export function bearerError(code: ChallengeCode, description: string, scope?: string): ApiError {
   return new ApiError(code, description, {
-    headers: { "www-authenticate": bearerChallengeHeader(code, description, scope) },
+    headers: { "www-authenticate": bearerChallenge(code, description, scope) },
   });
 }
 
 const headerPattern = /^Bearer +([^\s]+) *$/i;
-const jwtPattern = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
-type Reason = Exclude<VerifyResult, { ok: true }>["reason"];
+type Reason = Exclude<Exclude<VerifyResult, { ok: true }>["reason"], "refused">;
 
 const accessTokenReasons: Record<Reason, string> = {
   malformed: "The access token is malformed. Send the access_token of a token response as is.",
@@ -73,9 +84,13 @@ export function bearerToken(request: Request): string {
 }
 
 /** Verifies a token of either kind, by its shape. */
-export async function verifyBearerToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
-  if (token.startsWith("pit-")) return verifyPrivateIntegrationToken(token, now);
-  if (token.length <= 8192 && jwtPattern.test(token)) return verifyAccessToken(token, now);
+export async function verifyBearerToken(
+  token: string,
+  now: Date = new Date(),
+  context?: VerificationContext,
+): Promise<VerifyResult> {
+  if (token.startsWith("pit-")) return verifyPrivateIntegrationToken(token, now, context);
+  if (isJwtShaped(token)) return verifyAccessToken(token, now);
   return { ok: false, reason: "malformed" };
 }
 
@@ -85,10 +100,11 @@ export async function verifyBearerToken(token: string, now: Date = new Date()): 
  */
 export async function authenticateBearer(request: Request, now: Date = new Date()): Promise<Principal> {
   const token = bearerToken(request);
-  const result = await verifyBearerToken(token, now);
+  const result = await verifyBearerToken(token, now, verificationContext(request.headers));
   if (result.ok) return result.principal;
+  if (result.reason === "refused") throw bearerError(result.refusal.code, result.refusal.description);
   if (token.startsWith("pit-")) throw bearerError("invalid_token", privateIntegrationReasons[result.reason]);
-  if (jwtPattern.test(token)) throw bearerError("invalid_token", accessTokenReasons[result.reason]);
+  if (isJwtShaped(token)) throw bearerError("invalid_token", accessTokenReasons[result.reason]);
   throw bearerError(
     "invalid_token",
     "The Bearer token is neither an access token (a JWT from POST /oauth/token) nor a private-integration token (pit-...).",
@@ -111,10 +127,46 @@ export function requireScope(principal: Principal, scope: Scope): void {
  * an agency-level token can never hold a sub-account scope, so "add the scope" would mislead.
  */
 export function requireLocationToken(principal: Principal): string {
-  if (principal.authClass === "Location" && principal.locationId) return principal.locationId;
+  const locationId = locationOf(principal);
+  if (locationId) return locationId;
   const what = principal.kind === "private_integration" ? "An agency private integration" : "A Company token";
   throw bearerError(
     "forbidden",
     `${what} cannot call sub-account endpoints. Use a Location token: exchange the Company token at POST /oauth/locationToken, or use a sub-account private integration.`,
   );
+}
+
+/**
+ * The Company access token that /oauth/locationToken and /oauth/installedLocations take, verified
+ * by the one Bearer path of the API (`authenticateBearer`). A private-integration token is refused
+ * before any lookup: these endpoints are for apps. `count` (the rate limit, lib/api/token-route.ts)
+ * runs once the token is verified, before its level and scope are checked, as on the API routes.
+ */
+export async function requireCompanyToken(
+  request: Request,
+  scope: Scope,
+  options: { now?: Date; count?: (principal: Principal) => Promise<void> } = {},
+): Promise<Principal> {
+  if (bearerToken(request).startsWith("pit-")) {
+    throw bearerError(
+      "forbidden",
+      "Private-integration tokens cannot be used here; use the Company access token of an app installed on the agency.",
+    );
+  }
+  const principal = await authenticateBearer(request, options.now ?? new Date());
+  await options.count?.(principal);
+  if (principal.authClass !== "Company") {
+    throw bearerError(
+      "forbidden",
+      "A Location token cannot be used here; use the Company access token of an app installed on the agency.",
+    );
+  }
+  if (!principal.scopes.includes(scope)) {
+    throw bearerError(
+      "insufficient_scope",
+      `The access token lacks the ${scope} scope. Add it to the app's scopes and install the app again.`,
+      scope,
+    );
+  }
+  return principal;
 }

@@ -46,12 +46,3 @@ export function webhookUrlProblem(uri: string): string | undefined {
   if (uri.includes("#")) return "A webhook URL cannot contain a fragment (#…).";
   return undefined;
 }
-
-/** Appends query parameters to a registered redirect URI, keeping the query it already has. */
-export function redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
-  const url = new URL(redirectUri);
-  for (const [key, value] of Object.entries(params)) {
-    if (value !== undefined) url.searchParams.set(key, value);
-  }
-  return url.toString();
-}

@@ -2,10 +2,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { secretMatchesHash } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
+import { authenticateClient } from "@/lib/oauth/client-auth";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, makeApp } from "@/lib/testing/oauth";
-import { createApp, listDeveloperApps, regenerateClientSecret, updateApp } from "./apps";
-import { authenticateClient } from "./client-auth";
+import { createApp, listDeveloperApps, updateApp } from "./registry";
+import { regenerateClientSecret } from "./secrets";
 
 let agency: TestAgency;
 

@@ -1,19 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { authorizeParams, install, makeApp, pkcePair, testRedirectUri } from "@/lib/testing/oauth";
-import type { CreatedApp } from "./apps";
-import {
-  AUTHORIZATION_CODE_TTL_MS,
-  authorizeParamsFrom,
-  denyInstall,
-  installChoiceFor,
-  validateAuthorizeRequest,
-} from "./authorization";
-import { uninstallApp } from "./uninstall";
+import { uninstallApp } from "../uninstall";
+import { denyInstall } from "./approve";
+import { installChoiceFor } from "./install-choice";
+import { AUTHORIZATION_CODE_TTL_MS } from "./issue-code";
+import { authorizeParamsFrom } from "./params";
+import { validateAuthorizeRequest } from "./validate";
 
 let agency: TestAgency;
 let everyone: CreatedApp;
@@ -350,7 +348,7 @@ describe("denyInstall", () => {
 
 describe("marketplace listings", () => {
   it("an Agency-only app is listed for agency owners and admins only", async () => {
-    const { listInstallableApps } = await import("./marketplace");
+    const { listInstallableApps } = await import("../marketplace");
     const ownerView = (await listInstallableApps(agency.owner)).map((a) => a.id);
     expect(ownerView).toContain(agencyOnly.app.id);
     expect(ownerView).toContain(everyone.app.id);
@@ -362,7 +360,7 @@ describe("marketplace listings", () => {
   });
 
   it("installed apps show where they are installed and who may uninstall", async () => {
-    const { listInstalledApps } = await import("./marketplace");
+    const { listInstalledApps } = await import("../marketplace");
     const app = await makeApp(agency.company.id);
     const agencyInstall = await install(agency.owner, app.app.clientId, {
       level: "agency",

@@ -1,0 +1,32 @@
+import { db } from "@/lib/db/client";
+import { invalid, notFound } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { nudgeDispatcher } from "./nudge";
+
+/**
+ * Puts a delivered or failed event (or a pending one) back in the queue now, as a new retry
+ * series with the app's current webhook URL. Only for the app's own agency (`appCompanyId`).
+ */
+export async function redeliverWebhookEvent(eventId: string, appCompanyId: string, now = new Date()): Promise<void> {
+  const event = await db().webhookEvent.findFirst({
+    where: { id: eventId, app: { companyId: appCompanyId } },
+    select: { id: true, appId: true, app: { select: { webhookUrl: true } } },
+  });
+  if (!event) throw notFound("That webhook event does not exist.");
+  if (!event.app.webhookUrl) throw invalid("This app has no webhook URL. Add one before redelivering.");
+  await db().webhookEvent.update({
+    where: { id: event.id },
+    data: {
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: now,
+      retryStartedAt: now,
+      lockedUntil: null,
+      claimToken: null,
+      deliveredAt: null,
+      targetUrl: event.app.webhookUrl,
+    },
+  });
+  log.info("webhook redelivery requested", { eventId: event.id, appId: event.appId });
+  nudgeDispatcher();
+}
