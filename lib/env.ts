@@ -92,7 +92,7 @@ export const envSchema = z.object({
     .refine((v) => v === 0 || v >= 10, { message: "must be 0 (off) or a number of seconds from 10 to 86400" })
     .optional()
     .transform((v) => v ?? 600),
-  /** Proxies in front of the app whose X-Forwarded-For entries are believed (lib/api/client-address.ts). */
+  /** Proxies in front of the app whose X-Forwarded-For entries are believed (lib/client-address.ts). */
   TRUSTED_PROXY_HOPS: z.coerce
     .number()
     .int()

@@ -3,12 +3,12 @@
 //
 // Next.js fills X-Forwarded-For from the socket only when the client sent none (base-server.js:
 // `??=`), so a client can claim any address there. Here any client-sent copy of the private
-// header x-peer-address is dropped and the header is set from the socket; lib/api/client-address.ts
+// header x-peer-address is dropped and the header is set from the socket; lib/client-address.ts
 // reads it (and X-Forwarded-For only for TRUSTED_PROXY_HOPS proxies). Plain JavaScript: it runs
 // without tsx, as `next start` would.
 import { createServer } from "node:http";
 
-const peerAddressHeader = "x-peer-address"; // lib/api/client-address.ts
+const peerAddressHeader = "x-peer-address"; // lib/client-address.ts
 
 process.env.NODE_ENV = "production";
 const port = Number(process.env.PORT || 3000);

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
-import { peerAddressHeader } from "@/lib/api/client-address";
+import { peerAddressHeader } from "@/lib/client-address";
 import { makeAgency, testPassword } from "@/lib/testing/fixtures";
 import { authOptions } from "./options";
 import { throttlePolicy } from "./throttle";

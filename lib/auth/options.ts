@@ -1,7 +1,7 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { checkCredentials } from "@/lib/accounts/users";
-import { clientAddress } from "@/lib/api/client-address";
+import { clientAddress } from "@/lib/client-address";
 import { derivedKey } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
 import { safeReturnPath } from "./same-origin";

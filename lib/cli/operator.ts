@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { isLoopback } from "@/lib/api/client-address";
 import { ApiError } from "@/lib/api/errors";
+import { isLoopback } from "@/lib/client-address";
 import { derivedKey, safeEqual } from "@/lib/crypto/secrets";
 
 /**
@@ -60,7 +60,7 @@ export const operatorCallLimit = { calls: 60, windowMs: 60_000 } as const;
 export class OperatorGate {
   private readonly windows = new Map<string, { startedAt: number; calls: number }>();
 
-  /** Throws the 403 or 429 for a call from `address` (lib/api/client-address.ts) at `now`. */
+  /** Throws the 403 or 429 for a call from `address` (lib/client-address.ts) at `now`. */
   admit(address: string, allowRemote: boolean, now: Date): void {
     if (!allowRemote && !isLoopback(address)) {
       throw new ApiError(

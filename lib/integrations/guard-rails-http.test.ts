@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { peerAddressHeader } from "@/lib/api/client-address";
+import { peerAddressHeader } from "@/lib/client-address";
 import { databaseHandle, db } from "@/lib/db/client";
 import { changeCachedState, readCacheStats } from "@/lib/db/read-cache";
 import { env, resetEnvCache } from "@/lib/env";

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { normalizeAddress } from "@/lib/api/client-address";
+import { normalizeAddress } from "@/lib/client-address";
 
 /**
  * `Allowed IP addresses` of a private integration (SPEC.md › Private integration tokens): IPv4 or

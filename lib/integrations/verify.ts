@@ -1,4 +1,4 @@
-import { clientAddress, unknownAddress } from "@/lib/api/client-address";
+import { clientAddress, unknownAddress } from "@/lib/client-address";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { cachedRead } from "@/lib/db/read-cache";
@@ -36,7 +36,7 @@ export interface VerificationContext {
   clientAddress: string;
 }
 
-/** The context of a request: its client address as lib/api/client-address.ts reads it. */
+/** The context of a request: its client address as lib/client-address.ts reads it. */
 export function verificationContext(headers: Headers): VerificationContext {
   return { clientAddress: clientAddress(headers, env().TRUSTED_PROXY_HOPS) };
 }

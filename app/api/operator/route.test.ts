@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { peerAddressHeader } from "@/lib/api/client-address";
 import { operatorKey } from "@/lib/cli/operator";
+import { peerAddressHeader } from "@/lib/client-address";
 import { resetEnvCache } from "@/lib/env";
 import { callRoute } from "@/lib/testing/oauth";
 import { POST } from "./route";

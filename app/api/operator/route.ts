@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { bearerError } from "@/lib/api/bearer";
-import { clientAddress } from "@/lib/api/client-address";
 import { apiRoute, json, otherMethods } from "@/lib/api/handler";
 import { parseJson } from "@/lib/api/parse";
 import { isOperatorKey, operatorGate } from "@/lib/cli/operator";
 import { runCommand } from "@/lib/cli/run";
+import { clientAddress } from "@/lib/client-address";
 import { env } from "@/lib/env";
 
 const bodySchema = z.strictObject({
