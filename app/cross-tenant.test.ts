@@ -151,7 +151,8 @@ beforeAll(async () => {
 
 /**
  * Everything an agency owns, read fresh: a refused call must leave it exactly as it was.
- * (`lastUsedAt` of a private integration token is left out: B using its own token may touch it.)
+ * (`lastUsedAt` and `lastUsedAddress` of a private integration token are left out: B using its own token
+ * may touch them.)
  */
 async function snapshot(companyId: string): Promise<string> {
   const company = await db().company.findUniqueOrThrow({
@@ -187,7 +188,12 @@ async function snapshot(companyId: string): Promise<string> {
   });
   return JSON.stringify(
     company,
-    (key, value) => (key === "lastUsedAt" ? undefined : typeof value === "bigint" ? value.toString() : value),
+    (key, value) =>
+      key === "lastUsedAt" || key === "lastUsedAddress"
+        ? undefined
+        : typeof value === "bigint"
+          ? value.toString()
+          : value,
     2,
   );
 }
