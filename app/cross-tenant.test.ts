@@ -5,8 +5,8 @@ import type { Actor } from "@/lib/accounts/permissions";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
-import { basicAuth, formRequest, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/oauth/testing";
 import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { basicAuth, formRequest, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/testing/oauth";
 
 /**
  * Issue 14, point 4: one tenant cannot reach another's data, in the spirit of documenso's
@@ -151,7 +151,8 @@ beforeAll(async () => {
 
 /**
  * Everything an agency owns, read fresh: a refused call must leave it exactly as it was.
- * (`lastUsedAt` of a private integration token is left out: B using its own token may touch it.)
+ * (`lastUsedAt` and `lastUsedAddress` of a private integration token are left out: B using its own token
+ * may touch them.)
  */
 async function snapshot(companyId: string): Promise<string> {
   const company = await db().company.findUniqueOrThrow({
@@ -187,7 +188,12 @@ async function snapshot(companyId: string): Promise<string> {
   });
   return JSON.stringify(
     company,
-    (key, value) => (key === "lastUsedAt" ? undefined : typeof value === "bigint" ? value.toString() : value),
+    (key, value) =>
+      key === "lastUsedAt" || key === "lastUsedAddress"
+        ? undefined
+        : typeof value === "bigint"
+          ? value.toString()
+          : value,
     2,
   );
 }
@@ -209,11 +215,11 @@ interface ActionCase {
   /** The forms sent, each with A's ids in it. */
   forms(attacker: Attacker): Fields[];
   /**
-   * `refused` (the default): an error or field error, nothing changed anywhere. `own agency`:
+   * Per form sent. `refused` (the default): an error or field error, nothing changed anywhere. `own agency`:
    * the action has no field for an agency; it works on the caller's own agency, so A's ids sent
    * along are ignored and A is unchanged. `nothing to change`: it changes no data for anyone.
    */
-  outcome?: (attacker: Attacker) => "refused" | "own agency" | "nothing to change";
+  outcome?: (attacker: Attacker, fields: Fields) => "refused" | "own agency" | "nothing to change";
 }
 
 const integrationForms =
@@ -229,13 +235,20 @@ const integrationForms =
     return forms;
   };
 const integrationFields = { name: "Taken over", description: "", "scopes[]": ["locations.readonly"] };
-const lifecycle = (level: "agency" | "location") => ({
-  updateIntegration: { forms: integrationForms(level, integrationFields) },
-  rotateIntegrationLater: { forms: integrationForms(level) },
-  rotateIntegrationNow: { forms: integrationForms(level) },
-  expireOldToken: { forms: integrationForms(level) },
-  cancelIntegrationRotation: { forms: integrationForms(level) },
-  deleteIntegration: { forms: integrationForms(level) },
+/** Each lifecycle action, with A's agency integration and A's sub-account integration. */
+const bothLevels =
+  (extra: Fields = {}) =>
+  (attacker: Attacker) => [
+    ...integrationForms("agency", extra)(attacker),
+    ...integrationForms("location", extra)(attacker),
+  ];
+const lifecycle = () => ({
+  updateIntegration: { forms: bothLevels(integrationFields) },
+  rotateIntegrationLater: { forms: bothLevels() },
+  rotateIntegrationNow: { forms: bothLevels() },
+  expireOldToken: { forms: bothLevels() },
+  cancelIntegrationRotation: { forms: bothLevels() },
+  deleteIntegration: { forms: bothLevels() },
 });
 const byB = (attacker: Attacker) => attacker === "B's owner";
 const appFields = () => ({
@@ -256,6 +269,19 @@ const authorize = () => ({
 });
 
 const actionCases: Record<string, Record<string, ActionCase>> = {
+  // Both Private Integrations screens: a form with a locationId acts on that sub-account, one without
+  // on the caller's own agency (so B's owner creating "for A" creates in B).
+  "(admin)/_private-integrations/actions.ts": {
+    createIntegration: {
+      forms: (a) => [
+        { ...integrationFields, companyId: w.A.company.id },
+        { locationId: w.A.locations[0]!.id, ...integrationFields },
+        ...(byB(a) ? [] : [{ locationId: w.A.locations[1]!.id, ...integrationFields }]),
+      ],
+      outcome: (a, fields) => (byB(a) && !fields.locationId ? "own agency" : "refused"),
+    },
+    ...lifecycle(),
+  },
   "(admin)/developer/apps/[appId]/webhooks/actions.ts": {
     redeliverEvent: {
       forms: () => [
@@ -270,15 +296,6 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
     regenerateSecretAction: { forms: () => [{ appId: w.A.app.app.id }] },
     rotateWebhookSecretAction: { forms: () => [{ appId: w.A.app.app.id }] },
   },
-  "(admin)/location/[locationId]/settings/private-integrations/actions.ts": {
-    createIntegration: {
-      forms: (a) => [
-        { locationId: w.A.locations[0]!.id, ...integrationFields },
-        ...(byB(a) ? [] : [{ locationId: w.A.locations[1]!.id, ...integrationFields }]),
-      ],
-    },
-    ...lifecycle("location"),
-  },
   "(admin)/marketplace/actions.ts": {
     uninstallAction: { forms: () => [{ installationId: w.A.installationId }] },
   },
@@ -287,13 +304,6 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       forms: () => [{ feature: "private_integrations", enabled: "false", companyId: w.A.company.id }],
       outcome: (a) => (byB(a) ? "own agency" : "refused"),
     },
-  },
-  "(admin)/settings/private-integrations/actions.ts": {
-    createIntegration: {
-      forms: () => [{ ...integrationFields, companyId: w.A.company.id }],
-      outcome: (a) => (byB(a) ? "own agency" : "refused"),
-    },
-    ...lifecycle("agency"),
   },
   "(admin)/settings/team/actions.ts": {
     addTeamMember: {
@@ -402,8 +412,8 @@ describe("server actions", () => {
         it(`${file} ${name}: ${attacker} with A's ids is refused`, async () => {
           const action = (await actionsOf(file))[name]!;
           signedIn = attacker === "B's owner" ? w.B.owner : w.A.sub;
-          const outcome = testCase.outcome?.(attacker) ?? "refused";
           for (const fields of testCase.forms(attacker)) {
+            const outcome = testCase.outcome?.(attacker, fields) ?? "refused";
             const watched = outcome === "own agency" ? [w.A.company.id] : [w.A.company.id, w.B.company.id];
             const result = await unchanged(() => run(action, fields), watched);
             if (outcome === "refused") {

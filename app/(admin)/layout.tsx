@@ -4,21 +4,17 @@ import type { ReactNode } from "react";
 import { LocationSwitcher } from "@/components/location-switcher";
 import { SettingsNav } from "@/components/settings-nav";
 import { SignOutButton } from "@/components/sign-out-button";
-import { listLocations } from "@/lib/accounts/companies";
+import { companyName, listLocations } from "@/lib/accounts/companies";
 import { agencyNavigation, locationNavigation, reachableLocations } from "@/lib/accounts/navigation";
 import { isAgencyRole, roleLabels } from "@/lib/accounts/roles";
 import { requireActor } from "@/lib/auth/session";
-import { db } from "@/lib/db/client";
 
 /** The signed-in shell: who you are, where you are, and only the links you may use. */
 export default async function AdminLayout({ children }: { children: ReactNode }) {
   // Each page sends a person with a reset password to /settings/account (see requireActor).
   const actor = await requireActor({ passwordChangeRedirect: false });
   const path = ((await headers()).get("x-pathname") ?? "/").split("?")[0] ?? "/";
-  const [company, allLocations] = await Promise.all([
-    db().company.findUniqueOrThrow({ where: { id: actor.companyId }, select: { name: true } }),
-    listLocations(actor.companyId),
-  ]);
+  const [agencyName, allLocations] = await Promise.all([companyName(actor.companyId), listLocations(actor.companyId)]);
   const locations = reachableLocations(actor, allLocations);
   const currentLocationId = /^\/location\/([^/]+)/.exec(path)?.[1];
   const currentLocation = locations.find((l) => l.id === currentLocationId);
@@ -28,7 +24,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-6 py-3">
           <Link href="/settings" className="font-semibold text-slate-900">
-            {company.name}
+            {agencyName}
           </Link>
           <div className="flex flex-wrap items-center gap-4">
             <LocationSwitcher

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 import { describedBy, Field, FormMessage, inputClass } from "../ui/field";
 import { SubmitButton } from "../ui/submit-button";
 

@@ -3,7 +3,7 @@
 import { useActionState } from "react";
 import { describedBy, Field, FormMessage, inputClass } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 import { ClientSecretPanel, WebhookSecretPanel } from "./secret-panel";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;

@@ -2,7 +2,7 @@
 
 import { useActionState, useState } from "react";
 import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 

@@ -3,7 +3,7 @@
 import { useActionState, useState } from "react";
 import { FormMessage } from "@/components/ui/field";
 import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 

@@ -2,7 +2,7 @@
 
 import { type ReactNode, useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/submit-button";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 import { Modal } from "./modal";
 import { Spinner } from "./spinner";
 import type { FormAction } from "./types";

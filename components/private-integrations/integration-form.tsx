@@ -3,7 +3,7 @@
 import { type FormEvent, useEffect, useRef, useState, useTransition } from "react";
 import { describedBy, Field, inputClass } from "@/components/ui/field";
 import { buttonClass } from "@/components/ui/submit-button";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 import { ScopePicker } from "./scope-picker";
 import { Spinner } from "./spinner";
 import type { FormAction, ScopeGroup } from "./types";

@@ -3,7 +3,7 @@
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/submit-button";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 import { ConfirmDialog } from "./confirm-dialog";
 import { formatDateTime, ROTATION_OVERLAP_DAYS } from "./format";
 import { IntegrationCard, integrationTitleId, type LifecycleKind } from "./integration-card";

@@ -1,9 +1,9 @@
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 
 /** A server action as the screens call it (the shape `actorAction` builds). */
 export type FormAction = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 
-/** The lifecycle actions of one level, all checked again on the server. */
+/** The lifecycle actions of the screen (both levels), all checked again on the server. */
 export interface IntegrationActions {
   create: FormAction;
   update: FormAction;

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState, useOptimistic, useTransition } from "react";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 

@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import { useFormStatus } from "react-dom";
-import type { ActionState } from "@/lib/actions";
+import type { ActionState } from "@/lib/auth/actions";
 import { buttonClass } from "../ui/submit-button";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;

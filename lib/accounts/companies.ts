@@ -1,5 +1,6 @@
 import { db } from "@/lib/db/client";
 import { recordAudit } from "./audit";
+import { type Actor, canAccessLocation } from "./permissions";
 
 export interface CreateCompanyOptions {
   name: string;
@@ -33,4 +34,18 @@ export function isWhitelabelCompany(company: { whitelabelDomain: string | null }
 
 export async function listLocations(companyId: string) {
   return db().location.findMany({ where: { companyId }, orderBy: [{ name: "asc" }, { id: "asc" }] });
+}
+
+/** The agency's name, for the signed-in shell's header. */
+export async function companyName(companyId: string): Promise<string> {
+  return (await db().company.findUniqueOrThrow({ where: { id: companyId }, select: { name: true } })).name;
+}
+
+/**
+ * A sub-account the person may open, or null: "does not exist" and "not yours" are one answer, so
+ * ids of other agencies are not disclosed.
+ */
+export async function findAccessibleLocation(actor: Actor, locationId: string) {
+  const location = await db().location.findUnique({ where: { id: locationId } });
+  return location && canAccessLocation(actor, location) ? location : null;
 }

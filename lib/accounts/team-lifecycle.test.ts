@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { changeOwnPassword } from "@/lib/auth/password-change";
 import { db } from "@/lib/db/client";
-import { createPrivateIntegration, listPrivateIntegrations } from "@/lib/integrations/lifecycle";
+import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { listPrivateIntegrations } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { makeAgency, makeUser, testPassword } from "@/lib/testing/fixtures";
 import { canManageMember } from "./permissions";

@@ -10,9 +10,9 @@ import {
   rotateNow,
 } from "@/lib/integrations/lifecycle";
 import { ROTATION_OVERLAP_MS } from "@/lib/integrations/views";
-import { formRequest, install, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /**
  * The access matrix of issue 5: every kind of Bearer token against GET /locations/{id} (own,

@@ -11,10 +11,10 @@ import {
   updatePrivateIntegration,
 } from "@/lib/integrations/lifecycle";
 import { tokenHint } from "@/lib/integrations/token";
-import { formRequest, install, makeApp } from "@/lib/oauth/testing";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { formRequest, install, makeApp } from "@/lib/testing/oauth";
 import { authenticateBearer, bearerToken } from "./bearer";
 
 let A: TestAgency;

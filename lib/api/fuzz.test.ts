@@ -3,7 +3,6 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createContact } from "@/lib/contacts/contacts";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
-import { install, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import {
   checkAnswer,
@@ -15,6 +14,7 @@ import {
   requestArbitrary,
   requestPath,
 } from "@/lib/testing/fuzz";
+import { install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /**
  * SPEC.md: "Malformed input of any kind … gets a 4xx with the body above. A 5xx is a defect."

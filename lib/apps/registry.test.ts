@@ -3,8 +3,8 @@ import { secretMatchesHash } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { authenticateClient } from "@/lib/oauth/client-auth";
-import { formRequest, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { formRequest, makeApp } from "@/lib/testing/oauth";
 import { createApp, listDeveloperApps, updateApp } from "./registry";
 import { regenerateClientSecret } from "./secrets";
 

@@ -17,10 +17,10 @@ import {
 } from "@/lib/integrations/lifecycle";
 import { flushLastUsedWrites } from "@/lib/integrations/verify";
 import { revokeToken } from "@/lib/oauth/revoke";
-import { formRequest, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import type { VerifyResult } from "@/lib/tokens/principal";
 
 /**

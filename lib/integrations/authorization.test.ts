@@ -12,12 +12,11 @@ import {
   createPrivateIntegration,
   deletePrivateIntegration,
   expireOldTokenNow,
-  getPrivateIntegration,
-  listPrivateIntegrations,
   rotateLater,
   rotateNow,
   updatePrivateIntegration,
 } from "./lifecycle";
+import { getPrivateIntegration, listPrivateIntegrations } from "./read";
 import { verifyPrivateIntegrationToken } from "./verify";
 
 /**

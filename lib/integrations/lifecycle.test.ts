@@ -10,12 +10,11 @@ import {
   createPrivateIntegration,
   deletePrivateIntegration,
   expireOldTokenNow,
-  getPrivateIntegration,
-  listPrivateIntegrations,
   rotateLater,
   rotateNow,
   updatePrivateIntegration,
 } from "./lifecycle";
+import { getPrivateIntegration, listPrivateIntegrations } from "./read";
 import { verifyPrivateIntegrationToken } from "./verify";
 
 const MINUTE = 60_000;

@@ -5,6 +5,7 @@ import { changeCachedState } from "@/lib/db/read-cache";
 import { conflict, notFound } from "@/lib/errors";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
 import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } from "./access";
+import { liveSlots, notFoundMessage, ownerWhere, viewOf } from "./read";
 import { type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
 import { mintToken } from "./token";
 import {
@@ -13,14 +14,14 @@ import {
   livePreviousToken,
   type PrivateIntegrationView,
   ROTATION_OVERLAP_MS,
-  toView,
 } from "./views";
 
 /**
- * The private-integration lifecycle of SPEC.md, one function per row of its table. Every function
- * checks the actor's access on the server (own agency, Labs, permission), takes the clock as `now`,
- * and writes its audit entry in the same transaction as the change. Tokens are returned in plain
- * text exactly once, by the functions that mint them; only their keyed hash is stored.
+ * The private-integration lifecycle of SPEC.md, one function per row of its table, each a `Change`
+ * run by `changeIntegration`. Every function checks the actor's access on the server (own agency,
+ * Labs, permission), takes the clock as `now`, and writes its audit entry in the same transaction
+ * as the change. Tokens are returned in plain text exactly once, by the functions that mint them;
+ * only their keyed hash is stored.
  */
 
 /** What a function that mints a token returns: the only time the token exists outside the caller's hands. */
@@ -30,61 +31,64 @@ export interface IssuedToken {
   token: string;
 }
 
-const tokenSelect = {
-  id: true,
-  slot: true,
-  hint: true,
-  createdAt: true,
-  lastUsedAt: true,
-  expiresAt: true,
-  revokedAt: true,
-} as const;
-const liveSlots = { where: { slot: { not: null } }, select: tokenSelect } as const;
+/** The shape of every row of the table but Create and Edit. */
+type Step<T> = (actor: Actor, owner: IntegrationOwner, integrationId: string, now?: Date) => Promise<T>;
 
-function ownerWhere(owner: ResolvedOwner) {
-  return { companyId: owner.companyId, locationId: owner.locationId };
+/** A new token's row in the `current` slot: its keyed hash and hint, never the token. */
+function currentSlot(minted: { tokenHash: string; hint: string }, now: Date) {
+  return { slot: "current" as const, tokenHash: minted.tokenHash, hint: minted.hint, createdAt: now };
 }
 
-async function creatorsOf(companyId: string, rows: IntegrationRow[]) {
-  const ids = [...new Set(rows.map((r) => r.createdByUserId))];
-  const users = ids.length
-    ? await db().user.findMany({ where: { id: { in: ids }, companyId }, select: { id: true, name: true } })
-    : [];
-  return new Map(users.map((u) => [u.id, u]));
+/** Who changed whose integration, for its audit entry. */
+function auditBy(actor: Actor, owner: ResolvedOwner) {
+  return { companyId: owner.companyId, locationId: owner.locationId, actorUserId: actor.id };
 }
 
-async function viewOf(owner: ResolvedOwner, row: IntegrationRow, now: Date): Promise<PrivateIntegrationView> {
-  return toView(row, now, await creatorsOf(owner.companyId, [row]));
+/** One row of SPEC.md's table, run by `changeIntegration` under the integration's row lock. */
+interface Change {
+  audit: AuditAction;
+  /** Changes the locked row and answers its audit entry's details (a conflict is thrown). */
+  apply(tx: Tx, row: IntegrationRow): Promise<Prisma.InputJsonObject>;
 }
-
-const notFoundMessage =
-  "This private integration does not exist here any more; reload the page to see the current list.";
 
 /**
- * Runs `change` on the integration with its row locked (SELECT … FOR UPDATE), so concurrent
- * lifecycle actions on one integration happen one after the other and each sees the other's result.
- * The unique (integrationId, slot) index is the backstop: at most one current and one previous token.
+ * The frame of every change to an integration: access, then in one transaction the row locked
+ * (FOR UPDATE: concurrent changes of one integration run one after the other, each seeing the
+ * other's result), the change, its audit entry, the row read back; answers its view (as it was,
+ * for Delete). `plan` sees the checked owner first (Edit checks scopes against its level). The
+ * unique (integrationId, slot) index is the backstop: at most one current and one previous token.
  */
-async function withLockedIntegration<T>(
-  owner: ResolvedOwner,
+async function changeIntegration(
+  actor: Actor,
+  owner: IntegrationOwner,
   integrationId: string,
-  change: (tx: Tx, row: IntegrationRow) => Promise<T>,
-): Promise<T> {
+  now: Date,
+  plan: (resolved: ResolvedOwner) => Change,
+): Promise<PrivateIntegrationView> {
+  const resolved = await requireIntegrationAccess(actor, owner);
+  const change = plan(resolved);
+  let changed: IntegrationRow;
   try {
     // Every lifecycle action changes what a token may do: see lib/db/read-cache.ts.
-    return await changeCachedState(() =>
+    changed = await changeCachedState(() =>
       db().$transaction(async (tx) => {
         const locked = await tx.$queryRaw<{ id: string }[]>`
         SELECT id FROM "PrivateIntegration"
-        WHERE id = ${integrationId} AND "companyId" = ${owner.companyId}
+        WHERE id = ${integrationId} AND "companyId" = ${resolved.companyId}
         FOR UPDATE`;
         if (locked.length === 0) throw notFound(notFoundMessage);
-        const row = await tx.privateIntegration.findFirst({
-          where: { id: integrationId, ...ownerWhere(owner) },
+        const before = await tx.privateIntegration.findFirst({
+          where: { id: integrationId, ...ownerWhere(resolved) },
           include: { tokens: liveSlots },
         });
-        if (!row) throw notFound(notFoundMessage);
-        return change(tx, row);
+        if (!before) throw notFound(notFoundMessage);
+        const details = await change.apply(tx, before);
+        await recordAudit(tx, { ...auditBy(actor, resolved), action: change.audit, targetId: before.id, details });
+        const after = await tx.privateIntegration.findUnique({
+          where: { id: before.id },
+          include: { tokens: liveSlots },
+        });
+        return after ?? before;
       }),
     );
   } catch (error) {
@@ -93,59 +97,7 @@ async function withLockedIntegration<T>(
     }
     throw error;
   }
-}
-
-async function audit(
-  tx: Tx,
-  actor: Actor,
-  owner: ResolvedOwner,
-  action: AuditAction,
-  integrationId: string,
-  details: Prisma.InputJsonObject,
-) {
-  await recordAudit(tx, {
-    companyId: owner.companyId,
-    locationId: owner.locationId,
-    actorUserId: actor.id,
-    action,
-    targetId: integrationId,
-    details,
-  });
-}
-
-async function reload(tx: Tx, integrationId: string): Promise<IntegrationRow> {
-  return tx.privateIntegration.findUniqueOrThrow({ where: { id: integrationId }, include: { tokens: liveSlots } });
-}
-
-/** The integrations of an agency (agency level only) or of one sub-account, newest first. */
-export async function listPrivateIntegrations(
-  actor: Actor,
-  owner: IntegrationOwner,
-  now: Date = new Date(),
-): Promise<PrivateIntegrationView[]> {
-  const resolved = await requireIntegrationAccess(actor, owner);
-  const rows = await db().privateIntegration.findMany({
-    where: ownerWhere(resolved),
-    include: { tokens: liveSlots },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-  });
-  const creators = await creatorsOf(resolved.companyId, rows);
-  return rows.map((row) => toView(row, now, creators));
-}
-
-export async function getPrivateIntegration(
-  actor: Actor,
-  owner: IntegrationOwner,
-  integrationId: string,
-  now: Date = new Date(),
-): Promise<PrivateIntegrationView> {
-  const resolved = await requireIntegrationAccess(actor, owner);
-  const row = await db().privateIntegration.findFirst({
-    where: { id: integrationId, ...ownerWhere(resolved) },
-    include: { tokens: liveSlots },
-  });
-  if (!row) throw notFound(notFoundMessage);
-  return viewOf(resolved, row, now);
+  return viewOf(resolved, changed, now);
 }
 
 /** Creates an integration with the scopes valid at its level and its first token, shown once. */
@@ -167,14 +119,16 @@ export async function createPrivateIntegration(
         scopes: data.scopes,
         createdByUserId: actor.id,
         createdAt: now,
-        tokens: { create: { slot: "current", tokenHash: minted.tokenHash, hint: minted.hint, createdAt: now } },
+        tokens: { create: currentSlot(minted, now) },
       },
       include: { tokens: liveSlots },
     });
-    await audit(tx, actor, resolved, "private_integration_created", created.id, {
-      name: created.name,
-      scopes: created.scopes,
-      tokenHint: minted.hint,
+    const details = { name: created.name, scopes: created.scopes, tokenHint: minted.hint };
+    await recordAudit(tx, {
+      ...auditBy(actor, resolved),
+      action: "private_integration_created",
+      targetId: created.id,
+      details,
     });
     return created;
   });
@@ -189,25 +143,25 @@ export async function updatePrivateIntegration(
   input: PrivateIntegrationInput,
   now: Date = new Date(),
 ): Promise<PrivateIntegrationView> {
-  const resolved = await requireIntegrationAccess(actor, owner);
-  const data = parseIntegrationInput(input, resolved.level);
-  const row = await withLockedIntegration(resolved, integrationId, async (tx, before) => {
-    const after = await tx.privateIntegration.update({
-      where: { id: before.id },
-      data: { name: data.name, description: data.description, scopes: data.scopes },
-      include: { tokens: liveSlots },
-    });
-    const changes: Prisma.InputJsonObject = {
-      name: after.name,
-      ...(before.name !== after.name ? { renamedFrom: before.name } : {}),
-      ...(before.description !== after.description ? { descriptionChanged: true } : {}),
-      scopesAdded: after.scopes.filter((s) => !before.scopes.includes(s)),
-      scopesRemoved: before.scopes.filter((s) => !after.scopes.includes(s)),
+  return changeIntegration(actor, owner, integrationId, now, (resolved) => {
+    const data = parseIntegrationInput(input, resolved.level);
+    return {
+      audit: "private_integration_updated",
+      async apply(tx, before) {
+        const after = await tx.privateIntegration.update({
+          where: { id: before.id },
+          data: { name: data.name, description: data.description, scopes: data.scopes },
+        });
+        return {
+          name: after.name,
+          ...(before.name !== after.name ? { renamedFrom: before.name } : {}),
+          ...(before.description !== after.description ? { descriptionChanged: true } : {}),
+          scopesAdded: after.scopes.filter((s) => !before.scopes.includes(s)),
+          scopesRemoved: before.scopes.filter((s) => !after.scopes.includes(s)),
+        };
+      },
     };
-    await audit(tx, actor, resolved, "private_integration_updated", before.id, changes);
-    return after;
   });
-  return viewOf(resolved, row, now);
 }
 
 function requireCurrent(row: IntegrationRow) {
@@ -221,130 +175,87 @@ const rotationInProgress =
   "A rotation is already in progress: use “Expire Now” to stop the old token or “Cancel rotation” to keep it, then rotate again.";
 
 /**
- * `Rotate and expire this token later`: a new token, shown once; the old one keeps working for
- * exactly 7 days from `now`.
+ * Both rotations: a new current token, shown once. `later` keeps the old one working for exactly
+ * 7 days from `now` (slot `previous`); `now` revokes it at once.
  */
-export async function rotateLater(
-  actor: Actor,
-  owner: IntegrationOwner,
-  integrationId: string,
-  now: Date = new Date(),
-): Promise<IssuedToken> {
-  const resolved = await requireIntegrationAccess(actor, owner);
-  const minted = mintToken();
-  const row = await withLockedIntegration(resolved, integrationId, async (tx, row) => {
-    if (livePreviousToken(row, now)) throw conflict(rotationInProgress);
-    const current = requireCurrent(row);
-    const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
-    // A previous token whose 7 days have passed leaves its slot (it already stopped working).
-    await tx.privateIntegrationToken.updateMany({
-      where: { integrationId: row.id, slot: "previous" },
-      data: { slot: null },
-    });
-    await tx.privateIntegrationToken.update({ where: { id: current.id }, data: { slot: "previous", expiresAt } });
-    await tx.privateIntegrationToken.create({
-      data: { integrationId: row.id, slot: "current", tokenHash: minted.tokenHash, hint: minted.hint, createdAt: now },
-    });
-    await audit(tx, actor, resolved, "private_integration_rotated_later", row.id, {
-      name: row.name,
-      tokenHint: minted.hint,
-      oldTokenHint: current.hint,
-      oldTokenExpiresAt: expiresAt.toISOString(),
-    });
-    return reload(tx, row.id);
-  });
-  return { integration: await viewOf(resolved, row, now), token: minted.token };
+function rotation(when: "later" | "now"): Step<IssuedToken> {
+  return async (actor, owner, integrationId, now = new Date()) => {
+    const minted = mintToken();
+    const integration = await changeIntegration(actor, owner, integrationId, now, () => ({
+      audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
+      async apply(tx, row) {
+        if (livePreviousToken(row, now)) throw conflict(rotationInProgress);
+        const current = requireCurrent(row);
+        const expiresAt = when === "later" ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null;
+        // A previous token whose 7 days have passed leaves its slot (it already stopped working).
+        await tx.privateIntegrationToken.updateMany({
+          where: { integrationId: row.id, slot: "previous" },
+          data: { slot: null },
+        });
+        await tx.privateIntegrationToken.update({
+          where: { id: current.id },
+          data: expiresAt ? { slot: "previous", expiresAt } : { slot: null, revokedAt: now },
+        });
+        await tx.privateIntegrationToken.create({ data: { integrationId: row.id, ...currentSlot(minted, now) } });
+        const details = { name: row.name, tokenHint: minted.hint, oldTokenHint: current.hint };
+        return expiresAt ? { ...details, oldTokenExpiresAt: expiresAt.toISOString() } : details;
+      },
+    }));
+    return { integration, token: minted.token };
+  };
 }
 
+/** `Rotate and expire this token later`: a new token, shown once; the old one works 7 more days. */
+export const rotateLater = rotation("later");
+
 /** `Rotate and expire this token now`: a new token, shown once; the old one stops working at once. */
-export async function rotateNow(
-  actor: Actor,
-  owner: IntegrationOwner,
-  integrationId: string,
-  now: Date = new Date(),
-): Promise<IssuedToken> {
-  const resolved = await requireIntegrationAccess(actor, owner);
-  const minted = mintToken();
-  const row = await withLockedIntegration(resolved, integrationId, async (tx, row) => {
-    if (livePreviousToken(row, now)) throw conflict(rotationInProgress);
-    const current = requireCurrent(row);
-    await tx.privateIntegrationToken.updateMany({
-      where: { integrationId: row.id, slot: "previous" },
-      data: { slot: null },
-    });
-    await tx.privateIntegrationToken.update({ where: { id: current.id }, data: { slot: null, revokedAt: now } });
-    await tx.privateIntegrationToken.create({
-      data: { integrationId: row.id, slot: "current", tokenHash: minted.tokenHash, hint: minted.hint, createdAt: now },
-    });
-    await audit(tx, actor, resolved, "private_integration_rotated_now", row.id, {
-      name: row.name,
-      tokenHint: minted.hint,
-      oldTokenHint: current.hint,
-    });
-    return reload(tx, row.id);
-  });
-  return { integration: await viewOf(resolved, row, now), token: minted.token };
-}
+export const rotateNow = rotation("now");
 
 const noRotation = "There is no rotation in progress for this integration (the old token may already have expired).";
 
 /** `Expire Now` during a rotation: the old token stops working at once; the new one stays. */
-export async function expireOldTokenNow(
-  actor: Actor,
-  owner: IntegrationOwner,
-  integrationId: string,
-  now: Date = new Date(),
-): Promise<PrivateIntegrationView> {
-  const resolved = await requireIntegrationAccess(actor, owner);
-  const row = await withLockedIntegration(resolved, integrationId, async (tx, row) => {
-    const previous = livePreviousToken(row, now);
-    if (!previous) throw conflict(noRotation);
-    await tx.privateIntegrationToken.update({ where: { id: previous.id }, data: { slot: null, revokedAt: now } });
-    await audit(tx, actor, resolved, "private_integration_old_token_expired", row.id, {
-      name: row.name,
-      oldTokenHint: previous.hint,
-    });
-    return reload(tx, row.id);
-  });
-  return viewOf(resolved, row, now);
-}
+export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
+  changeIntegration(actor, owner, id, now, () => ({
+    audit: "private_integration_old_token_expired",
+    async apply(tx, row) {
+      const previous = livePreviousToken(row, now);
+      if (!previous) throw conflict(noRotation);
+      await tx.privateIntegrationToken.update({ where: { id: previous.id }, data: { slot: null, revokedAt: now } });
+      return { name: row.name, oldTokenHint: previous.hint };
+    },
+  }));
 
 /** `Cancel rotation`: the new token stops working at once; the old one stays, with no expiry. */
-export async function cancelRotation(
-  actor: Actor,
-  owner: IntegrationOwner,
-  integrationId: string,
-  now: Date = new Date(),
-): Promise<PrivateIntegrationView> {
-  const resolved = await requireIntegrationAccess(actor, owner);
-  const row = await withLockedIntegration(resolved, integrationId, async (tx, row) => {
-    const previous = livePreviousToken(row, now);
-    if (!previous) throw conflict(noRotation);
-    const current = requireCurrent(row);
-    await tx.privateIntegrationToken.update({ where: { id: current.id }, data: { slot: null, revokedAt: now } });
-    await tx.privateIntegrationToken.update({ where: { id: previous.id }, data: { slot: "current", expiresAt: null } });
-    await audit(tx, actor, resolved, "private_integration_rotation_cancelled", row.id, {
-      name: row.name,
-      cancelledTokenHint: current.hint,
-      keptTokenHint: previous.hint,
-    });
-    return reload(tx, row.id);
-  });
-  return viewOf(resolved, row, now);
-}
+export const cancelRotation: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
+  changeIntegration(actor, owner, id, now, () => ({
+    audit: "private_integration_rotation_cancelled",
+    async apply(tx, row) {
+      const previous = livePreviousToken(row, now);
+      if (!previous) throw conflict(noRotation);
+      const current = requireCurrent(row);
+      await tx.privateIntegrationToken.update({ where: { id: current.id }, data: { slot: null, revokedAt: now } });
+      await tx.privateIntegrationToken.update({
+        where: { id: previous.id },
+        data: { slot: "current", expiresAt: null },
+      });
+      return { name: row.name, cancelledTokenHint: current.hint, keptTokenHint: previous.hint };
+    },
+  }));
 
 /** `Delete`: the integration and every token of it are gone at once. */
-export async function deletePrivateIntegration(
-  actor: Actor,
-  owner: IntegrationOwner,
-  integrationId: string,
-  _now: Date = new Date(),
-): Promise<{ id: string; name: string }> {
-  const resolved = await requireIntegrationAccess(actor, owner);
-  return withLockedIntegration(resolved, integrationId, async (tx, row) => {
-    // Tokens go with it (ON DELETE CASCADE): no hash of a deleted integration is kept.
-    await tx.privateIntegration.delete({ where: { id: row.id } });
-    await audit(tx, actor, resolved, "private_integration_deleted", row.id, { name: row.name, scopes: row.scopes });
-    return { id: row.id, name: row.name };
-  });
-}
+export const deletePrivateIntegration: Step<{ id: string; name: string }> = async (
+  actor,
+  owner,
+  id,
+  now = new Date(),
+) => {
+  const deleted = await changeIntegration(actor, owner, id, now, () => ({
+    audit: "private_integration_deleted",
+    async apply(tx, row) {
+      // Tokens go with it (ON DELETE CASCADE): no hash of a deleted integration is kept.
+      await tx.privateIntegration.delete({ where: { id: row.id } });
+      return { name: row.name, scopes: row.scopes };
+    },
+  }));
+  return { id: deleted.id, name: deleted.name };
+};

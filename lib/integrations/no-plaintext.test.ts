@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { listAuditLog } from "./audit-log";
-import { cancelRotation, createPrivateIntegration, listPrivateIntegrations, rotateLater, rotateNow } from "./lifecycle";
+import { cancelRotation, createPrivateIntegration, rotateLater, rotateNow } from "./lifecycle";
+import { listPrivateIntegrations } from "./read";
 import { verifyPrivateIntegrationToken } from "./verify";
 
 /** Every row of every table in the public schema, as JSON text. */

@@ -3,9 +3,9 @@ import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
-import { formRequest, install, makeApp } from "@/lib/oauth/testing";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { formRequest, install, makeApp } from "@/lib/testing/oauth";
 import { WEBHOOK_EVENT_RETENTION_DAYS } from "@/lib/webhooks/retention";
 import { PRUNE_HORIZONS, pruneOnce, startPruner, stopPruner } from "./prune";
 

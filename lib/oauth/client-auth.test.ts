@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { regenerateClientSecret } from "@/lib/apps/secrets";
 import { makeAgency } from "@/lib/testing/fixtures";
-import { formRequest, install, installAndExchange, makeApp } from "./testing";
+import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { tokenEndpoint } from "./token-endpoint";
 
 /**

@@ -9,10 +9,10 @@ import { runCommand } from "@/lib/cli/run";
 import { db } from "@/lib/db/client";
 import { createLocation } from "@/lib/provisioning/create-location";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { basicAuth, callRoute, formRequest, install, makeApp } from "@/lib/testing/oauth";
 import { installChoiceFor } from "./authorize/install-choice";
 import type { InstallTarget } from "./authorize/resolve-target";
 import { installAppsOnNewSubAccount } from "./future-installs";
-import { basicAuth, callRoute, formRequest, install, makeApp } from "./testing";
 import { uninstallApp } from "./uninstall";
 
 /**

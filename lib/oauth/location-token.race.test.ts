@@ -5,11 +5,11 @@ import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 import type { Principal } from "@/lib/tokens/principal";
 import { type ExchangePauses, exchangeForLocationToken } from "./location-token";
 import { revokeToken } from "./revoke";
-import { formRequest, install, installAndExchange, makeApp } from "./testing";
 import { tokenEndpoint } from "./token-endpoint";
 import { uninstallApp } from "./uninstall";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { install, makeApp } from "@/lib/testing/oauth";
 import { listInstalledApps } from "./marketplace";
-import { install, makeApp } from "./testing";
 
 describe("listInstalledApps", () => {
   it("shows a sub-account user only their own sub-accounts of an agency install; the agency sees all", async () => {

@@ -2,9 +2,9 @@ import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
-import { installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { ACCESS_TOKEN_TTL_SECONDS, verifyAccessToken } from "./access-token";
 import { activeSigningKey, verificationKey } from "./signing-keys";
 

@@ -1,13 +1,16 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
-import { makeApp } from "@/lib/oauth/testing";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { makeApp } from "@/lib/testing/oauth";
 import { openWebhookSecret, webhookSecretsForSigning } from "./webhook-secret";
 
 // The server actions run outside Next.js here: the session and the cache are stand-ins.
 const session = vi.hoisted(() => ({ actor: null as Actor | null }));
-vi.mock("@/lib/auth/session", () => ({ getActor: async () => session.actor }));
+vi.mock("@/lib/auth/session", () => ({
+  getActor: async () => session.actor,
+  getSignedIn: async () => (session.actor ? { actor: session.actor, mustChangePassword: false } : null),
+}));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 const { createAppAction, rotateWebhookSecretAction } = await import("@/app/(admin)/developer/apps/actions");
 

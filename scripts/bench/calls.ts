@@ -25,7 +25,7 @@ async function main() {
     const { dbTiming } = await import("@/lib/db/timing");
     const { seedForLoad } = await import("./seed");
     const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
-    const { formRequest } = await import("@/lib/oauth/testing");
+    const { formRequest } = await import("@/lib/testing/oauth");
     const { exchangeForLocationToken } = await import("@/lib/oauth/location-token");
     const { verifyAccessToken } = await import("@/lib/tokens/access-token");
     await deployMigrations(databaseHandle().adapterFactory);

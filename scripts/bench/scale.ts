@@ -96,7 +96,7 @@ export async function runScale(options: ScaleOptions = {}): Promise<void> {
     const { hashSecret } = await import("@/lib/crypto/secrets");
     const { verifyPrivateIntegrationToken, flushLastUsedWrites } = await import("@/lib/integrations/verify");
     const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
-    const { formRequest, installAndExchange, makeApp } = await import("@/lib/oauth/testing");
+    const { formRequest, installAndExchange, makeApp } = await import("@/lib/testing/oauth");
     const { makeAgency, makeUser } = await import("@/lib/testing/fixtures");
     const { setReadCacheEnabled } = await import("@/lib/db/read-cache");
     setReadCacheEnabled(false);

@@ -3,8 +3,8 @@ import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { AUTHORIZATION_CODE_TTL_MS } from "@/lib/oauth/authorize/issue-code";
 import { REFRESH_TOKEN_TTL_MS } from "@/lib/oauth/grants/issue";
-import { install, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /** What the load scenarios need, made through the lib functions the screens and endpoints use. */
 export interface LoadSeed {

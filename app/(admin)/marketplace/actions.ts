@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { actorAction } from "@/lib/actions";
+import { actorAction } from "@/lib/auth/actions";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 
 export const uninstallAction = actorAction(

@@ -8,9 +8,9 @@ import { operatorKey } from "@/lib/cli/operator";
 import { peerAddressHeader } from "@/lib/client-address";
 import { db } from "@/lib/db/client";
 import { appUrl, env } from "@/lib/env";
-import { callRoute, formRequest, install, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { holdKeyRotationLock } from "@/lib/testing/key-rotation-lock";
+import { callRoute, formRequest, install, makeApp } from "@/lib/testing/oauth";
 import {
   activeSigningKey,
   LONGEST_ACCESS_TOKEN_MS,

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { operatorKey } from "@/lib/cli/operator";
 import { peerAddressHeader } from "@/lib/client-address";
 import { resetEnvCache } from "@/lib/env";
-import { callRoute } from "@/lib/oauth/testing";
+import { callRoute } from "@/lib/testing/oauth";
 import { POST } from "./route";
 
 // x-peer-address is set here as scripts/serve.mjs sets it from the socket (a client's copy is dropped there).

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
-import { makeApp, testRedirectUri } from "@/lib/oauth/testing";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeApp, testRedirectUri } from "@/lib/testing/oauth";
 import { approveInstallAction } from "./actions";
 
 /** The install screen's Install, for a person whose password was reset and not yet replaced. */

@@ -1,8 +1,7 @@
 "use server";
 
-import { redirect } from "next/navigation";
 import { z } from "zod";
-import { type ActionState, actingPerson, actionError, formDataToObject } from "@/lib/actions";
+import { actorAction, formAction } from "@/lib/auth/actions";
 import { approveInstall, denyInstall } from "@/lib/oauth/authorize/approve";
 import type { AuthorizeParams } from "@/lib/oauth/authorize/params";
 import type { InstallTarget } from "@/lib/oauth/authorize/resolve-target";
@@ -31,45 +30,32 @@ function authorizeParams(input: z.infer<typeof paramsSchema>): AuthorizeParams {
   return { response_type, client_id, redirect_uri, scope, state, code_challenge, code_challenge_method };
 }
 
-/** Install: approve, then off to the app's redirect_uri with code and state. */
-export async function approveInstallAction(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  // Not actorAction: Install ends in a redirect, which must not pass through its error mapping.
-  const person = await actingPerson();
-  if ("error" in person) return { error: `${person.error} Then open the install link again.` };
-  const { actor } = person;
-  const parsed = approveSchema.safeParse(formDataToObject(formData));
-  if (!parsed.success) return { error: "The install form was incomplete. Open the install link again." };
-  const input = parsed.data;
-  if (input.level === "location" && !input.locationId) {
-    return { fieldErrors: { locationId: "Choose the sub-account to install the app in." } };
-  }
-  const target: InstallTarget =
-    input.level === "agency"
-      ? {
-          level: "agency",
-          locationIds: input.locationIds,
-          allLocations: input.allLocations === "true",
-          installToFutureLocations: input.installToFutureLocations === "true",
-        }
-      : { level: "location", locationId: input.locationId! };
-  let redirectTo: string;
-  try {
-    redirectTo = (await approveInstall({ actor, params: authorizeParams(input), target })).redirectTo;
-  } catch (error) {
-    return actionError(error);
-  }
-  redirect(redirectTo);
-}
+const incomplete = "The install form was incomplete. Open the install link again.";
 
-/** Cancel: back to the app with error=access_denied and the state. */
-export async function cancelInstallAction(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  const parsed = paramsSchema.safeParse(formDataToObject(formData));
-  if (!parsed.success) return { error: "The install form was incomplete. Open the install link again." };
-  let redirectTo: string;
-  try {
-    redirectTo = await denyInstall(authorizeParams(parsed.data));
-  } catch (error) {
-    return actionError(error);
-  }
-  redirect(redirectTo);
-}
+/** Install: approve, then off to the app's redirect_uri with code and state. */
+export const approveInstallAction = actorAction(
+  approveSchema,
+  async (input, actor) => {
+    if (input.level === "location" && !input.locationId) {
+      return { fieldErrors: { locationId: "Choose the sub-account to install the app in." } };
+    }
+    const target: InstallTarget =
+      input.level === "agency"
+        ? {
+            level: "agency",
+            locationIds: input.locationIds,
+            allLocations: input.allLocations === "true",
+            installToFutureLocations: input.installToFutureLocations === "true",
+          }
+        : { level: "location", locationId: input.locationId! };
+    return { redirectTo: (await approveInstall({ actor, params: authorizeParams(input), target })).redirectTo };
+  },
+  { unreadable: incomplete, nextStep: "Then open the install link again." },
+);
+
+/** Cancel: back to the app with error=access_denied and the state. It needs no person: it changes nothing. */
+export const cancelInstallAction = formAction(
+  paramsSchema,
+  async (input) => ({ redirectTo: await denyInstall(authorizeParams(input)) }),
+  { unreadable: incomplete },
+);

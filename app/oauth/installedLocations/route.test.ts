@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { callRoute, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { callRoute, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { GET } from "./route";
 
 let agency: TestAgency;

@@ -3,8 +3,8 @@ import { BURST_WINDOW_MS, resetRateLimitStore } from "@/lib/api/rate-limit";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { resetEnvCache } from "@/lib/env";
-import { callRoute, formRequest, installAndExchange, makeApp, type RouteResult } from "@/lib/oauth/testing";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { callRoute, formRequest, installAndExchange, makeApp, type RouteResult } from "@/lib/testing/oauth";
 import { GET as locationGET } from "../../locations/[locationId]/route";
 import { POST } from "./route";
 

@@ -1,10 +1,10 @@
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { callRoute, formRequest, install, installAndExchange, makeApp, type RouteResult } from "@/lib/oauth/testing";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { callRoute, formRequest, install, installAndExchange, makeApp, type RouteResult } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 import { POST as revokePOST } from "../revoke/route";
 import { POST as tokenPOST } from "../token/route";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { basicAuth, callRoute, formRequest, installAndExchange, makeApp } from "@/lib/oauth/testing";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { basicAuth, callRoute, formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 import { POST as introspectPOST } from "../introspect/route";
 import { POST as tokenPOST } from "../token/route";

@@ -7,6 +7,9 @@ import { db } from "@/lib/db/client";
 import { resetEnvCache } from "@/lib/env";
 import { noStoreRoute } from "@/lib/oauth/http";
 import { revokeToken } from "@/lib/oauth/revoke";
+import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
+import { uninstallApp } from "@/lib/oauth/uninstall";
+import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import {
   basicAuth,
   callRoute,
@@ -16,10 +19,7 @@ import {
   pkcePair,
   type RouteResult,
   testRedirectUri,
-} from "@/lib/oauth/testing";
-import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
-import { uninstallApp } from "@/lib/oauth/uninstall";
-import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+} from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 import { GET, POST } from "./route";
 

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
-import { basicAuth, callRoute, makeApp, type RouteResult } from "@/lib/oauth/testing";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { basicAuth, callRoute, makeApp, type RouteResult } from "@/lib/testing/oauth";
 import { MISSED_EVENTS_DEFAULT_LIMIT } from "@/lib/webhooks/missed-events";
 import { enqueueWebhookEvents } from "@/lib/webhooks/outbox";
 import { GET, POST } from "./route";

@@ -5,7 +5,7 @@ import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { authorizeParams, install, makeApp, pkcePair, testRedirectUri } from "../testing";
+import { authorizeParams, install, makeApp, pkcePair, testRedirectUri } from "@/lib/testing/oauth";
 import { uninstallApp } from "../uninstall";
 import { denyInstall } from "./approve";
 import { installChoiceFor } from "./install-choice";

@@ -2,10 +2,9 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { type ActionState, actionError, echoValues, formDataToObject } from "@/lib/actions";
 import { createApp, updateApp } from "@/lib/apps/registry";
 import { regenerateClientSecret, rotateWebhookSecret } from "@/lib/apps/secrets";
-import { getActor } from "@/lib/auth/session";
+import { actorAction, echoValues } from "@/lib/auth/actions";
 
 // Shapes only; the rules (URI schemes, scope names, lengths) are createApp's and updateApp's.
 const appFormSchema = z.object({
@@ -20,36 +19,31 @@ const appFormSchema = z.object({
   installSetting: z.string().max(40).default(""),
   webhookUrl: z.string().max(5000).default(""),
 });
+const appId = z.object({ appId: z.string().min(1) });
 
-async function formAction(
-  formData: FormData,
-  run: (input: z.infer<typeof appFormSchema>, raw: Record<string, unknown>) => Promise<ActionState>,
-): Promise<ActionState> {
-  const raw = formDataToObject(formData);
-  const parsed = appFormSchema.safeParse(raw);
-  if (!parsed.success) return { error: "The form could not be read. Reload the page and try again." };
-  try {
-    return await run(parsed.data, raw);
-  } catch (error) {
-    // Keep what was typed and ticked, so a refusal costs nothing to fix.
-    return { ...actionError(error), values: echoValues(raw), data: { scopes: parsed.data.scopes } };
-  }
+// Every field is typed or ticked, so a refusal keeps them all: a mistake costs nothing to fix.
+const appForm = {
+  unreadable: "The form could not be read. Reload the page and try again.",
+  keep: (input: { scopes: string[] }) => ({ data: { scopes: input.scopes } }),
+};
+const appIdForm = { unreadable: "The form could not be read. Reload the page." };
+
+function appFields(input: z.infer<typeof appFormSchema>) {
+  return {
+    name: input.name,
+    description: input.description,
+    redirectUris: input.redirectUris,
+    scopes: input.scopes,
+    installSetting: input.installSetting as "everyone",
+    webhookUrl: input.webhookUrl || null,
+  };
 }
 
-export async function createAppAction(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  const actor = await getActor();
-  if (!actor) return { error: "Your session has ended. Sign in again." };
-  return formAction(formData, async (input) => {
+export const createAppAction = actorAction(
+  appFormSchema,
+  async (input, actor) => {
     const { app, clientSecret, webhookSecret } = await createApp(
-      {
-        companyId: actor.companyId,
-        name: input.name,
-        description: input.description,
-        redirectUris: input.redirectUris,
-        scopes: input.scopes,
-        installSetting: input.installSetting as "everyone",
-        webhookUrl: input.webhookUrl || null,
-      },
+      { companyId: actor.companyId, ...appFields(input) },
       actor,
     );
     revalidatePath("/developer/apps");
@@ -58,54 +52,35 @@ export async function createAppAction(_prev: ActionState, formData: FormData): P
       message: `${app.name} is created.`,
       data: { appId: app.id, clientId: app.clientId, clientSecret, webhookSecret },
     };
-  });
-}
+  },
+  appForm,
+);
 
-export async function updateAppAction(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  const actor = await getActor();
-  if (!actor) return { error: "Your session has ended. Sign in again." };
-  const appId = formData.get("appId");
-  if (typeof appId !== "string" || !appId) return { error: "The form could not be read. Reload the page." };
-  return formAction(formData, async (input, raw) => {
-    const app = await updateApp(
-      appId,
-      {
-        name: input.name,
-        description: input.description,
-        redirectUris: input.redirectUris,
-        scopes: input.scopes,
-        installSetting: input.installSetting as "everyone",
-        webhookUrl: input.webhookUrl || null,
-      },
-      actor,
-    );
-    revalidatePath(`/developer/apps/${appId}`);
+export const updateAppAction = actorAction(
+  appFormSchema.extend(appId.shape),
+  async (input, actor, raw) => {
+    const app = await updateApp(input.appId, appFields(input), actor);
+    revalidatePath(`/developer/apps/${input.appId}`);
     return { ok: true, message: "Saved.", values: echoValues(raw), data: { scopes: app.scopes } };
-  });
-}
+  },
+  appForm,
+);
 
-export async function regenerateSecretAction(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  const actor = await getActor();
-  if (!actor) return { error: "Your session has ended. Sign in again." };
-  const appId = formData.get("appId");
-  if (typeof appId !== "string" || !appId) return { error: "The form could not be read. Reload the page." };
-  try {
-    const { clientSecret } = await regenerateClientSecret(appId, actor);
-    revalidatePath(`/developer/apps/${appId}`);
+export const regenerateSecretAction = actorAction(
+  appId,
+  async (input, actor) => {
+    const { clientSecret } = await regenerateClientSecret(input.appId, actor);
+    revalidatePath(`/developer/apps/${input.appId}`);
     return { ok: true, message: "A new client secret is in use; the old one no longer works.", data: { clientSecret } };
-  } catch (error) {
-    return actionError(error);
-  }
-}
+  },
+  appIdForm,
+);
 
-export async function rotateWebhookSecretAction(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  const actor = await getActor();
-  if (!actor) return { error: "Your session has ended. Sign in again." };
-  const appId = formData.get("appId");
-  if (typeof appId !== "string" || !appId) return { error: "The form could not be read. Reload the page." };
-  try {
-    const { webhookSecret, previousSignsUntil } = await rotateWebhookSecret(appId, actor);
-    revalidatePath(`/developer/apps/${appId}`);
+export const rotateWebhookSecretAction = actorAction(
+  appId,
+  async (input, actor) => {
+    const { webhookSecret, previousSignsUntil } = await rotateWebhookSecret(input.appId, actor);
+    revalidatePath(`/developer/apps/${input.appId}`);
     return {
       ok: true,
       message: previousSignsUntil
@@ -113,7 +88,6 @@ export async function rotateWebhookSecretAction(_prev: ActionState, formData: Fo
         : "A webhook secret signs every delivery from now on.",
       data: { webhookSecret, previousSignsUntil: previousSignsUntil?.toISOString() ?? null },
     };
-  } catch (error) {
-    return actionError(error);
-  }
-}
+  },
+  appIdForm,
+);

@@ -1,7 +1,7 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { actorAction } from "@/lib/actions";
+import { actorAction } from "@/lib/auth/actions";
 import { changeOwnPassword, passwordChangeSchema } from "@/lib/auth/password-change";
 import { renewSession } from "@/lib/auth/session";
 

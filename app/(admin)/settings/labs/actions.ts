@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { setLabsFeatureAs } from "@/lib/accounts/labs";
-import { actorAction } from "@/lib/actions";
+import { actorAction } from "@/lib/auth/actions";
 
 const schema = z.object({
   feature: z.enum(["private_integrations"]),

@@ -1,33 +1,9 @@
 import type { Metadata } from "next";
-import { requireActor } from "@/lib/auth/session";
-import {
-  cancelIntegrationRotation,
-  createIntegration,
-  deleteIntegration,
-  expireOldToken,
-  rotateIntegrationLater,
-  rotateIntegrationNow,
-  updateIntegration,
-} from "./actions";
-import { PrivateIntegrationsScreen } from "./screen";
+import { PrivateIntegrationsScreen } from "@/app/(admin)/_private-integrations/screen";
 
 export const metadata: Metadata = { title: "Private Integrations" };
 
-export default async function AgencyPrivateIntegrationsPage() {
-  const actor = await requireActor();
-  return (
-    <PrivateIntegrationsScreen
-      actor={actor}
-      owner={{ level: "agency", companyId: actor.companyId }}
-      actions={{
-        create: createIntegration,
-        update: updateIntegration,
-        rotateLater: rotateIntegrationLater,
-        rotateNow: rotateIntegrationNow,
-        expireNow: expireOldToken,
-        cancelRotation: cancelIntegrationRotation,
-        remove: deleteIntegration,
-      }}
-    />
-  );
+/** The agency's own integrations. */
+export default function AgencyPrivateIntegrationsPage() {
+  return <PrivateIntegrationsScreen />;
 }

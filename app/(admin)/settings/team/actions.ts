@@ -5,7 +5,7 @@ import { z } from "zod";
 import { roleSchema } from "@/lib/accounts/roles";
 import { removeTeamMember, resetTeamMemberPassword, teamMemberRefSchema, updateTeamMember } from "@/lib/accounts/team";
 import { createUser, emailSchema, passwordSchema, personNameSchema } from "@/lib/accounts/users";
-import { actorAction } from "@/lib/actions";
+import { actorAction } from "@/lib/auth/actions";
 
 const addSchema = z.object({
   name: personNameSchema,

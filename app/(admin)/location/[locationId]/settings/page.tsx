@@ -2,19 +2,17 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
+import { findAccessibleLocation } from "@/lib/accounts/companies";
 import { locationNavigation } from "@/lib/accounts/navigation";
-import { canAccessLocation } from "@/lib/accounts/permissions";
 import { requireActor } from "@/lib/auth/session";
-import { db } from "@/lib/db/client";
 
 export const metadata: Metadata = { title: "Sub-account settings" };
 
 export default async function LocationSettingsPage({ params }: { params: Promise<{ locationId: string }> }) {
   const { locationId } = await params;
   const actor = await requireActor();
-  const location = await db().location.findUnique({ where: { id: locationId } });
-  // Same answer for "does not exist" and "not yours": ids of other agencies are not disclosed.
-  if (!location || !canAccessLocation(actor, location)) {
+  const location = await findAccessibleLocation(actor, locationId);
+  if (!location) {
     return (
       <Notice title="Sub-account not found" tone="warning">
         <p>There is no sub-account here that you can open. Pick one from the sub-account switcher.</p>

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { actorAction } from "@/lib/actions";
+import { actorAction } from "@/lib/auth/actions";
 import { redeliverAsDeveloper } from "@/lib/webhooks/deliveries";
 
 const schema = z.object({

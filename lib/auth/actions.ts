@@ -1,3 +1,4 @@
+import { redirect } from "next/navigation";
 import type { z } from "zod";
 import type { Actor } from "@/lib/accounts/permissions";
 import { getSignedIn } from "@/lib/auth/session";
@@ -78,27 +79,68 @@ export async function actingPerson(
   return { actor: signedIn.actor };
 }
 
+/** How one action departs from the common way of answering its form. */
+export interface ActionOptions<S extends z.ZodType> {
+  /** Let a person who must replace a reset password run it (the password change itself). */
+  whilePasswordMustChange?: boolean;
+  /** Said instead of field errors when the form does not parse: for forms of hidden fields only. */
+  unreadable?: string;
+  /** Added to a refusal of the person (signed out, password to replace): what to do after it. */
+  nextStep?: string;
+  /** Handed back with a refusal besides the typed text, e.g. ticked boxes (`echoValues` keeps strings only). */
+  keep?: (input: z.infer<S>) => Record<string, unknown>;
+}
+
+/** What an action's `run` may answer: a state for its form, or where to send the browser. */
+export type ActionResult = ActionState | { redirectTo: string } | undefined;
+
+type Run<S extends z.ZodType, Who> = (
+  input: z.infer<S>,
+  who: Who,
+  raw: Record<string, unknown>,
+) => Promise<ActionResult>;
+
 /**
- * A server action for a signed-in person: checks the session on the server, parses the form with
- * `schema`, calls `run`, and turns refusals into messages beside the fields. A person who must
- * change a reset password can run only the actions that say so (`whilePasswordMustChange`).
+ * The form half of every action: parses the form with `schema`, calls `run`, turns refusals into
+ * messages beside the fields. A redirect happens after the mapping, so it is never mistaken for an
+ * error. Used alone only by actions that need no person (Cancel on the install screen).
+ */
+export function formAction<S extends z.ZodType>(
+  schema: S,
+  run: Run<S, undefined>,
+  options: ActionOptions<S> = {},
+): (prev: ActionState, formData: FormData) => Promise<ActionState> {
+  return async (_prev, formData) => {
+    const raw = formDataToObject(formData);
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      if (options.unreadable) return { error: options.unreadable };
+      return { fieldErrors: fieldErrorsOf(parsed.error), values: echoValues(raw) };
+    }
+    let result: ActionResult;
+    try {
+      result = await run(parsed.data, undefined, raw);
+    } catch (error) {
+      return { ...actionError(error), values: echoValues(raw), ...options.keep?.(parsed.data) };
+    }
+    if (result && "redirectTo" in result) redirect(result.redirectTo);
+    return result ?? { ok: true };
+  };
+}
+
+/**
+ * A server action for a signed-in person: checks the session on the server, then `formAction`.
+ * A person who must change a reset password can run only the actions that say so
+ * (`whilePasswordMustChange`).
  */
 export function actorAction<S extends z.ZodType>(
   schema: S,
-  run: (input: z.infer<S>, actor: Actor) => Promise<ActionState | undefined>,
-  options: { whilePasswordMustChange?: boolean } = {},
-) {
-  return async (_prev: ActionState, formData: FormData): Promise<ActionState> => {
+  run: Run<S, Actor>,
+  options: ActionOptions<S> = {},
+): (prev: ActionState, formData: FormData) => Promise<ActionState> {
+  return async (prev, formData) => {
     const person = await actingPerson(options);
-    if ("error" in person) return person;
-    const { actor } = person;
-    const raw = formDataToObject(formData);
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) return { fieldErrors: fieldErrorsOf(parsed.error), values: echoValues(raw) };
-    try {
-      return (await run(parsed.data, actor)) ?? { ok: true };
-    } catch (error) {
-      return { ...actionError(error), values: echoValues(raw) };
-    }
+    if ("error" in person) return options.nextStep ? { error: `${person.error} ${options.nextStep}` } : person;
+    return formAction(schema, (input, _none, raw) => run(input, person.actor, raw), options)(prev, formData);
   };
 }

@@ -2,29 +2,44 @@ import Link from "next/link";
 import { AuditLogView } from "@/components/private-integrations/audit-log";
 import { PrivateIntegrationsManager } from "@/components/private-integrations/manager";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
-import type { IntegrationActions } from "@/components/private-integrations/types";
 import { Notice } from "@/components/ui/notice";
-import type { Actor } from "@/lib/accounts/permissions";
+import { requireActor } from "@/lib/auth/session";
 import { checkIntegrationAccess, type IntegrationOwner } from "@/lib/integrations/access";
 import { listAuditLog } from "@/lib/integrations/audit-log";
-import { listPrivateIntegrations } from "@/lib/integrations/lifecycle";
+import { listPrivateIntegrations } from "@/lib/integrations/read";
 import { scopeGroups } from "@/lib/scopes";
+import {
+  cancelIntegrationRotation,
+  createIntegration,
+  deleteIntegration,
+  expireOldToken,
+  rotateIntegrationLater,
+  rotateIntegrationNow,
+  updateIntegration,
+} from "./actions";
 
 const AUDIT_LIMIT = 50;
 
+const actions = {
+  create: createIntegration,
+  update: updateIntegration,
+  rotateLater: rotateIntegrationLater,
+  rotateNow: rotateIntegrationNow,
+  expireNow: expireOldToken,
+  cancelRotation: cancelIntegrationRotation,
+  remove: deleteIntegration,
+};
+
 /**
- * One level's Private Integrations screen. The gate is decided here on the server before any data
- * is read: another agency's sub-account is "not found", Labs off says so, no permission says so.
+ * The Private Integrations screen of the agency (no `locationId`) or of one sub-account, shared by
+ * both routes. The gate is decided here on the server before any data is read: another agency's
+ * sub-account is "not found", Labs off says so, no permission says so.
  */
-export async function PrivateIntegrationsScreen({
-  actor,
-  owner,
-  actions,
-}: {
-  actor: Actor;
-  owner: IntegrationOwner;
-  actions: IntegrationActions;
-}) {
+export async function PrivateIntegrationsScreen({ locationId }: { locationId?: string }) {
+  const actor = await requireActor();
+  const owner: IntegrationOwner = locationId
+    ? { level: "location", locationId }
+    : { level: "agency", companyId: actor.companyId };
   const access = await checkIntegrationAccess(actor, owner);
   if (!access.ok) return <AccessNotice reason={access.reason} message={access.message} level={owner.level} />;
 

@@ -5,7 +5,8 @@ import { IntegrationCard } from "@/components/private-integrations/integration-c
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
 import type { Actor } from "@/lib/accounts/permissions";
 import { listAuditLog } from "@/lib/integrations/audit-log";
-import { createPrivateIntegration, getPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { getPrivateIntegration } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 
@@ -18,8 +19,8 @@ vi.mock("@/lib/auth/session", () => ({
 }));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 
-const agencyActions = await import("./actions");
-const locationActions = await import("@/app/(admin)/location/[locationId]/settings/private-integrations/actions");
+// One set of actions serves both screens: a form with a locationId acts on that sub-account.
+const actions = await import("./actions");
 
 function form(fields: Record<string, string | string[]>): FormData {
   const data = new FormData();
@@ -35,7 +36,7 @@ describe("create", () => {
   it("returns the token once, in data, and the token works", async () => {
     const { owner, locations } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await locationActions.createIntegration(
+    const result = await actions.createIntegration(
       {},
       form({ locationId: locations[0]!.id, name: "Zapier", "scopes[]": ["contacts.write", "locations.readonly"] }),
     );
@@ -54,7 +55,7 @@ describe("create", () => {
   ])("puts zod's refusal beside the field: %j", async (fields, expected) => {
     const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await agencyActions.createIntegration({}, form(fields));
+    const result = await actions.createIntegration({}, form(fields));
     expect(result.ok).toBeUndefined();
     expect(result.fieldErrors).toMatchObject(expected);
     expect(result.data).toBeUndefined();
@@ -63,24 +64,24 @@ describe("create", () => {
   it("refuses a scope of the other level beside the scopes", async () => {
     const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await agencyActions.createIntegration({}, form({ name: "X", "scopes[]": ["contacts.write"] }));
+    const result = await actions.createIntegration({}, form({ name: "X", "scopes[]": ["contacts.write"] }));
     expect(result.fieldErrors?.scopes).toContain("contacts.write cannot be given to an agency integration");
   });
 
   it("refuses without a session, with Labs off, without the permission and for another agency", async () => {
     const { company, owner, locations } = await makeAgency({ locations: 1 });
     const fields = { name: "X", "scopes[]": "locations.readonly" };
-    expect((await agencyActions.createIntegration({}, form(fields))).error).toMatch(/session has ended/);
+    expect((await actions.createIntegration({}, form(fields))).error).toMatch(/session has ended/);
     signedIn = owner;
-    expect((await agencyActions.createIntegration({}, form(fields))).error).toMatch(/must be enabled in Labs/);
+    expect((await actions.createIntegration({}, form(fields))).error).toMatch(/must be enabled in Labs/);
 
     const other = await makeAgency({ locations: 1, privateIntegrationsLab: true });
     const member = await makeUser(other.company.id, "agency_user", { agencyPrivateIntegrations: false });
     signedIn = member;
-    expect((await agencyActions.createIntegration({}, form(fields))).error).toMatch(/Agency private integrations/);
+    expect((await actions.createIntegration({}, form(fields))).error).toMatch(/Agency private integrations/);
 
     signedIn = other.owner;
-    const cross = await locationActions.createIntegration({}, form({ ...fields, locationId: locations[0]!.id }));
+    const cross = await actions.createIntegration({}, form({ ...fields, locationId: locations[0]!.id }));
     expect(cross.error).toMatch(/no such sub-account in your agency/);
     expect(cross.data).toBeUndefined();
     expect(company.id).not.toBe(other.company.id);
@@ -102,7 +103,7 @@ describe("lifecycle actions", () => {
 
   it("edit keeps the token; rotate later, expire now, cancel, rotate now and delete do what SPEC.md says", async () => {
     const { owner, owned, id, token: t1 } = await setup();
-    const saved = await agencyActions.updateIntegration(
+    const saved = await actions.updateIntegration(
       {},
       form({ integrationId: id, name: "Sync v2", description: "d", "scopes[]": ["users.readonly"] }),
     );
@@ -110,27 +111,27 @@ describe("lifecycle actions", () => {
     expect(saved.data).toBeUndefined();
     expect(await works(t1)).toBe(true);
 
-    const later = await agencyActions.rotateIntegrationLater({}, form({ integrationId: id }));
+    const later = await actions.rotateIntegrationLater({}, form({ integrationId: id }));
     const t2 = String(later.data?.token);
     expect(later.data?.oldTokenExpiresAt).toEqual(expect.any(String));
     expect([await works(t1), await works(t2)]).toEqual([true, true]);
 
-    expect((await agencyActions.expireOldToken({}, form({ integrationId: id }))).ok).toBe(true);
+    expect((await actions.expireOldToken({}, form({ integrationId: id }))).ok).toBe(true);
     expect([await works(t1), await works(t2)]).toEqual([false, true]);
 
-    const t3 = String((await agencyActions.rotateIntegrationLater({}, form({ integrationId: id }))).data?.token);
-    expect((await agencyActions.cancelIntegrationRotation({}, form({ integrationId: id }))).ok).toBe(true);
+    const t3 = String((await actions.rotateIntegrationLater({}, form({ integrationId: id }))).data?.token);
+    expect((await actions.cancelIntegrationRotation({}, form({ integrationId: id }))).ok).toBe(true);
     expect([await works(t2), await works(t3)]).toEqual([true, false]);
 
-    const t4 = String((await agencyActions.rotateIntegrationNow({}, form({ integrationId: id }))).data?.token);
+    const t4 = String((await actions.rotateIntegrationNow({}, form({ integrationId: id }))).data?.token);
     expect([await works(t2), await works(t4)]).toEqual([false, true]);
 
     // A second rotation while one is in progress is refused with a sentence, not a 500.
-    await agencyActions.rotateIntegrationLater({}, form({ integrationId: id }));
-    const again = await agencyActions.rotateIntegrationNow({}, form({ integrationId: id }));
+    await actions.rotateIntegrationLater({}, form({ integrationId: id }));
+    const again = await actions.rotateIntegrationNow({}, form({ integrationId: id }));
     expect(again.error).toMatch(/already in progress/);
 
-    expect((await agencyActions.deleteIntegration({}, form({ integrationId: id }))).ok).toBe(true);
+    expect((await actions.deleteIntegration({}, form({ integrationId: id }))).ok).toBe(true);
     expect(await works(t4)).toBe(false);
     await expect(getPrivateIntegration(owner, owned, id)).rejects.toThrow(/does not exist/);
 
@@ -145,11 +146,11 @@ describe("lifecycle actions", () => {
     const other = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = other.owner;
     for (const action of [
-      agencyActions.rotateIntegrationLater,
-      agencyActions.rotateIntegrationNow,
-      agencyActions.expireOldToken,
-      agencyActions.cancelIntegrationRotation,
-      agencyActions.deleteIntegration,
+      actions.rotateIntegrationLater,
+      actions.rotateIntegrationNow,
+      actions.expireOldToken,
+      actions.cancelIntegrationRotation,
+      actions.deleteIntegration,
     ]) {
       const result = await action({}, form({ integrationId: id }));
       expect(result.error).toMatch(/does not exist here/);
@@ -159,7 +160,7 @@ describe("lifecycle actions", () => {
 
   it("refuses a missing integration id beside the field", async () => {
     await setup();
-    expect((await agencyActions.deleteIntegration({}, form({}))).fieldErrors?.integrationId).toBeDefined();
+    expect((await actions.deleteIntegration({}, form({}))).fieldErrors?.integrationId).toBeDefined();
   });
 });
 

@@ -2,10 +2,10 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Actor } from "@/lib/accounts/permissions";
 import { type CreatedApp, createApp } from "@/lib/apps/registry";
 import type { NewApp } from "@/lib/apps/settings";
+import { type ApprovedInstall, approveInstall } from "@/lib/oauth/authorize/approve";
+import type { AuthorizeParams } from "@/lib/oauth/authorize/params";
+import type { InstallTarget } from "@/lib/oauth/authorize/resolve-target";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
-import { type ApprovedInstall, approveInstall } from "./authorize/approve";
-import type { AuthorizeParams } from "./authorize/params";
-import type { InstallTarget } from "./authorize/resolve-target";
 
 /** Test helpers for the OAuth flow, made through the same lib functions the screens use. */
 
@@ -65,7 +65,7 @@ export async function installAndExchange(
   created: CreatedApp,
   target: InstallTarget,
 ): Promise<Record<string, unknown> & { access_token: string; refresh_token: string }> {
-  const { tokenEndpoint } = await import("./token-endpoint");
+  const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
   const { code } = await install(actor, created.app.clientId, target);
   const body = await tokenEndpoint(
     formRequest("/oauth/token", {

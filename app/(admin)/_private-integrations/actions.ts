@@ -1,0 +1,104 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { formatDateTime } from "@/components/private-integrations/format";
+import type { Actor } from "@/lib/accounts/permissions";
+import { type ActionState, actorAction } from "@/lib/auth/actions";
+import type { IntegrationOwner } from "@/lib/integrations/access";
+import {
+  cancelRotation,
+  createPrivateIntegration,
+  deletePrivateIntegration,
+  expireOldTokenNow,
+  rotateLater,
+  rotateNow,
+  updatePrivateIntegration,
+} from "@/lib/integrations/lifecycle";
+import { privateIntegrationInputSchema } from "@/lib/integrations/schemas";
+
+/**
+ * The server actions of both Private Integrations screens. A form with a `locationId` acts on that
+ * sub-account's integrations, one without on the person's own agency's. Each parses its form with
+ * zod and calls one lifecycle function, which checks on the server that the person may manage this
+ * owner's integrations (own agency or sub-account, Labs on, permission), so a `locationId` typed
+ * in by hand reaches nothing more than the sub-account's own screen does. A minted token goes back
+ * only in the action's answer, for the show-once dialog: never in a URL, a cookie or the page.
+ */
+
+const integrationId = z.string({ error: "Choose an integration." }).min(1).max(100);
+const ownerFields = z.object({ locationId: z.string().min(1).max(100).optional() });
+const target = ownerFields.extend({ integrationId });
+
+function ownerOf(locationId: string | undefined, actor: Actor): IntegrationOwner {
+  return locationId ? { level: "location", locationId } : { level: "agency", companyId: actor.companyId };
+}
+
+function done(owner: IntegrationOwner, result: ActionState): ActionState {
+  revalidatePath(
+    owner.level === "location"
+      ? `/location/${owner.locationId}/settings/private-integrations`
+      : "/settings/private-integrations",
+  );
+  return { ok: true, ...result };
+}
+
+export const createIntegration = actorAction(
+  ownerFields.extend(privateIntegrationInputSchema.shape),
+  async (input, actor) => {
+    const owner = ownerOf(input.locationId, actor);
+    const { integration, token } = await createPrivateIntegration(actor, owner, input);
+    return done(owner, {
+      message: `“${integration.name}” was created.`,
+      data: { token, integrationId: integration.id, name: integration.name },
+    });
+  },
+);
+
+export const updateIntegration = actorAction(
+  target.extend(privateIntegrationInputSchema.shape),
+  async (input, actor) => {
+    const owner = ownerOf(input.locationId, actor);
+    const integration = await updatePrivateIntegration(actor, owner, input.integrationId, input);
+    return done(owner, { message: `Saved “${integration.name}”. Its token did not change.` });
+  },
+);
+
+export const rotateIntegrationLater = actorAction(target, async (input, actor) => {
+  const owner = ownerOf(input.locationId, actor);
+  const { integration, token } = await rotateLater(actor, owner, input.integrationId);
+  const expiresAt = integration.previousToken?.expiresAt;
+  return done(owner, {
+    message: `“${integration.name}” is rotating: both tokens work${expiresAt ? ` until ${formatDateTime(expiresAt)}` : ""}.`,
+    data: { token, oldTokenExpiresAt: expiresAt?.toISOString() },
+  });
+});
+
+export const rotateIntegrationNow = actorAction(target, async (input, actor) => {
+  const owner = ownerOf(input.locationId, actor);
+  const { integration, token } = await rotateNow(actor, owner, input.integrationId);
+  return done(owner, {
+    message: `“${integration.name}” has a new token; the old one no longer works.`,
+    data: { token },
+  });
+});
+
+export const expireOldToken = actorAction(target, async (input, actor) => {
+  const owner = ownerOf(input.locationId, actor);
+  const integration = await expireOldTokenNow(actor, owner, input.integrationId);
+  return done(owner, { message: `The old token of “${integration.name}” no longer works.` });
+});
+
+export const cancelIntegrationRotation = actorAction(target, async (input, actor) => {
+  const owner = ownerOf(input.locationId, actor);
+  const integration = await cancelRotation(actor, owner, input.integrationId);
+  return done(owner, {
+    message: `Rotation of “${integration.name}” cancelled: the new token no longer works; the old one does.`,
+  });
+});
+
+export const deleteIntegration = actorAction(target, async (input, actor) => {
+  const owner = ownerOf(input.locationId, actor);
+  const deleted = await deletePrivateIntegration(actor, owner, input.integrationId);
+  return done(owner, { message: `“${deleted.name}” was deleted; its tokens no longer work.` });
+});

@@ -1,0 +1,68 @@
+import type { Actor } from "@/lib/accounts/permissions";
+import { db } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
+import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } from "./access";
+import { type IntegrationRow, type PrivateIntegrationView, toView } from "./views";
+
+/** Reading private integrations for the screens: the rows of one owner, and their views. */
+
+const tokenSelect = {
+  id: true,
+  slot: true,
+  hint: true,
+  createdAt: true,
+  lastUsedAt: true,
+  expiresAt: true,
+  revokedAt: true,
+} as const;
+export const liveSlots = { where: { slot: { not: null } }, select: tokenSelect } as const;
+
+export function ownerWhere(owner: ResolvedOwner) {
+  return { companyId: owner.companyId, locationId: owner.locationId };
+}
+
+async function creatorsOf(companyId: string, rows: IntegrationRow[]) {
+  const ids = [...new Set(rows.map((r) => r.createdByUserId))];
+  const users = ids.length
+    ? await db().user.findMany({ where: { id: { in: ids }, companyId }, select: { id: true, name: true } })
+    : [];
+  return new Map(users.map((u) => [u.id, u]));
+}
+
+export async function viewOf(owner: ResolvedOwner, row: IntegrationRow, now: Date): Promise<PrivateIntegrationView> {
+  return toView(row, now, await creatorsOf(owner.companyId, [row]));
+}
+
+export const notFoundMessage =
+  "This private integration does not exist here any more; reload the page to see the current list.";
+
+/** The integrations of an agency (agency level only) or of one sub-account, newest first. */
+export async function listPrivateIntegrations(
+  actor: Actor,
+  owner: IntegrationOwner,
+  now: Date = new Date(),
+): Promise<PrivateIntegrationView[]> {
+  const resolved = await requireIntegrationAccess(actor, owner);
+  const rows = await db().privateIntegration.findMany({
+    where: ownerWhere(resolved),
+    include: { tokens: liveSlots },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
+  const creators = await creatorsOf(resolved.companyId, rows);
+  return rows.map((row) => toView(row, now, creators));
+}
+
+export async function getPrivateIntegration(
+  actor: Actor,
+  owner: IntegrationOwner,
+  integrationId: string,
+  now: Date = new Date(),
+): Promise<PrivateIntegrationView> {
+  const resolved = await requireIntegrationAccess(actor, owner);
+  const row = await db().privateIntegration.findFirst({
+    where: { id: integrationId, ...ownerWhere(resolved) },
+    include: { tokens: liveSlots },
+  });
+  if (!row) throw notFound(notFoundMessage);
+  return viewOf(resolved, row, now);
+}
