@@ -1,3 +1,5 @@
+// One file over 250 lines on purpose: the key cache, lazy rotation and the JWKS share one cache and
+// one advisory lock, and reading them apart would hide the order that keeps instances consistent.
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { decrypt, encrypt } from "@/lib/crypto/secrets";

@@ -1,3 +1,4 @@
+// Slightly over 250 lines: the document builder and its JSON Schema conversion belong together.
 import { z } from "zod";
 import { type ErrorCode, errorStatus } from "@/lib/api/errors";
 import { BURST_WINDOW_MS, currentLimits } from "@/lib/api/rate-limit";
