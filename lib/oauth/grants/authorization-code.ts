@@ -257,8 +257,11 @@ type Redemption =
  * conditional UPDATE: of requests racing with one code, the row lock lets one through and the
  * others find it consumed (a replay). The grant holds the scopes the code and the installation
  * both hold now: a re-install since the code was issued may have narrowed the installation, and
- * no grant gets more than it holds (as refresh and /oauth/locationToken do). The stored hash of
- * the client's secret must still be the one it authenticated against (see client-auth.ts).
+ * no grant gets more than it holds (as refresh and /oauth/locationToken do). The installation is
+ * read FOR SHARE: an uninstall in flight (it locks the installation first, then revokes by
+ * installation) makes this statement wait and then see it gone, so no grant outlives an uninstall.
+ * The stored hash of the client's secret must still be the one it authenticated against (see
+ * client-auth.ts).
  */
 async function redeem(row: CodeRow, ctx: GrantContext, tokens: PreparedTokens): Promise<Redemption> {
   const { now } = ctx;
@@ -274,6 +277,7 @@ async function redeem(row: CodeRow, ctx: GrantContext, tokens: PreparedTokens): 
     installation AS MATERIALIZED (
       SELECT i.id, i.scopes FROM "Installation" i
       WHERE i.id = ${installation.id} AND i.status = 'installed' AND (SELECT ok FROM client)
+      FOR SHARE
     ),
     consumed AS (
       UPDATE "AuthorizationCode" c SET "consumedAt" = ${sqlTime(now)}
