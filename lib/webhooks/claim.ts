@@ -46,17 +46,7 @@ export async function claimDueEvents(options: ClaimOptions = {}): Promise<Claime
       : options.appIds.length === 0
         ? Prisma.sql`AND false`
         : Prisma.sql`AND "appId" IN (${Prisma.join(options.appIds)})`;
-  const rows = await db().$queryRaw<
-    {
-      id: string;
-      appId: string;
-      type: string;
-      body: string;
-      targetUrl: string;
-      attempts: number;
-      retryStartedAt: Date;
-    }[]
-  >`
+  const rows = await db().$queryRaw<Omit<ClaimedEvent, "claimToken">[]>`
     UPDATE "WebhookEvent"
     SET "lockedUntil" = ${leaseUntil}, "claimToken" = ${claimToken}
     WHERE "id" IN (

@@ -81,16 +81,8 @@ async function findCode(code: string, client: AuthenticatedClient): Promise<Code
       expiresAt: Date | string;
       consumedAt: Date | string | null;
       installationId: string;
-      status: string;
-      userType: UserType;
-      companyId: string;
-      locationId: string | null;
-      versionId: string;
-      approveAllLocations: boolean;
-      installToFutureLocations: boolean;
-      locations: string[];
       clientCurrent: boolean;
-    })[]
+    } & Omit<CodeRow["installation"], "id">)[]
   >`
     SELECT c.id, c."appId", c."userId", c."redirectUri", c."codeChallenge", c.scopes, c."expiresAt", c."consumedAt",
            i.id AS "installationId", i.status::text AS status, i."userType"::text AS "userType", i."companyId",

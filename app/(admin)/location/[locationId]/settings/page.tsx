@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { PageHeader } from "@/components/page-header";
+import { SettingsLinks } from "@/components/settings-links";
 import { Notice } from "@/components/ui/notice";
 import { findAccessibleLocation } from "@/lib/accounts/companies";
 import { locationNavigation } from "@/lib/accounts/navigation";
@@ -24,18 +24,7 @@ export default async function LocationSettingsPage({ params }: { params: Promise
     <>
       <PageHeader title={location.name} description="Settings of this sub-account." />
       {links.length ? (
-        <ul className="grid gap-4 sm:grid-cols-2">
-          {links.map((link) => (
-            <li key={link.href}>
-              <Link
-                href={link.href}
-                className="block rounded-lg bg-white p-5 font-medium shadow-sm ring-1 ring-slate-200 hover:ring-brand-500"
-              >
-                {link.label}
-              </Link>
-            </li>
-          ))}
-        </ul>
+        <SettingsLinks links={links} />
       ) : (
         <p className="text-sm text-slate-600">There is nothing here you can manage yet.</p>
       )}
