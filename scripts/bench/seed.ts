@@ -16,7 +16,7 @@ export interface LoadSeed {
   locationAccessToken: string;
   /** A Company access token with oauth.write of an agency install on every sub-account. */
   companyAccessToken: string;
-  /** Fresh single-use refresh tokens of one Location grant, and the app's client credentials. */
+  /** Fresh single-use refresh tokens, each the live token of a Location grant of its own, and the app's client credentials. */
   refresh: { clientId: string; clientSecret: string; tokens: string[] };
   /** Fresh single-use authorization codes of one Location install (no PKCE), and the app's client credentials. */
   codes: { clientId: string; clientSecret: string; codes: string[] };
@@ -74,24 +74,31 @@ export async function seedForLoad(refreshTokenCount: number, progress: (m: strin
   });
 
   // Refresh tokens exactly as the token endpoint issues them (random secret, keyed hash, 365 days),
-  // for a grant of their own app so the other scenarios' tokens never share their family.
+  // for an app of their own so the other scenarios' tokens never share their family. Each token is
+  // the live token of a family of its own, as in production, where a family (one grant) has one
+  // live refresh token at a time: 50 connections refreshing tokens of one family would measure a
+  // contention on that grant's row lock that no real client produces.
   const refreshApp = await makeApp(companyId);
   const first = await installAndExchange(user, refreshApp, { level: "location", locationId });
-  const { grantId } = await db().refreshToken.findUniqueOrThrow({
+  const { grant: template } = await db().refreshToken.findUniqueOrThrow({
     where: { id: String(first.refreshTokenId) },
-    select: { grantId: true },
+    select: { grant: true },
   });
   const tokens: string[] = [];
   const now = new Date();
   const expiresAt = new Date(now.getTime() + REFRESH_TOKEN_TTL_MS);
   for (let done = 0; done < refreshTokenCount; ) {
     const batch = Math.min(5_000, refreshTokenCount - done);
+    const grants = [];
     const data = [];
     for (let i = 0; i < batch; i++) {
       const token = randomSecret(32);
+      const grantId = `bench-grant-${done + i}-${randomSecret(6)}`;
       tokens.push(token);
+      grants.push({ ...template, id: grantId, authorizationCodeId: null, createdAt: now });
       data.push({ tokenHash: hashSecret(token), grantId, expiresAt, createdAt: now });
     }
+    await db().tokenGrant.createMany({ data: grants });
     await db().refreshToken.createMany({ data });
     done += batch;
   }
