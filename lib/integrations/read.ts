@@ -84,3 +84,14 @@ export async function readMaximumTokenLifetime(companyId: string): Promise<numbe
   });
   return company?.maximumTokenLifetimeDays ?? null;
 }
+
+/** The agency's sub-accounts by name, for the `Sub-accounts` choice of an owner already checked. */
+export async function listSubAccountOptions(owner: ResolvedOwner): Promise<{ id: string; name: string }[]> {
+  if (owner.level !== "agency") return [];
+  return db().location.findMany({
+    where: { companyId: owner.companyId },
+    select: { id: true, name: true },
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+    take: 1000,
+  });
+}

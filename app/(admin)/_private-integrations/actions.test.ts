@@ -287,4 +287,37 @@ describe("the integration card", () => {
     expect(html).not.toContain("Rotate and expire this token later");
     expect(html).not.toContain("Rotation recommended");
   });
+
+  it("shows Expires in N days / Expired, the chosen sub-accounts, the allowed addresses and Never used", async () => {
+    const { company, owner, locations } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
+    const owned = { level: "agency", companyId: company.id } as const;
+    const created = new Date("2030-01-01T10:00:00Z");
+    const { integration } = await createPrivateIntegration(
+      owner,
+      owned,
+      {
+        name: "Guarded",
+        scopes: ["locations.readonly"],
+        expires: "2030-01-10",
+        subAccounts: "chosen",
+        subAccountIds: [locations[1]!.id],
+        allowedIpAddresses: "127.0.0.9",
+      },
+      created,
+    );
+    const render = (now: Date) =>
+      getPrivateIntegration(owner, owned, integration.id, now).then((view) =>
+        renderToStaticMarkup(
+          createElement(IntegrationCard, { item: toIntegrationItem(view), onEdit: () => {}, onAction: () => {} }),
+        ),
+      );
+    const before = await render(created);
+    expect(before).toContain("Expires in 10 days");
+    expect(before).toContain(locations[1]!.name);
+    expect(before).toContain("127.0.0.9");
+    expect(before).toContain("Never used");
+    const after = await render(new Date("2030-01-11T00:00:00Z"));
+    expect(after).toContain("Expired");
+    expect(after).not.toContain("Expires in");
+  });
 });
