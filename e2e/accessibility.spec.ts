@@ -219,11 +219,13 @@ test.describe("axe-core on every screen", () => {
     await expectAccessible(page, "agency PI (rotate later, overlap choice)");
     await page.keyboard.press("Escape");
 
-    await page.getByLabel("Maximum token lifetime").fill("0");
+    await page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }).fill("0");
     await page.getByRole("button", { name: "Save maximum" }).click();
-    await expect(page.getByLabel("Maximum token lifetime")).toHaveAccessibleDescription(/whole days from 1 to 366/);
+    await expect(
+      page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }),
+    ).toHaveAccessibleDescription(/whole days from 1 to 366/);
     await expectAccessible(page, "agency PI (maximum form with a field error)");
-    await page.getByLabel("Maximum token lifetime").fill("30");
+    await page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }).fill("30");
     await page.getByRole("button", { name: "Save maximum" }).click();
     await expect(page.getByText("Maximum token lifetime saved: 30 days.")).toBeVisible();
     await visit(

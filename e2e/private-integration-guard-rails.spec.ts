@@ -117,7 +117,7 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   }
 
   // Maximum token lifetime: then Create needs an Expires date within it.
-  await page.getByLabel("Maximum token lifetime").fill("30");
+  await page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }).fill("30");
   await page.getByRole("button", { name: "Save maximum" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Maximum token lifetime saved: 30 days." })).toBeVisible();
   await page.getByRole("button", { name: "Create new integration" }).click();
@@ -140,5 +140,5 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   // The sub-account's screen shows the agency's maximum, read-only.
   await page.goto(`/location/${chosen}/settings/private-integrations`);
   await expect(page.getByText("Your agency's Maximum token lifetime is 30 days")).toBeVisible();
-  await expect(page.getByLabel("Maximum token lifetime")).toHaveCount(0);
+  await expect(page.getByRole("textbox", { name: "Maximum token lifetime", exact: true })).toHaveCount(0);
 });

@@ -27,7 +27,7 @@ export function MaximumLifetimeForm({
   const [pending, startTransition] = useTransition();
   const error = state.fieldErrors?.maximumTokenLifetimeDays;
   const hint =
-    "Optional, 1 to 366 days. Every integration of the agency and its sub-accounts then needs an Expires date within it. Saving brings any integration with no expiry or a later one to today plus this many days; nothing stops working before then.";
+    "In days, from 1 to 366; empty means none. Every integration of the agency and its sub-accounts then needs an Expires date within it. Saving brings any integration with no expiry or a later one to today plus this many days; nothing stops working before then.";
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -53,7 +53,7 @@ export function MaximumLifetimeForm({
             {state.error}
           </p>
         ) : null}
-        <Field id={FIELD_ID} label="Maximum token lifetime (days)" error={error} hint={hint}>
+        <Field id={FIELD_ID} label="Maximum token lifetime" error={error} hint={hint}>
           <input
             {...describedBy(FIELD_ID, error, hint)}
             name="maximumTokenLifetimeDays"

@@ -1,7 +1,7 @@
 import type { Scope } from "@/lib/scopes";
 import { type ExpiryStatus, expiryStatus } from "./guard-rails";
 
-/** Old and new tokens both work for exactly this long after "Rotate and expire this token later". */
+/** Old and new tokens both work this long after "Rotate and expire this token later" unless another overlap is chosen (guard-rails.ts). */
 export const ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
 /** Rotation is recommended every 90 days: the screens flag tokens at least this old. */
 export const ROTATION_RECOMMENDED_MS = 90 * 24 * 60 * 60 * 1000;
