@@ -183,7 +183,10 @@ async function snapshot(companyId: string): Promise<string> {
           },
         },
       },
-      privateIntegrations: { include: { tokens: { orderBy: { id: "asc" } } }, orderBy: { id: "asc" } },
+      privateIntegrations: {
+        include: { tokens: { orderBy: { id: "asc" } }, chosenLocations: { orderBy: { locationId: "asc" } } },
+        orderBy: { id: "asc" },
+      },
     },
   });
   return JSON.stringify(
@@ -212,6 +215,8 @@ async function unchanged<T>(call: () => Promise<T>, companies = [w.A.company.id,
 type Fields = Record<string, string | string[]>;
 type Attacker = "B's owner" | "A's sub-account user without the permission";
 interface ActionCase {
+  /** The export called, when the case's name is not one (a second case for the same action). */
+  action?: string;
   /** The forms sent, each with A's ids in it. */
   forms(attacker: Attacker): Fields[];
   /**
@@ -235,6 +240,13 @@ const integrationForms =
     return forms;
   };
 const integrationFields = { name: "Taken over", description: "", "scopes[]": ["locations.readonly"] };
+/** The guard rails too, naming A's sub-accounts: B may not choose them for its own integrations. */
+const guardRailFields = () => ({
+  expires: "",
+  subAccounts: "chosen",
+  "subAccountIds[]": [w.A.locations[0]!.id],
+  allowedIpAddresses: "127.0.0.1",
+});
 /** Each lifecycle action, with A's agency integration and A's sub-account integration. */
 const bothLevels =
   (extra: Fields = {}) =>
@@ -281,6 +293,21 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       outcome: (a, fields) => (byB(a) && !fields.locationId ? "own agency" : "refused"),
     },
     ...lifecycle(),
+    // The guard rails with A's sub-accounts chosen: refused for B even on B's own agency integration.
+    createIntegrationWithGuardRails: {
+      action: "createIntegration",
+      forms: () => [{ ...integrationFields, ...guardRailFields(), companyId: w.A.company.id }],
+    },
+    updateIntegrationWithGuardRails: {
+      action: "updateIntegration",
+      forms: (a) => bothLevels({ ...integrationFields, ...guardRailFields() })(a),
+    },
+    rotateIntegrationLaterWithOverlap: { action: "rotateIntegrationLater", forms: bothLevels({ overlapDays: "1" }) },
+    // No field for an agency: B's owner sets B's own maximum (A unchanged); A's member without the permission is refused.
+    setMaximumLifetime: {
+      forms: () => [{ maximumTokenLifetimeDays: "1", companyId: w.A.company.id }],
+      outcome: (a) => (byB(a) ? "own agency" : "refused"),
+    },
   },
   "(admin)/developer/apps/[appId]/webhooks/actions.ts": {
     redeliverEvent: {
@@ -410,7 +437,7 @@ describe("server actions", () => {
     for (const [name, testCase] of Object.entries(cases))
       for (const attacker of attackers)
         it(`${file} ${name}: ${attacker} with A's ids is refused`, async () => {
-          const action = (await actionsOf(file))[name]!;
+          const action = (await actionsOf(file))[testCase.action ?? name]!;
           signedIn = attacker === "B's owner" ? w.B.owner : w.A.sub;
           for (const fields of testCase.forms(attacker)) {
             const outcome = testCase.outcome?.(attacker, fields) ?? "refused";

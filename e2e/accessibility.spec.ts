@@ -180,6 +180,61 @@ test.describe("axe-core on every screen", () => {
       await expectAccessible(page, `${where} (rotating)`);
     }
   });
+
+  test("Private Integrations guard rails: Advanced with field errors, the overlap choice, the list with guard rails, the maximum", async ({
+    page,
+  }) => {
+    const agency = await createAgency({ locations: 2, labs: true });
+    await signIn(page, agency.owner.email);
+    await visit(page, "/settings/private-integrations", "agency PI (maximum form)");
+    await page.getByRole("button", { name: "Create new integration" }).click();
+    const form = page.getByRole("region", { name: "New private integration" });
+    await form.getByLabel("Name").fill("Guarded");
+    await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+    await form.getByText("Advanced", { exact: true }).click();
+    await form.getByRole("radio", { name: "Only the sub-accounts chosen below" }).check();
+    await expectAccessible(page, "agency PI (create form, Advanced open)");
+    await form.getByLabel("Expires").fill("2000-01-01");
+    await form.getByLabel("Allowed IP addresses").fill("not-an-address");
+    await form.getByRole("button", { name: "Create", exact: true }).click();
+    await expect(form.getByLabel("Expires")).toHaveAccessibleDescription(/has passed/);
+    await expectAccessible(page, "agency PI (create form, Advanced with field errors)");
+    await form.getByLabel("Expires").fill(new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10));
+    await form.getByRole("checkbox", { name: "Sub-account 1", exact: true }).check();
+    await form.getByLabel("Allowed IP addresses").fill("127.0.0.1\n2001:db8::/32");
+    await form.getByRole("button", { name: "Create", exact: true }).click();
+    await takeShownToken(page);
+    const item = card(page, "Guarded");
+    await expect(item).toContainText("Expires in 6 days");
+    await expectAccessible(page, "agency PI (list with guard rails)");
+
+    await item.getByRole("button", { name: "Edit", exact: true }).click();
+    await expect(item.getByLabel("Expires")).toBeVisible();
+    await expectAccessible(page, "agency PI (edit with guard rails)");
+    await item.getByRole("button", { name: "Cancel" }).click();
+
+    await item.getByRole("button", { name: "Rotate and expire this token later", exact: true }).click();
+    const dialog = page.getByRole("alertdialog");
+    await dialog.getByRole("radio", { name: "14 days" }).check();
+    await expectAccessible(page, "agency PI (rotate later, overlap choice)");
+    await page.keyboard.press("Escape");
+
+    await page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }).fill("0");
+    await page.getByRole("button", { name: "Save maximum" }).click();
+    await expect(
+      page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }),
+    ).toHaveAccessibleDescription(/whole days from 1 to 366/);
+    await expectAccessible(page, "agency PI (maximum form with a field error)");
+    await page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }).fill("30");
+    await page.getByRole("button", { name: "Save maximum" }).click();
+    await expect(page.getByText("Maximum token lifetime saved: 30 days.")).toBeVisible();
+    await visit(
+      page,
+      `/location/${agency.locationIds[0]}/settings/private-integrations`,
+      "sub-account PI (agency maximum shown)",
+    );
+    await expect(page.getByText("Your agency's Maximum token lifetime is 30 days")).toBeVisible();
+  });
 });
 
 /** Whether the element has the focus and shows it (an outline or a ring drawn by box-shadow). */

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { resolve } from "node:path";
 import { freshPostgresDatabase } from "../scripts/support/database";
 import { type ProductionServer, startProductionServer } from "../scripts/support/production-server";
 import { e2eBaseUrl, e2eDir, e2ePort, seededOwner } from "./support/env";
+import { type Answer, send } from "./support/http";
 import { rememberSecret } from "./support/secrets";
 import { checkSecretsAtRest } from "./support/secrets-at-rest";
 import { expect, test } from "./support/test";
@@ -29,35 +29,6 @@ const forgedHeaders = () => ({
   "x-forwarded-for": `203.0.113.${octet()}, 198.51.100.${octet()}`,
   "x-peer-address": `10.${octet()}.${octet()}.${octet()}`,
 });
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-/** One HTTP request over node:http, whose `localAddress` picks the client's end of the connection. */
-function send(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
-): Promise<Answer> {
-  return new Promise((done, fail) => {
-    const request = httpRequest(
-      url,
-      { method: options.method ?? "GET", headers: options.headers, localAddress: options.localAddress },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () =>
-          done({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString() }),
-        );
-        response.on("error", fail);
-      },
-    );
-    request.on("error", fail);
-    request.end(options.body);
-  });
-}
 
 const setCookies = (answer: Answer) => {
   const value = answer.headers["set-cookie"];

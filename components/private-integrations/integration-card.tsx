@@ -40,6 +40,13 @@ export function IntegrationCard({
         </div>
         <div className="flex flex-wrap gap-2">
           {rotating ? <Badge tone="blue">Rotating</Badge> : <Badge tone="green">Active</Badge>}
+          {item.expiry.kind === "expired" ? (
+            <Badge tone="red">Expired</Badge>
+          ) : item.expiry.kind === "expires" ? (
+            <Badge
+              tone={item.expiry.days <= 7 ? "amber" : "slate"}
+            >{`Expires in ${pluralDays(item.expiry.days)}`}</Badge>
+          ) : null}
           {item.token.rotationDue && !rotating ? (
             <Badge tone="amber">Rotation recommended: created {pluralDays(item.token.ageDays)} ago</Badge>
           ) : null}
@@ -97,9 +104,22 @@ export function IntegrationCard({
             <div>
               <dt className="text-xs font-medium text-slate-500">Last used</dt>
               <dd className="mt-0.5 text-slate-800">
-                {item.lastUsedAt ? <time dateTime={item.lastUsedAt}>{formatDateTime(item.lastUsedAt)}</time> : "Never"}
+                {item.lastUsedAt ? (
+                  <>
+                    <time dateTime={item.lastUsedAt}>{formatDateTime(item.lastUsedAt)}</time>
+                    {item.lastUsedAddress ? (
+                      <>
+                        {" "}
+                        from <span className="font-mono">{item.lastUsedAddress}</span>
+                      </>
+                    ) : null}
+                  </>
+                ) : (
+                  "Never used"
+                )}
               </dd>
             </div>
+            <GuardRails item={item} />
             <div className="sm:col-span-3">
               <dt className="text-xs font-medium text-slate-500">
                 Scopes <span className="text-slate-500">({item.scopes.length})</span>
@@ -156,8 +176,45 @@ function ScopeChips({ scopes }: { scopes: string[] }) {
   );
 }
 
-function Badge({ tone, children }: { tone: "green" | "blue" | "amber"; children: ReactNode }) {
+/** The guard rails that are set, in a line each; none shown when none are set. */
+function GuardRails({ item }: { item: IntegrationItem }) {
+  const rows: [string, ReactNode][] = [];
+  if (item.expiresAt) {
+    rows.push([
+      "Expires",
+      <time key="e" dateTime={item.expiresAt} title={`Its tokens stop working at ${formatDateTime(item.expiresAt)}`}>
+        {item.expiry.kind === "expired" ? `Expired after ${item.expires}` : `After ${item.expires}`}
+      </time>,
+    ]);
+  }
+  if (!item.subAccounts.all) {
+    const names = item.subAccounts.chosen.map((c) => c.name);
+    rows.push(["Sub-accounts", names.length ? names.join(", ") : "None (the chosen ones were deleted)"]);
+  }
+  if (item.allowedIpAddresses.length) {
+    rows.push([
+      "Allowed IP addresses",
+      <span key="a" className="font-mono">
+        {item.allowedIpAddresses.join(", ")}
+      </span>,
+    ]);
+  }
+  return (
+    <>
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt className="text-xs font-medium text-slate-500">{label}</dt>
+          <dd className="mt-0.5 break-words text-slate-800">{value}</dd>
+        </div>
+      ))}
+    </>
+  );
+}
+
+function Badge({ tone, children }: { tone: "green" | "blue" | "amber" | "red" | "slate"; children: ReactNode }) {
   const colors = {
+    red: "bg-red-50 text-red-800 ring-red-200",
+    slate: "bg-slate-50 text-slate-700 ring-slate-300",
     green: "bg-emerald-50 text-emerald-800 ring-emerald-200",
     blue: "bg-blue-50 text-blue-800 ring-blue-200",
     amber: "bg-amber-50 text-amber-900 ring-amber-300",

@@ -6,7 +6,9 @@ import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 import { ScopePicker } from "./scope-picker";
 import { Spinner } from "./spinner";
-import type { FormAction, ScopeGroup } from "./types";
+import type { FormAction, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
+
+const ADVANCED_FIELDS = ["expires", "subAccounts", "allowedIpAddresses"] as const;
 
 /**
  * Create or edit an integration: name, description and scopes of this level. Submitted through the
@@ -18,6 +20,8 @@ export function IntegrationForm({
   idPrefix,
   initial,
   groups,
+  subAccountOptions,
+  maximumLifetimeDays,
   levelWords,
   action,
   fields,
@@ -26,8 +30,12 @@ export function IntegrationForm({
 }: {
   mode: "create" | "edit";
   idPrefix: string;
-  initial?: { name: string; description: string; scopes: string[] };
+  initial?: Pick<IntegrationItem, "name" | "description" | "scopes" | "expires" | "subAccounts" | "allowedIpAddresses">;
   groups: ScopeGroup[];
+  /** The agency's sub-accounts, for `Sub-accounts` (agency integrations only; undefined elsewhere). */
+  subAccountOptions?: SubAccountOption[];
+  /** The agency's `Maximum token lifetime` in days, or null: said beside `Expires`. */
+  maximumLifetimeDays: number | null;
   levelWords: string;
   action: FormAction;
   /** Hidden fields: the integration and sub-account ids. */
@@ -38,12 +46,32 @@ export function IntegrationForm({
   const [name, setName] = useState(initial?.name ?? "");
   const [description, setDescription] = useState(initial?.description ?? "");
   const [scopes, setScopes] = useState<Set<string>>(() => new Set(initial?.scopes ?? []));
+  const [expires, setExpires] = useState(initial?.expires ?? "");
+  const [allSubAccounts, setAllSubAccounts] = useState(initial?.subAccounts.all ?? true);
+  const [chosen, setChosen] = useState<Set<string>>(
+    () => new Set(initial && !initial.subAccounts.all ? initial.subAccounts.chosen.map((c) => c.id) : []),
+  );
+  const [addresses, setAddresses] = useState(initial?.allowedIpAddresses.join("\n") ?? "");
   const [state, setState] = useState<ActionState>({});
   const [pending, startTransition] = useTransition();
   const formRef = useRef<HTMLFormElement>(null);
   const errors = state.fieldErrors ?? {};
   const nameId = `${idPrefix}-name`;
   const descriptionId = `${idPrefix}-description`;
+  const expiresId = `${idPrefix}-expires`;
+  const addressesId = `${idPrefix}-addresses`;
+  const subAccountsId = `${idPrefix}-sub-accounts`;
+  // Open when one of its fields has a value or an error, so nothing set or refused is hidden.
+  const advancedSet =
+    expires !== "" || !allSubAccounts || addresses.trim() !== "" || ADVANCED_FIELDS.some((f) => errors[f]);
+  const [advancedOpen, setAdvancedOpen] = useState(advancedSet);
+  useEffect(() => {
+    if (ADVANCED_FIELDS.some((f) => state.fieldErrors?.[f])) setAdvancedOpen(true);
+  }, [state]);
+  const expiresHint =
+    maximumLifetimeDays === null
+      ? "Optional: the last day its token works. Empty means it never expires."
+      : `Required: your agency's Maximum token lifetime is ${maximumLifetimeDays} day${maximumLifetimeDays === 1 ? "" : "s"}, so choose a date within it.`;
 
   // After a refusal, take the keyboard to the first field that needs attention.
   useEffect(() => {
@@ -123,9 +151,108 @@ export function IntegrationForm({
         error={errors.scopes}
         levelWords={levelWords}
       />
+      <details
+        open={advancedOpen}
+        onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}
+        className="rounded-md ring-1 ring-slate-200"
+      >
+        <summary className="cursor-pointer px-3 py-2 text-sm font-medium text-slate-800">Advanced</summary>
+        <div className="space-y-4 border-t border-slate-100 p-3">
+          <Field id={expiresId} label="Expires" error={errors.expires} hint={expiresHint}>
+            <input
+              {...describedBy(expiresId, errors.expires, expiresHint)}
+              type="date"
+              name="expires"
+              value={expires}
+              onChange={(e) => setExpires(e.target.value)}
+              className={`${inputClass} sm:max-w-xs`}
+            />
+          </Field>
+          {subAccountOptions ? (
+            <fieldset
+              id={subAccountsId}
+              aria-invalid={errors.subAccounts ? true : undefined}
+              aria-describedby={errors.subAccounts ? `${subAccountsId}-error` : undefined}
+              className="space-y-2"
+            >
+              <legend className="text-sm font-medium text-slate-800">Sub-accounts</legend>
+              <label className="flex items-center gap-2 text-sm">
+                <input
+                  type="radio"
+                  name="subAccounts"
+                  value="all"
+                  checked={allSubAccounts}
+                  onChange={() => setAllSubAccounts(true)}
+                />
+                All sub-accounts
+                <span className="text-xs text-slate-500">(including ones created later)</span>
+              </label>
+              <label className="flex items-center gap-2 text-sm">
+                <input
+                  type="radio"
+                  name="subAccounts"
+                  value="chosen"
+                  checked={!allSubAccounts}
+                  onChange={() => setAllSubAccounts(false)}
+                />
+                Only the sub-accounts chosen below
+              </label>
+              {!allSubAccounts ? (
+                subAccountOptions.length === 0 ? (
+                  <p className="ml-6 text-sm text-slate-600">This agency has no sub-accounts yet.</p>
+                ) : (
+                  <ul className="ml-6 max-h-48 space-y-1 overflow-y-auto">
+                    {subAccountOptions.map((option) => (
+                      <li key={option.id}>
+                        <label className="flex items-center gap-2 text-sm">
+                          <input
+                            type="checkbox"
+                            name="subAccountIds[]"
+                            value={option.id}
+                            checked={chosen.has(option.id)}
+                            onChange={(e) => {
+                              const next = new Set(chosen);
+                              if (e.target.checked) next.add(option.id);
+                              else next.delete(option.id);
+                              setChosen(next);
+                            }}
+                          />
+                          {option.name}
+                        </label>
+                      </li>
+                    ))}
+                  </ul>
+                )
+              ) : null}
+              {errors.subAccounts ? (
+                <p id={`${subAccountsId}-error`} className="text-sm text-red-600">
+                  {errors.subAccounts}
+                </p>
+              ) : null}
+            </fieldset>
+          ) : null}
+          <Field
+            id={addressesId}
+            label="Allowed IP addresses"
+            error={errors.allowedIpAddresses}
+            hint="Optional: one IPv4 or IPv6 address or CIDR range per line, e.g. 203.0.113.7 or 2001:db8::/32. Empty means any address."
+          >
+            <textarea
+              {...describedBy(addressesId, errors.allowedIpAddresses, "hint")}
+              name="allowedIpAddresses"
+              value={addresses}
+              onChange={(e) => setAddresses(e.target.value)}
+              rows={3}
+              spellCheck={false}
+              className={`${inputClass} font-mono`}
+            />
+          </Field>
+        </div>
+      </details>
       {mode === "edit" ? (
         <p className="text-sm text-slate-600">
-          Saving keeps the current token: it goes on working, with the new scopes from the moment you save.
+          Saving keeps the current token: it goes on working, with the new scopes and guard rails from the moment you
+          save.
         </p>
       ) : null}
       <div className="flex flex-wrap gap-2">

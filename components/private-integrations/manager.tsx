@@ -8,8 +8,11 @@ import { ConfirmDialog } from "./confirm-dialog";
 import { formatDateTime, ROTATION_OVERLAP_DAYS } from "./format";
 import { IntegrationCard, integrationTitleId, type LifecycleKind } from "./integration-card";
 import { IntegrationForm } from "./integration-form";
+import { MaximumLifetimeForm, MaximumLifetimeNote } from "./maximum-lifetime";
 import { type RevealedToken, TOKEN_COPY_BUTTON, TokenDialog } from "./token-dialog";
-import type { IntegrationActions, IntegrationItem, ScopeGroup } from "./types";
+import type { IntegrationActions, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
+
+const OVERLAP_CHOICES = [1, 3, 7, 14, 30] as const;
 
 type Mode = { kind: "list" } | { kind: "create" } | { kind: "edit"; id: string };
 
@@ -31,6 +34,8 @@ export function PrivateIntegrationsManager({
   locationId,
   items,
   groups,
+  subAccountOptions,
+  maximumLifetimeDays,
   actions,
   renderedAt,
   children,
@@ -40,6 +45,10 @@ export function PrivateIntegrationsManager({
   locationId?: string;
   items: IntegrationItem[];
   groups: ScopeGroup[];
+  /** The agency's sub-accounts, for `Sub-accounts` (agency screen only). */
+  subAccountOptions?: SubAccountOption[];
+  /** The agency's `Maximum token lifetime` in days, or null. */
+  maximumLifetimeDays: number | null;
   actions: IntegrationActions;
   /** The server's clock when the page was rendered, for dates in confirmations. */
   renderedAt: string;
@@ -151,6 +160,8 @@ export function PrivateIntegrationsManager({
             mode="create"
             idPrefix="pi-new"
             groups={groups}
+            subAccountOptions={subAccountOptions}
+            maximumLifetimeDays={maximumLifetimeDays}
             levelWords={levelWords}
             action={actions.create}
             fields={ownerFields}
@@ -194,6 +205,8 @@ export function PrivateIntegrationsManager({
                         idPrefix={`pi-${item.id}`}
                         initial={item}
                         groups={groups}
+                        subAccountOptions={subAccountOptions}
+                        maximumLifetimeDays={maximumLifetimeDays}
                         levelWords={levelWords}
                         action={actions.update}
                         fields={{ ...ownerFields, integrationId: item.id }}
@@ -211,6 +224,16 @@ export function PrivateIntegrationsManager({
           </ul>
         )}
       </section>
+
+      {level === "agency" && actions.setMaximumLifetime ? (
+        <MaximumLifetimeForm
+          action={actions.setMaximumLifetime}
+          current={maximumLifetimeDays}
+          onSaved={(message) => setNotice(message)}
+        />
+      ) : (
+        <MaximumLifetimeNote days={maximumLifetimeDays} />
+      )}
 
       {children}
 
@@ -267,19 +290,8 @@ function LifecycleConfirm({
   const name = `“${item.name}”`;
   const previous = item.previousToken;
   switch (kind) {
-    case "rotateLater": {
-      const until = new Date(now().getTime() + ROTATION_OVERLAP_DAYS * 24 * 60 * 60 * 1000);
-      return (
-        <ConfirmDialog title={`Rotate the token of ${name}?`} action={actions.rotateLater} {...common}>
-          <p>A new token is created and shown once.</p>
-          <p>
-            The current token <Hint>{item.token.hint}</Hint> keeps working until{" "}
-            <strong>{formatDateTime(until)}</strong> ({ROTATION_OVERLAP_DAYS} days), then stops. Put the new token in
-            place before then; you can expire the old one sooner, or cancel the rotation.
-          </p>
-        </ConfirmDialog>
-      );
-    }
+    case "rotateLater":
+      return <RotateLaterConfirm item={item} now={now} action={actions.rotateLater} {...common} />;
     case "rotateNow":
       return (
         <ConfirmDialog
@@ -348,4 +360,57 @@ function LifecycleConfirm({
       );
     }
   }
+}
+
+/** `Rotate and expire this token later`, asking how long the old token keeps working (7 days unless chosen). */
+function RotateLaterConfirm({
+  item,
+  now,
+  action,
+  fields,
+  ...common
+}: {
+  item: IntegrationItem;
+  now: () => Date;
+  action: IntegrationActions["rotateLater"];
+  fields: Record<string, string>;
+  onDone: (result: ActionState) => void;
+  onClose: () => void;
+  fallbackFocus: () => HTMLElement | null;
+  returnFocus: () => HTMLElement | null;
+}) {
+  const [days, setDays] = useState<number>(ROTATION_OVERLAP_DAYS);
+  const until = new Date(now().getTime() + days * 24 * 60 * 60 * 1000);
+  return (
+    <ConfirmDialog
+      title={`Rotate the token of “${item.name}”?`}
+      action={action}
+      fields={{ ...fields, overlapDays: String(days) }}
+      {...common}
+    >
+      <p>A new token is created and shown once.</p>
+      <fieldset className="space-y-1">
+        <legend className="font-medium text-slate-800">How long does the old token keep working?</legend>
+        <div className="flex flex-wrap gap-x-4 gap-y-1">
+          {OVERLAP_CHOICES.map((choice) => (
+            <label key={choice} className="flex items-center gap-1.5">
+              <input
+                type="radio"
+                name="overlapDays"
+                value={choice}
+                checked={days === choice}
+                onChange={() => setDays(choice)}
+              />
+              {choice === 1 ? "1 day" : `${choice} days`}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <p>
+        The current token <Hint>{item.token.hint}</Hint> keeps working until <strong>{formatDateTime(until)}</strong> (
+        {days === 1 ? "1 day" : `${days} days`}), then stops. Put the new token in place before then; you can expire the
+        old one sooner, or cancel the rotation.
+      </p>
+    </ConfirmDialog>
+  );
 }

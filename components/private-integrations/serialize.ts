@@ -1,4 +1,5 @@
 import type { IntegrationAuditEntry } from "@/lib/integrations/audit-log";
+import { expiresDateOf } from "@/lib/integrations/guard-rails";
 import type { PrivateIntegrationView } from "@/lib/integrations/views";
 import { formatDateTime } from "./format";
 import type { AuditItem, IntegrationItem } from "./types";
@@ -27,6 +28,12 @@ export function toIntegrationItem(view: PrivateIntegrationView): IntegrationItem
           lastUsedAt: view.previousToken.lastUsedAt?.toISOString() ?? null,
         }
       : null,
+    lastUsedAddress: view.lastUsedAddress,
+    expires: view.expiresAt ? expiresDateOf(view.expiresAt) : "",
+    expiresAt: view.expiresAt?.toISOString() ?? null,
+    expiry: view.expiry,
+    subAccounts: view.subAccounts,
+    allowedIpAddresses: view.allowedIpAddresses,
   };
 }
 
@@ -58,6 +65,29 @@ export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
         ? `Old token ${oldHint} works until ${formatDateTime(oldExpires)}`
         : `Old token ${oldHint} stopped working`,
     );
+  }
+  const changed = list(d.guardRailsChanged);
+  const railsShown = entry.action === "private_integration_created" || changed.length > 0;
+  if (railsShown && (entry.action === "private_integration_created" || changed.includes("expires"))) {
+    const expires = str(d.expires);
+    if (expires || changed.includes("expires")) details.push(`Expires: ${expires ?? "never"}`);
+  }
+  if (railsShown && (entry.action === "private_integration_created" || changed.includes("subAccounts"))) {
+    const chosen = list(d.subAccounts);
+    if (Array.isArray(d.subAccounts) || changed.includes("subAccounts")) {
+      details.push(Array.isArray(d.subAccounts) ? `Sub-accounts: ${chosen.length} chosen` : "Sub-accounts: all");
+    }
+  }
+  if (railsShown && (entry.action === "private_integration_created" || changed.includes("allowedIpAddresses"))) {
+    const addresses = list(d.allowedIpAddresses);
+    if (addresses.length || changed.includes("allowedIpAddresses")) {
+      details.push(`Allowed IP addresses: ${addresses.length ? addresses.join(", ") : "any"}`);
+    }
+  }
+  if (entry.action === "private_integration_maximum_lifetime_changed") {
+    const to = typeof d.to === "number" ? `${d.to} days` : "none";
+    details.push(`Maximum token lifetime: ${to}`);
+    if (typeof d.capped === "number" && d.capped > 0) details.push(`${d.capped} capped to ${str(d.cappedTo) ?? "it"}`);
   }
   const cancelled = str(d.cancelledTokenHint);
   const kept = str(d.keptTokenHint);

@@ -12,6 +12,14 @@ export interface IntegrationActions {
   expireNow: FormAction;
   cancelRotation: FormAction;
   remove: FormAction;
+  /** The agency's `Maximum token lifetime` (agency screen only). */
+  setMaximumLifetime?: FormAction;
+}
+
+/** A sub-account of the agency, for the `Sub-accounts` choice. */
+export interface SubAccountOption {
+  id: string;
+  name: string;
 }
 
 /** One integration as the client receives it: dates as ISO strings, no secret. */
@@ -26,6 +34,14 @@ export interface IntegrationItem {
   status: "active" | "rotating";
   token: { hint: string; createdAt: string; ageDays: number; rotationDue: boolean };
   previousToken: { hint: string; expiresAt: string; lastUsedAt: string | null } | null;
+  lastUsedAddress: string | null;
+  /** `Expires` as the field shows it (YYYY-MM-DD, the last day it works), or "" for never. */
+  expires: string;
+  /** The moment the tokens stop working, or null for never. */
+  expiresAt: string | null;
+  expiry: { kind: "never" } | { kind: "expires"; days: number } | { kind: "expired" };
+  subAccounts: { all: true } | { all: false; chosen: SubAccountOption[] };
+  allowedIpAddresses: string[];
 }
 
 export interface ScopeOption {

@@ -11,6 +11,7 @@ export const integrationAuditActions = [
   "private_integration_old_token_expired",
   "private_integration_rotation_cancelled",
   "private_integration_deleted",
+  "private_integration_maximum_lifetime_changed",
 ] as const satisfies readonly AuditAction[];
 export type IntegrationAuditAction = (typeof integrationAuditActions)[number];
 
@@ -23,6 +24,7 @@ export const integrationAuditLabels: Record<IntegrationAuditAction, string> = {
   private_integration_old_token_expired: "Old token expired now",
   private_integration_rotation_cancelled: "Rotation cancelled",
   private_integration_deleted: "Deleted",
+  private_integration_maximum_lifetime_changed: "Maximum token lifetime changed",
 };
 
 export interface IntegrationAuditEntry {
@@ -75,7 +77,12 @@ export async function listAuditLog(
       label: integrationAuditLabels[action],
       at: row.createdAt,
       integrationId: row.targetId,
-      integrationName: typeof details.name === "string" ? details.name : "",
+      integrationName:
+        action === "private_integration_maximum_lifetime_changed"
+          ? "All integrations"
+          : typeof details.name === "string"
+            ? details.name
+            : "",
       actor: row.actorUserId ? (byId.get(row.actorUserId) ?? null) : null,
       details,
     };

@@ -2,6 +2,7 @@ import type { Tx } from "@/lib/db/client";
 import { invalid } from "@/lib/errors";
 import type { ScopeLevel } from "@/lib/scopes";
 import { parseAllowlist } from "./ip-allowlist";
+import type { GuardRailsInput } from "./schemas";
 
 /**
  * The guard rails of a private integration (SPEC.md › Private integration tokens): `Expires` and
@@ -267,6 +268,60 @@ export async function readGuardRails(tx: Tx, integrationId: string): Promise<Gua
       : { all: false, locationIds: row.chosenLocations.map((c) => c.locationId) },
     allowedIpAddresses: row.allowedIpAddresses,
   };
+}
+
+/**
+ * The guard rails a create or edit form asks for, checked: `stored` is what the integration has
+ * (NO_GUARD_RAILS on Create), and a field the form left out keeps it. `Expires` is checked against
+ * the clock and the agency's maximum (`maximumLifetimeDays`) on Create and whenever Edit changes
+ * it, so renaming an integration whose date lies within the rules never asks for a new date.
+ */
+export async function guardRailsFromInput(
+  tx: Tx,
+  owner: { companyId: string; level: ScopeLevel },
+  input: GuardRailsInput,
+  stored: GuardRails | null,
+  maximumLifetimeDays: number | null,
+  now: Date,
+): Promise<GuardRails> {
+  const base = stored ?? NO_GUARD_RAILS;
+  let expiresAt = base.expiresAt;
+  const expiresText = input.expires ?? (stored ? undefined : "");
+  if (expiresText !== undefined) {
+    const asked = parseExpiresDate(expiresText);
+    const changed = (asked?.getTime() ?? null) !== (base.expiresAt?.getTime() ?? null);
+    expiresAt = !stored || changed ? checkExpiry(asked, maximumLifetimeDays, now) : asked;
+  }
+  const subAccounts =
+    input.subAccounts === undefined
+      ? base.subAccounts
+      : await resolveSubAccountSelection(
+          tx,
+          owner.companyId,
+          owner.level,
+          input.subAccounts === "all" ? ALL_SUB_ACCOUNTS : { all: false, locationIds: input.subAccountIds ?? [] },
+        );
+  const allowedIpAddresses =
+    input.allowedIpAddresses === undefined
+      ? base.allowedIpAddresses
+      : parseAllowedIpAddresses(input.allowedIpAddresses);
+  return { expiresAt, subAccounts, allowedIpAddresses };
+}
+
+/** Guard rails for an audit entry's details: plain JSON, dates as the `Expires` field shows them. */
+export function guardRailDetails(rails: GuardRails) {
+  return {
+    expires: rails.expiresAt ? expiresDateOf(rails.expiresAt) : null,
+    subAccounts: rails.subAccounts.all ? "all" : rails.subAccounts.locationIds,
+    allowedIpAddresses: rails.allowedIpAddresses,
+  };
+}
+
+/** The guard rails that differ between two settings, by name, for Edit's audit entry. */
+export function changedGuardRails(before: GuardRails, after: GuardRails): string[] {
+  const a = guardRailDetails(before);
+  const b = guardRailDetails(after);
+  return (Object.keys(a) as (keyof typeof a)[]).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
 }
 
 /** The agency's `Maximum token lifetime` in days, or null (also for an unknown agency). */

@@ -5,16 +5,23 @@ import { changeCachedState } from "@/lib/db/read-cache";
 import { conflict, notFound } from "@/lib/errors";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
 import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } from "./access";
-import { liveSlots, notFoundMessage, ownerWhere, viewOf } from "./read";
+import {
+  changedGuardRails,
+  DEFAULT_ROTATION_OVERLAP_DAYS,
+  expiresDateOf,
+  guardRailDetails,
+  guardRailsFromInput,
+  latestAllowedExpiry,
+  oldTokenExpiresAt,
+  parseMaximumTokenLifetime,
+  type RotationOverlapDays,
+  readGuardRails,
+  writeGuardRails,
+} from "./guard-rails";
+import { integrationInclude, notFoundMessage, ownerWhere, viewOf } from "./read";
 import { type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
 import { mintToken } from "./token";
-import {
-  currentToken,
-  type IntegrationRow,
-  livePreviousToken,
-  type PrivateIntegrationView,
-  ROTATION_OVERLAP_MS,
-} from "./views";
+import { currentToken, type IntegrationRow, livePreviousToken, type PrivateIntegrationView } from "./views";
 
 /**
  * The private-integration lifecycle of SPEC.md, one function per row of its table, each a `Change`
@@ -79,14 +86,14 @@ async function changeIntegration(
         if (locked.length === 0) throw notFound(notFoundMessage);
         const before = await tx.privateIntegration.findFirst({
           where: { id: integrationId, ...ownerWhere(resolved) },
-          include: { tokens: liveSlots },
+          include: integrationInclude,
         });
         if (!before) throw notFound(notFoundMessage);
         const details = await change.apply(tx, before);
         await recordAudit(tx, { ...auditBy(actor, resolved), action: change.audit, targetId: before.id, details });
         const after = await tx.privateIntegration.findUnique({
           where: { id: before.id },
-          include: { tokens: liveSlots },
+          include: integrationInclude,
         });
         return after ?? before;
       }),
@@ -100,7 +107,20 @@ async function changeIntegration(
   return viewOf(resolved, changed, now);
 }
 
-/** Creates an integration with the scopes valid at its level and its first token, shown once. */
+/**
+ * The agency's `Maximum token lifetime`, read under a share lock on the agency's row: a create or
+ * edit checked against it cannot commit past a concurrent change of it (which locks the row).
+ */
+async function lockedMaximumLifetime(tx: Tx, companyId: string): Promise<number | null> {
+  const rows = await tx.$queryRaw<{ maximumTokenLifetimeDays: number | null }[]>`
+    SELECT "maximumTokenLifetimeDays" FROM "Company" WHERE id = ${companyId} FOR SHARE`;
+  return rows[0]?.maximumTokenLifetimeDays ?? null;
+}
+
+/**
+ * Creates an integration with the scopes valid at its level, its guard rails and its first token,
+ * shown once.
+ */
 export async function createPrivateIntegration(
   actor: Actor,
   owner: IntegrationOwner,
@@ -110,32 +130,41 @@ export async function createPrivateIntegration(
   const resolved = await requireIntegrationAccess(actor, owner);
   const data = parseIntegrationInput(input, resolved.level);
   const minted = mintToken();
-  const row = await db().$transaction(async (tx) => {
-    const created = await tx.privateIntegration.create({
-      data: {
-        ...ownerWhere(resolved),
-        name: data.name,
-        description: data.description,
-        scopes: data.scopes,
-        createdByUserId: actor.id,
-        createdAt: now,
-        tokens: { create: currentSlot(minted, now) },
-      },
-      include: { tokens: liveSlots },
-    });
-    const details = { name: created.name, scopes: created.scopes, tokenHint: minted.hint };
-    await recordAudit(tx, {
-      ...auditBy(actor, resolved),
-      action: "private_integration_created",
-      targetId: created.id,
-      details,
-    });
-    return created;
-  });
+  // Under changeCachedState like every change of what a token may do (lib/db/read-cache.ts).
+  const row = await changeCachedState(() =>
+    db().$transaction(async (tx) => {
+      const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
+      const rails = await guardRailsFromInput(tx, resolved, data, null, maximum, now);
+      const created = await tx.privateIntegration.create({
+        data: {
+          ...ownerWhere(resolved),
+          name: data.name,
+          description: data.description,
+          scopes: data.scopes,
+          createdByUserId: actor.id,
+          createdAt: now,
+          tokens: { create: currentSlot(minted, now) },
+        },
+        select: { id: true },
+      });
+      await writeGuardRails(tx, created.id, rails);
+      const details = { name: data.name, scopes: data.scopes, tokenHint: minted.hint, ...guardRailDetails(rails) };
+      await recordAudit(tx, {
+        ...auditBy(actor, resolved),
+        action: "private_integration_created",
+        targetId: created.id,
+        details,
+      });
+      return tx.privateIntegration.findUniqueOrThrow({ where: { id: created.id }, include: integrationInclude });
+    }),
+  );
   return { integration: await viewOf(resolved, row, now), token: minted.token };
 }
 
-/** `Edit`: name, description and scopes. The token does not change; the new scopes apply at once. */
+/**
+ * `Edit`: name, description, scopes and guard rails. The token does not change; the new scopes and
+ * guard rails apply at once (the cache of every instance is emptied when it commits).
+ */
 export async function updatePrivateIntegration(
   actor: Actor,
   owner: IntegrationOwner,
@@ -148,11 +177,17 @@ export async function updatePrivateIntegration(
     return {
       audit: "private_integration_updated",
       async apply(tx, before) {
+        const stored = await readGuardRails(tx, before.id);
+        const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
+        const rails = await guardRailsFromInput(tx, resolved, data, stored, maximum, now);
         const after = await tx.privateIntegration.update({
           where: { id: before.id },
           data: { name: data.name, description: data.description, scopes: data.scopes },
         });
+        const railsChanged = changedGuardRails(stored, rails);
+        if (railsChanged.length) await writeGuardRails(tx, before.id, rails);
         return {
+          ...(railsChanged.length ? { guardRailsChanged: railsChanged, ...guardRailDetails(rails) } : {}),
           name: after.name,
           ...(before.name !== after.name ? { renamedFrom: before.name } : {}),
           ...(before.description !== after.description ? { descriptionChanged: true } : {}),
@@ -175,19 +210,25 @@ const rotationInProgress =
   "A rotation is already in progress: use “Expire Now” to stop the old token or “Cancel rotation” to keep it, then rotate again.";
 
 /**
- * Both rotations: a new current token, shown once. `later` keeps the old one working for exactly
- * 7 days from `now` (slot `previous`); `now` revokes it at once.
+ * Both rotations: a new current token, shown once. `later` keeps the old one working for the
+ * chosen overlap (1, 3, 7, 14 or 30 days) from `now` (slot `previous`); `now` revokes it at once.
  */
-function rotation(when: "later" | "now"): Step<IssuedToken> {
-  return async (actor, owner, integrationId, now = new Date()) => {
+function rotation(when: "later" | "now") {
+  return async (
+    actor: Actor,
+    owner: IntegrationOwner,
+    integrationId: string,
+    now: Date = new Date(),
+    overlapDays: RotationOverlapDays = DEFAULT_ROTATION_OVERLAP_DAYS,
+  ): Promise<IssuedToken> => {
     const minted = mintToken();
     const integration = await changeIntegration(actor, owner, integrationId, now, () => ({
       audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
       async apply(tx, row) {
         if (livePreviousToken(row, now)) throw conflict(rotationInProgress);
         const current = requireCurrent(row);
-        const expiresAt = when === "later" ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null;
-        // A previous token whose 7 days have passed leaves its slot (it already stopped working).
+        const expiresAt = when === "later" ? oldTokenExpiresAt(overlapDays, now) : null;
+        // A previous token whose overlap has passed leaves its slot (it already stopped working).
         await tx.privateIntegrationToken.updateMany({
           where: { integrationId: row.id, slot: "previous" },
           data: { slot: null },
@@ -198,14 +239,14 @@ function rotation(when: "later" | "now"): Step<IssuedToken> {
         });
         await tx.privateIntegrationToken.create({ data: { integrationId: row.id, ...currentSlot(minted, now) } });
         const details = { name: row.name, tokenHint: minted.hint, oldTokenHint: current.hint };
-        return expiresAt ? { ...details, oldTokenExpiresAt: expiresAt.toISOString() } : details;
+        return expiresAt ? { ...details, overlapDays, oldTokenExpiresAt: expiresAt.toISOString() } : details;
       },
     }));
     return { integration, token: minted.token };
   };
 }
 
-/** `Rotate and expire this token later`: a new token, shown once; the old one works 7 more days. */
+/** `Rotate and expire this token later`: a new token, shown once; the old one works for the chosen overlap (7 days unless chosen). */
 export const rotateLater = rotation("later");
 
 /** `Rotate and expire this token now`: a new token, shown once; the old one stops working at once. */
@@ -259,3 +300,55 @@ export const deletePrivateIntegration: Step<{ id: string; name: string }> = asyn
   }));
   return { id: deleted.id, name: deleted.name };
 };
+
+/** What `setMaximumTokenLifetime` did. */
+export interface MaximumLifetimeChange {
+  maximumDays: number | null;
+  /** Integrations of the agency and its sub-accounts whose expiry was brought within the maximum. */
+  capped: number;
+  /** The date they now expire on (YYYY-MM-DD), when any were capped. */
+  cappedTo: string | null;
+}
+
+/**
+ * The agency's `Maximum token lifetime` (days; empty: none), for people who may manage the agency's
+ * integrations. Decision (README › Guard rails): setting or lowering it caps, in the same
+ * transaction, every integration of the agency and its sub-accounts that has no expiry or a later
+ * one to the end of today + the maximum, so the policy holds at once and nothing stops working
+ * before that date. Audited with the number capped.
+ */
+export async function setMaximumTokenLifetime(
+  actor: Actor,
+  input: string | number | null | undefined,
+  now: Date = new Date(),
+): Promise<MaximumLifetimeChange> {
+  const resolved = await requireIntegrationAccess(actor, { level: "agency", companyId: actor.companyId });
+  const maximumDays = parseMaximumTokenLifetime(input);
+  return changeCachedState(() =>
+    db().$transaction(async (tx) => {
+      const locked = await tx.$queryRaw<{ maximumTokenLifetimeDays: number | null }[]>`
+        SELECT "maximumTokenLifetimeDays" FROM "Company" WHERE id = ${resolved.companyId} FOR UPDATE`;
+      if (locked.length === 0) throw notFound("There is no such agency.");
+      const before = locked[0]!.maximumTokenLifetimeDays;
+      await tx.company.update({ where: { id: resolved.companyId }, data: { maximumTokenLifetimeDays: maximumDays } });
+      let capped = 0;
+      let cappedTo: string | null = null;
+      if (maximumDays !== null) {
+        const latest = latestAllowedExpiry(maximumDays, now);
+        const result = await tx.privateIntegration.updateMany({
+          where: { companyId: resolved.companyId, OR: [{ expiresAt: null }, { expiresAt: { gt: latest } }] },
+          data: { expiresAt: latest },
+        });
+        capped = result.count;
+        if (capped > 0) cappedTo = expiresDateOf(latest);
+      }
+      await recordAudit(tx, {
+        ...auditBy(actor, resolved),
+        action: "private_integration_maximum_lifetime_changed",
+        targetId: resolved.companyId,
+        details: { from: before, to: maximumDays, capped, ...(cappedTo ? { cappedTo } : {}) },
+      });
+      return { maximumDays, capped, cappedTo };
+    }),
+  );
+}

@@ -12,10 +12,19 @@ const tokenSelect = {
   hint: true,
   createdAt: true,
   lastUsedAt: true,
+  lastUsedAddress: true,
   expiresAt: true,
   revokedAt: true,
 } as const;
 export const liveSlots = { where: { slot: { not: null } }, select: tokenSelect } as const;
+/** What a view needs besides the integration's columns: its live tokens and chosen sub-accounts. */
+export const integrationInclude = {
+  tokens: liveSlots,
+  chosenLocations: {
+    select: { locationId: true, location: { select: { name: true } } },
+    orderBy: { location: { name: "asc" } },
+  },
+} as const;
 
 export function ownerWhere(owner: ResolvedOwner) {
   return { companyId: owner.companyId, locationId: owner.locationId };
@@ -45,7 +54,7 @@ export async function listPrivateIntegrations(
   const resolved = await requireIntegrationAccess(actor, owner);
   const rows = await db().privateIntegration.findMany({
     where: ownerWhere(resolved),
-    include: { tokens: liveSlots },
+    include: integrationInclude,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
   });
   const creators = await creatorsOf(resolved.companyId, rows);
@@ -61,8 +70,28 @@ export async function getPrivateIntegration(
   const resolved = await requireIntegrationAccess(actor, owner);
   const row = await db().privateIntegration.findFirst({
     where: { id: integrationId, ...ownerWhere(resolved) },
-    include: { tokens: liveSlots },
+    include: integrationInclude,
   });
   if (!row) throw notFound(notFoundMessage);
   return viewOf(resolved, row, now);
+}
+
+/** The agency's `Maximum token lifetime` as the screens show it (both levels), or null for none. */
+export async function readMaximumTokenLifetime(companyId: string): Promise<number | null> {
+  const company = await db().company.findUnique({
+    where: { id: companyId },
+    select: { maximumTokenLifetimeDays: true },
+  });
+  return company?.maximumTokenLifetimeDays ?? null;
+}
+
+/** The agency's sub-accounts by name, for the `Sub-accounts` choice of an owner already checked. */
+export async function listSubAccountOptions(owner: ResolvedOwner): Promise<{ id: string; name: string }[]> {
+  if (owner.level !== "agency") return [];
+  return db().location.findMany({
+    where: { companyId: owner.companyId },
+    select: { id: true, name: true },
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+    take: 1000,
+  });
 }

@@ -20,11 +20,26 @@ export const integrationScopesSchema = z
   .max(200)
   .min(1, { error: "Choose at least one scope." });
 
+/**
+ * The optional guard rails as the forms send them (checked by `checkGuardRailsInput` in
+ * guard-rails.ts): `Expires` as YYYY-MM-DD (empty: never), `Sub-accounts` all or chosen with the
+ * chosen ids, `Allowed IP addresses` one per line. A field left out keeps what is stored (on Edit)
+ * or the default (on Create).
+ */
+export const guardRailsInputSchema = z.object({
+  expires: z.string().max(40).optional(),
+  subAccounts: z.enum(["all", "chosen"], { error: "Choose All sub-accounts or the chosen ones." }).optional(),
+  subAccountIds: z.array(z.string().min(1).max(100)).max(1000).optional(),
+  allowedIpAddresses: z.string().max(20_000, { error: "Use at most 20,000 characters of addresses." }).optional(),
+});
+export type GuardRailsInput = z.input<typeof guardRailsInputSchema>;
+
 /** What the create and edit forms send. */
 export const privateIntegrationInputSchema = z.object({
   name: integrationNameSchema,
   description: integrationDescriptionSchema,
   scopes: integrationScopesSchema,
+  ...guardRailsInputSchema.shape,
 });
 export type PrivateIntegrationInput = z.input<typeof privateIntegrationInputSchema>;
 

@@ -1,6 +1,7 @@
 import type { Scope } from "@/lib/scopes";
+import { type ExpiryStatus, expiryStatus } from "./guard-rails";
 
-/** Old and new tokens both work for exactly this long after "Rotate and expire this token later". */
+/** Old and new tokens both work this long after "Rotate and expire this token later" unless another overlap is chosen (guard-rails.ts). */
 export const ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
 /** Rotation is recommended every 90 days: the screens flag tokens at least this old. */
 export const ROTATION_RECOMMENDED_MS = 90 * 24 * 60 * 60 * 1000;
@@ -33,6 +34,16 @@ export interface PrivateIntegrationView {
   previousToken: (TokenView & { expiresAt: Date }) | null;
   /** The latest use of any of its tokens. */
   lastUsedAt: Date | null;
+  /** The client address of that latest use (lib/client-address.ts). */
+  lastUsedAddress: string | null;
+  /** `Expires`: the moment its tokens stop working, or null for never. */
+  expiresAt: Date | null;
+  /** `Expires in N days` / `Expired` at the time of the view. */
+  expiry: ExpiryStatus;
+  /** `Sub-accounts` (agency integrations): all, or the chosen ones with their names. */
+  subAccounts: { all: true } | { all: false; chosen: { id: string; name: string }[] };
+  /** `Allowed IP addresses`, normalised; empty: any address. */
+  allowedIpAddresses: string[];
 }
 
 export interface TokenRow {
@@ -41,6 +52,7 @@ export interface TokenRow {
   hint: string;
   createdAt: Date;
   lastUsedAt: Date | null;
+  lastUsedAddress: string | null;
   expiresAt: Date | null;
   revokedAt: Date | null;
 }
@@ -55,6 +67,10 @@ export interface IntegrationRow {
   createdByUserId: string;
   createdAt: Date;
   updatedAt: Date;
+  expiresAt: Date | null;
+  allSubAccounts: boolean;
+  allowedIpAddresses: string[];
+  chosenLocations: { locationId: string; location: { name: string } }[];
   tokens: TokenRow[];
 }
 
@@ -84,7 +100,8 @@ export function toView(
   const current = currentToken(row);
   const previous = livePreviousToken(row, now);
   const age = current ? now.getTime() - current.createdAt.getTime() : 0;
-  const uses = [current?.lastUsedAt, previous?.lastUsedAt].filter((d): d is Date => d instanceof Date);
+  const uses = [current, previous].filter((t): t is TokenRow & { lastUsedAt: Date } => t?.lastUsedAt instanceof Date);
+  const lastUse = uses.sort((a, b) => b.lastUsedAt.getTime() - a.lastUsedAt.getTime())[0];
   const pick = (t: TokenRow): TokenView => ({
     id: t.id,
     hint: t.hint,
@@ -109,6 +126,13 @@ export function toView(
       rotationDue: age >= ROTATION_RECOMMENDED_MS,
     },
     previousToken: previous ? { ...pick(previous), expiresAt: previous.expiresAt! } : null,
-    lastUsedAt: uses.length ? new Date(Math.max(...uses.map((d) => d.getTime()))) : null,
+    lastUsedAt: lastUse?.lastUsedAt ?? null,
+    lastUsedAddress: lastUse?.lastUsedAddress ?? null,
+    expiresAt: row.expiresAt,
+    expiry: expiryStatus(row.expiresAt, now),
+    subAccounts: row.allSubAccounts
+      ? { all: true }
+      : { all: false, chosen: row.chosenLocations.map((c) => ({ id: c.locationId, name: c.location.name })) },
+    allowedIpAddresses: row.allowedIpAddresses,
   };
 }

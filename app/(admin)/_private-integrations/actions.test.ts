@@ -164,6 +164,100 @@ describe("lifecycle actions", () => {
   });
 });
 
+describe("guard rails through the forms", () => {
+  it("create and edit take Expires, Sub-accounts and Allowed IP addresses; the token does not change", async () => {
+    const { company, owner, locations } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
+    signedIn = owner;
+    const owned = { level: "agency", companyId: company.id } as const;
+    const created = await actions.createIntegration(
+      {},
+      form({
+        name: "Guarded",
+        "scopes[]": ["locations.readonly"],
+        expires: "2999-12-31",
+        subAccounts: "chosen",
+        "subAccountIds[]": [locations[1]!.id],
+        allowedIpAddresses: "127.0.0.7\n10.1.0.0/16",
+      }),
+    );
+    expect(created.ok).toBe(true);
+    const id = String(created.data?.integrationId);
+    const view = await getPrivateIntegration(owner, owned, id);
+    expect(view).toMatchObject({ subAccounts: { all: false }, allowedIpAddresses: ["127.0.0.7", "10.1.0.0/16"] });
+    expect(view.expiresAt?.toISOString()).toBe("3000-01-01T00:00:00.000Z");
+
+    const edited = await actions.updateIntegration(
+      {},
+      form({
+        integrationId: id,
+        name: "Guarded",
+        "scopes[]": ["locations.readonly"],
+        expires: "",
+        subAccounts: "all",
+        allowedIpAddresses: "",
+      }),
+    );
+    expect(edited).toMatchObject({ ok: true, message: "Saved “Guarded”. Its token did not change." });
+    const token = String(created.data?.token);
+    expect((await verifyPrivateIntegrationToken(token, new Date(), { clientAddress: "192.0.2.1" })).ok).toBe(true);
+  });
+
+  it("puts a guard rail's refusal beside its field and keeps what was typed", async () => {
+    const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    signedIn = owner;
+    const result = await actions.createIntegration(
+      {},
+      form({ name: "X", "scopes[]": ["locations.readonly"], allowedIpAddresses: "300.1.1.1" }),
+    );
+    expect(result.fieldErrors?.allowedIpAddresses).toMatch(/300\.1\.1\.1/);
+    expect(result.values?.allowedIpAddresses).toBe("300.1.1.1");
+    const bad = await actions.createIntegration(
+      {},
+      form({ name: "X", "scopes[]": ["locations.readonly"], expires: "soon" }),
+    );
+    expect(bad.fieldErrors?.expires).toMatch(/YYYY-MM-DD/);
+  });
+
+  it("rotate later takes the overlap; another one is refused beside the field", async () => {
+    const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    signedIn = owner;
+    const owned = { level: "agency", companyId: company.id } as const;
+    const { integration } = await createPrivateIntegration(owner, owned, { name: "R", scopes: ["locations.readonly"] });
+    const wrong = await actions.rotateIntegrationLater({}, form({ integrationId: integration.id, overlapDays: "2" }));
+    expect(wrong.fieldErrors?.overlapDays).toMatch(/1, 3, 7, 14, 30 days/);
+    const before = Date.now();
+    const later = await actions.rotateIntegrationLater({}, form({ integrationId: integration.id, overlapDays: "1" }));
+    const ends = Date.parse(String(later.data?.oldTokenExpiresAt));
+    expect(ends - before).toBeGreaterThanOrEqual(24 * 60 * 60 * 1000);
+    expect(ends - before).toBeLessThan(24 * 60 * 60 * 1000 + 60_000);
+  });
+
+  it("Maximum token lifetime: saved, caps what exceeds it, then enforced on create", async () => {
+    const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    signedIn = owner;
+    const owned = { level: "agency", companyId: company.id } as const;
+    await createPrivateIntegration(owner, owned, { name: "Forever", scopes: ["locations.readonly"] });
+    const saved = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30" }));
+    expect(saved.ok).toBe(true);
+    expect(saved.message).toMatch(
+      /^Maximum token lifetime saved: 30 days\. 1 integration now expires on \d{4}-\d{2}-\d{2}\.$/,
+    );
+    const refused = await actions.createIntegration(
+      {},
+      form({ name: "N", "scopes[]": ["locations.readonly"], expires: "" }),
+    );
+    expect(refused.fieldErrors?.expires).toMatch(/Maximum token lifetime is 30 days/);
+    const bad = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "0" }));
+    expect(bad.fieldErrors?.maximumTokenLifetimeDays).toMatch(/whole days from 1 to 366/);
+
+    const member = await makeUser(company.id, "agency_user", { agencyPrivateIntegrations: false });
+    signedIn = member;
+    expect((await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "" }))).error).toMatch(
+      /Agency private integrations/,
+    );
+  });
+});
+
 describe("the integration card", () => {
   it("flags a token of 90 days or more, and shows when a rotating old token stops working", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
@@ -192,5 +286,38 @@ describe("the integration card", () => {
     expect(html).toContain("Cancel rotation");
     expect(html).not.toContain("Rotate and expire this token later");
     expect(html).not.toContain("Rotation recommended");
+  });
+
+  it("shows Expires in N days / Expired, the chosen sub-accounts, the allowed addresses and Never used", async () => {
+    const { company, owner, locations } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
+    const owned = { level: "agency", companyId: company.id } as const;
+    const created = new Date("2030-01-01T10:00:00Z");
+    const { integration } = await createPrivateIntegration(
+      owner,
+      owned,
+      {
+        name: "Guarded",
+        scopes: ["locations.readonly"],
+        expires: "2030-01-10",
+        subAccounts: "chosen",
+        subAccountIds: [locations[1]!.id],
+        allowedIpAddresses: "127.0.0.9",
+      },
+      created,
+    );
+    const render = (now: Date) =>
+      getPrivateIntegration(owner, owned, integration.id, now).then((view) =>
+        renderToStaticMarkup(
+          createElement(IntegrationCard, { item: toIntegrationItem(view), onEdit: () => {}, onAction: () => {} }),
+        ),
+      );
+    const before = await render(created);
+    expect(before).toContain("Expires in 10 days");
+    expect(before).toContain(locations[1]!.name);
+    expect(before).toContain("127.0.0.9");
+    expect(before).toContain("Never used");
+    const after = await render(new Date("2030-01-11T00:00:00Z"));
+    expect(after).toContain("Expired");
+    expect(after).not.toContain("Expires in");
   });
 });

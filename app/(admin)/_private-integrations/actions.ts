@@ -6,6 +6,7 @@ import { formatDateTime } from "@/components/private-integrations/format";
 import type { Actor } from "@/lib/accounts/permissions";
 import { type ActionState, actorAction } from "@/lib/auth/actions";
 import type { IntegrationOwner } from "@/lib/integrations/access";
+import { parseRotationOverlap } from "@/lib/integrations/guard-rails";
 import {
   cancelRotation,
   createPrivateIntegration,
@@ -13,6 +14,7 @@ import {
   expireOldTokenNow,
   rotateLater,
   rotateNow,
+  setMaximumTokenLifetime,
   updatePrivateIntegration,
 } from "@/lib/integrations/lifecycle";
 import { privateIntegrationInputSchema } from "@/lib/integrations/schemas";
@@ -64,15 +66,19 @@ export const updateIntegration = actorAction(
   },
 );
 
-export const rotateIntegrationLater = actorAction(target, async (input, actor) => {
-  const owner = ownerOf(input.locationId, actor);
-  const { integration, token } = await rotateLater(actor, owner, input.integrationId);
-  const expiresAt = integration.previousToken?.expiresAt;
-  return done(owner, {
-    message: `“${integration.name}” is rotating: both tokens work${expiresAt ? ` until ${formatDateTime(expiresAt)}` : ""}.`,
-    data: { token, oldTokenExpiresAt: expiresAt?.toISOString() },
-  });
-});
+export const rotateIntegrationLater = actorAction(
+  target.extend({ overlapDays: z.string().max(10).optional() }),
+  async (input, actor) => {
+    const owner = ownerOf(input.locationId, actor);
+    const overlap = parseRotationOverlap(input.overlapDays);
+    const { integration, token } = await rotateLater(actor, owner, input.integrationId, new Date(), overlap);
+    const expiresAt = integration.previousToken?.expiresAt;
+    return done(owner, {
+      message: `“${integration.name}” is rotating: both tokens work${expiresAt ? ` until ${formatDateTime(expiresAt)}` : ""}.`,
+      data: { token, oldTokenExpiresAt: expiresAt?.toISOString() },
+    });
+  },
+);
 
 export const rotateIntegrationNow = actorAction(target, async (input, actor) => {
   const owner = ownerOf(input.locationId, actor);
@@ -102,3 +108,24 @@ export const deleteIntegration = actorAction(target, async (input, actor) => {
   const deleted = await deletePrivateIntegration(actor, owner, input.integrationId);
   return done(owner, { message: `“${deleted.name}” was deleted; its tokens no longer work.` });
 });
+
+/**
+ * The agency's `Maximum token lifetime` (agency screen only: the agency is always the person's own).
+ * Integrations with no expiry or a later one are capped to it in the same transaction.
+ */
+export const setMaximumLifetime = actorAction(
+  z.object({ maximumTokenLifetimeDays: z.string().max(10).default("") }),
+  async (input, actor) => {
+    const owner: IntegrationOwner = { level: "agency", companyId: actor.companyId };
+    const change = await setMaximumTokenLifetime(actor, input.maximumTokenLifetimeDays);
+    const rule =
+      change.maximumDays === null
+        ? "There is no Maximum token lifetime: integrations may have no expiry."
+        : `Maximum token lifetime saved: ${change.maximumDays} day${change.maximumDays === 1 ? "" : "s"}.`;
+    const capped =
+      change.capped > 0
+        ? ` ${change.capped} integration${change.capped === 1 ? " now expires" : "s now expire"} on ${change.cappedTo}.`
+        : "";
+    return done(owner, { message: rule + capped, data: { maximumDays: change.maximumDays, capped: change.capped } });
+  },
+);

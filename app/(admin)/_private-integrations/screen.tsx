@@ -6,7 +6,7 @@ import { Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
 import { checkIntegrationAccess, type IntegrationOwner } from "@/lib/integrations/access";
 import { listAuditLog } from "@/lib/integrations/audit-log";
-import { listPrivateIntegrations } from "@/lib/integrations/read";
+import { listPrivateIntegrations, listSubAccountOptions, readMaximumTokenLifetime } from "@/lib/integrations/read";
 import { scopeGroups } from "@/lib/scopes";
 import {
   cancelIntegrationRotation,
@@ -15,6 +15,7 @@ import {
   expireOldToken,
   rotateIntegrationLater,
   rotateIntegrationNow,
+  setMaximumLifetime,
   updateIntegration,
 } from "./actions";
 
@@ -44,9 +45,12 @@ export async function PrivateIntegrationsScreen({ locationId }: { locationId?: s
   if (!access.ok) return <AccessNotice reason={access.reason} message={access.message} level={owner.level} />;
 
   const now = new Date();
-  const [integrations, audit] = await Promise.all([
+  const agency = access.owner.level === "agency";
+  const [integrations, audit, maximumLifetimeDays, subAccounts] = await Promise.all([
     listPrivateIntegrations(actor, owner, now),
     listAuditLog(actor, owner, { limit: AUDIT_LIMIT }),
+    readMaximumTokenLifetime(access.owner.companyId),
+    listSubAccountOptions(access.owner),
   ]);
   return (
     <PrivateIntegrationsManager
@@ -55,7 +59,10 @@ export async function PrivateIntegrationsScreen({ locationId }: { locationId?: s
       locationId={access.owner.locationId ?? undefined}
       items={integrations.map(toIntegrationItem)}
       groups={scopeGroups(access.owner.level)}
-      actions={actions}
+      subAccountOptions={agency ? subAccounts : undefined}
+      maximumLifetimeDays={maximumLifetimeDays}
+      // The maximum is the agency's: set on its screen only, shown read-only on a sub-account's.
+      actions={agency ? { ...actions, setMaximumLifetime } : actions}
       renderedAt={now.toISOString()}
     >
       <AuditLogView entries={audit.map(toAuditItem)} limit={AUDIT_LIMIT} />

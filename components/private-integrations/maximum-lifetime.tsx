@@ -1,0 +1,84 @@
+"use client";
+
+import { type FormEvent, useState, useTransition } from "react";
+import { describedBy, Field, inputClass } from "@/components/ui/field";
+import { buttonClass } from "@/components/ui/submit-button";
+import type { ActionState } from "@/lib/auth/actions";
+import { Spinner } from "./spinner";
+import type { FormAction } from "./types";
+
+const FIELD_ID = "pi-maximum-lifetime";
+
+/**
+ * The agency's `Maximum token lifetime` (days; empty: none). It says before saving what saving does
+ * to integrations without an expiry or with a later one (README › Guard rails).
+ */
+export function MaximumLifetimeForm({
+  action,
+  current,
+  onSaved,
+}: {
+  action: FormAction;
+  current: number | null;
+  onSaved: (message: string) => void;
+}) {
+  const [days, setDays] = useState(current === null ? "" : String(current));
+  const [state, setState] = useState<ActionState>({});
+  const [pending, startTransition] = useTransition();
+  const error = state.fieldErrors?.maximumTokenLifetimeDays;
+  const hint =
+    "In days, from 1 to 366; empty means none. Every integration of the agency and its sub-accounts then needs an Expires date within it. Saving brings any integration with no expiry or a later one to today plus this many days; nothing stops working before then.";
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    startTransition(async () => {
+      const result = await action({}, form);
+      setState(result);
+      if (result.ok) onSaved(result.message ?? "Saved.");
+    });
+  }
+
+  return (
+    <section
+      aria-labelledby="pi-maximum-title"
+      className="mt-8 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200"
+    >
+      <h2 id="pi-maximum-title" className="text-base font-semibold">
+        Maximum token lifetime
+      </h2>
+      <form onSubmit={submit} noValidate className="mt-3 space-y-3">
+        {state.error ? (
+          <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700 ring-1 ring-red-200">
+            {state.error}
+          </p>
+        ) : null}
+        <Field id={FIELD_ID} label="Maximum token lifetime" error={error} hint={hint}>
+          <input
+            {...describedBy(FIELD_ID, error, hint)}
+            name="maximumTokenLifetimeDays"
+            inputMode="numeric"
+            value={days}
+            onChange={(e) => setDays(e.target.value)}
+            className={`${inputClass} sm:max-w-[10rem]`}
+          />
+        </Field>
+        <button type="submit" disabled={pending} aria-busy={pending} className={buttonClass("secondary")}>
+          {pending ? <Spinner /> : null}
+          Save maximum
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** On a sub-account's screen: the agency's maximum, read-only. */
+export function MaximumLifetimeNote({ days }: { days: number | null }) {
+  if (days === null) return null;
+  return (
+    <p className="mt-8 text-sm text-slate-600">
+      Your agency's Maximum token lifetime is {days === 1 ? "1 day" : `${days} days`}: every integration here needs an
+      Expires date within it.
+    </p>
+  );
+}

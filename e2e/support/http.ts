@@ -1,0 +1,40 @@
+import { randomBytes } from "node:crypto";
+import { request as httpRequest } from "node:http";
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** One HTTP request over node:http, whose `localAddress` picks the client's end of the connection. */
+export function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; localAddress?: string } = {},
+): Promise<Answer> {
+  return new Promise((done, fail) => {
+    const request = httpRequest(
+      url,
+      { method: options.method ?? "GET", headers: options.headers, localAddress: options.localAddress },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          done({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString() }),
+        );
+        response.on("error", fail);
+      },
+    );
+    request.on("error", fail);
+    request.end(options.body);
+  });
+}
+
+/**
+ * A loopback address other than 127.0.0.1, new on each call. Linux answers on all of 127.0.0.0/8,
+ * so a request whose `localAddress` is this one comes from another client as far as the server can tell.
+ */
+export function randomLoopback(): string {
+  const octet = () => randomBytes(1)[0]!;
+  return `127.${1 + (octet() % 254)}.${octet()}.${1 + (octet() % 254)}`;
+}
