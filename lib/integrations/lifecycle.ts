@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: SPEC.md's lifecycle table, one function per row around one frame
+// (changeIntegration), reads best in one place; the guard rails and the maximum live beside it.
 import { recordAudit } from "@/lib/accounts/audit";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db, type Tx } from "@/lib/db/client";
@@ -8,12 +10,9 @@ import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } f
 import {
   changedGuardRails,
   DEFAULT_ROTATION_OVERLAP_DAYS,
-  expiresDateOf,
   guardRailDetails,
   guardRailsFromInput,
-  latestAllowedExpiry,
   oldTokenExpiresAt,
-  parseMaximumTokenLifetime,
   type RotationOverlapDays,
   readGuardRails,
   writeGuardRails,
@@ -47,7 +46,7 @@ function currentSlot(minted: { tokenHash: string; hint: string }, now: Date) {
 }
 
 /** Who changed whose integration, for its audit entry. */
-function auditBy(actor: Actor, owner: ResolvedOwner) {
+export function auditBy(actor: Actor, owner: ResolvedOwner) {
   return { companyId: owner.companyId, locationId: owner.locationId, actorUserId: actor.id };
 }
 
@@ -300,55 +299,3 @@ export const deletePrivateIntegration: Step<{ id: string; name: string }> = asyn
   }));
   return { id: deleted.id, name: deleted.name };
 };
-
-/** What `setMaximumTokenLifetime` did. */
-export interface MaximumLifetimeChange {
-  maximumDays: number | null;
-  /** Integrations of the agency and its sub-accounts whose expiry was brought within the maximum. */
-  capped: number;
-  /** The date they now expire on (YYYY-MM-DD), when any were capped. */
-  cappedTo: string | null;
-}
-
-/**
- * The agency's `Maximum token lifetime` (days; empty: none), for people who may manage the agency's
- * integrations. Decision (README › Guard rails): setting or lowering it caps, in the same
- * transaction, every integration of the agency and its sub-accounts that has no expiry or a later
- * one to the end of today + the maximum, so the policy holds at once and nothing stops working
- * before that date. Audited with the number capped.
- */
-export async function setMaximumTokenLifetime(
-  actor: Actor,
-  input: string | number | null | undefined,
-  now: Date = new Date(),
-): Promise<MaximumLifetimeChange> {
-  const resolved = await requireIntegrationAccess(actor, { level: "agency", companyId: actor.companyId });
-  const maximumDays = parseMaximumTokenLifetime(input);
-  return changeCachedState(() =>
-    db().$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ maximumTokenLifetimeDays: number | null }[]>`
-        SELECT "maximumTokenLifetimeDays" FROM "Company" WHERE id = ${resolved.companyId} FOR UPDATE`;
-      if (locked.length === 0) throw notFound("There is no such agency.");
-      const before = locked[0]!.maximumTokenLifetimeDays;
-      await tx.company.update({ where: { id: resolved.companyId }, data: { maximumTokenLifetimeDays: maximumDays } });
-      let capped = 0;
-      let cappedTo: string | null = null;
-      if (maximumDays !== null) {
-        const latest = latestAllowedExpiry(maximumDays, now);
-        const result = await tx.privateIntegration.updateMany({
-          where: { companyId: resolved.companyId, OR: [{ expiresAt: null }, { expiresAt: { gt: latest } }] },
-          data: { expiresAt: latest },
-        });
-        capped = result.count;
-        if (capped > 0) cappedTo = expiresDateOf(latest);
-      }
-      await recordAudit(tx, {
-        ...auditBy(actor, resolved),
-        action: "private_integration_maximum_lifetime_changed",
-        targetId: resolved.companyId,
-        details: { from: before, to: maximumDays, capped, ...(cappedTo ? { cappedTo } : {}) },
-      });
-      return { maximumDays, capped, cappedTo };
-    }),
-  );
-}

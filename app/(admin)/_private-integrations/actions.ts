@@ -14,9 +14,9 @@ import {
   expireOldTokenNow,
   rotateLater,
   rotateNow,
-  setMaximumTokenLifetime,
   updatePrivateIntegration,
 } from "@/lib/integrations/lifecycle";
+import { setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
 import { privateIntegrationInputSchema } from "@/lib/integrations/schemas";
 
 /**
