@@ -6,7 +6,8 @@
 // --scale-days <n> (30), --scale-families <n> (1000), --scale-refreshes <per family a day> (24),
 // --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md),
 // --only <ids> (comma-separated scenario ids, e.g. e,g,f,R: a quick look at a few scenarios; the peers
-// start only when R or N is among them).
+// start only when R or N is among them), --cpu-prof <dir> (the server writes a V8 CPU profile there
+// when it stops: open it in Chrome's DevTools, or summarise it with scripts/bench/profile.ts).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -46,6 +47,7 @@ const { values: flags } = parseArgs({
     "scale-installs": { type: "string" },
     "scale-out": { type: "string" },
     only: { type: "string" },
+    "cpu-prof": { type: "string" },
     // Internal: one database per child process, so no cache or connection outlives its run.
     child: { type: "string" },
     out: { type: "string" },
@@ -191,6 +193,7 @@ async function main() {
     const args = ["scripts/bench.ts", "--child", kind, "--out", out, "--duration", String(duration)];
     args.push("--warmup", String(warmup), "--port", String(port), "--rounds", String(rounds));
     if (flags.only) args.push("--only", flags.only);
+    if (flags["cpu-prof"]) process.env.SERVE_CPU_PROF_DIR = resolve(flags["cpu-prof"]);
     const child = spawnSync(process.execPath, [resolve("node_modules/tsx/dist/cli.mjs"), ...args], {
       stdio: "inherit",
     });

@@ -41,7 +41,10 @@ async function main() {
 
   buildIfNeeded();
 
-  const next = spawn(process.execPath, [serveScript], {
+  // `npm run bench -- --cpu-prof <dir>` profiles the server: V8 writes a .cpuprofile there on exit.
+  const profileDir = process.env.SERVE_CPU_PROF_DIR;
+  const profile = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+  const next = spawn(process.execPath, [...profile, serveScript], {
     stdio: "inherit",
     env: { ...process.env, PORT: String(config.PORT) },
   });

@@ -4,6 +4,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { preparedStatementName } from "./prepared";
 
 export type DatabaseKind = "pglite" | "postgresql";
 
@@ -46,7 +47,12 @@ export function openDatabase(url: string): DatabaseHandle {
   }
   return {
     kind: "postgresql",
-    adapterFactory: new PrismaPg({ connectionString: url, max: 20 }),
+    adapterFactory: new PrismaPg(
+      { connectionString: url, max: 20 },
+      // Typed as always naming; the adapter hands the result to pg as `name`, where undefined
+      // runs the statement unnamed, which is what unmarked statements need.
+      { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string },
+    ),
     close: async () => {},
   };
 }

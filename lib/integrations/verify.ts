@@ -1,6 +1,7 @@
 import { clientAddress, unknownAddress } from "@/lib/client-address";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { PREPARED } from "@/lib/db/prepared";
 import { cachedRead } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
@@ -103,7 +104,7 @@ function earliest(a: Date | null, b: Date | null): Date | undefined {
 }
 
 async function lookupToken(tokenHash: string): Promise<TokenLookupRow | undefined> {
-  const rows = await db().$queryRaw<TokenLookupRow[]>`
+  const rows = await db().$queryRaw<TokenLookupRow[]>`${PREPARED}
     SELECT t.id, t.slot::text AS slot, t."expiresAt", t."revokedAt", t."lastUsedAt",
            i.id AS "integrationId", i."companyId", i."locationId", i.scopes,
            i."expiresAt" AS "integrationExpiresAt",

@@ -1,5 +1,6 @@
 import { type AppRow, type AppView, toAppView } from "@/lib/apps/app-view";
 import { db } from "@/lib/db/client";
+import { PREPARED } from "@/lib/db/prepared";
 
 /** An app by its public client_id, with the current version; undefined when there is none. */
 export async function findAppByClientId(
@@ -10,7 +11,7 @@ export async function findAppByClientId(
   // authenticates its client here, and each statement costs the server more than its database time.
   const rows = await db().$queryRaw<
     (Omit<AppRow, "versions"> & { clientSecretHash: string; versionId: string | null })[]
-  >`
+  >`${PREPARED}
     SELECT a.id, a."companyId", a.name, a.description, a."clientId", a."clientSecretHint", a."clientSecretHash",
            a."redirectUris", a.scopes, a."installSetting"::text AS "installSetting", a."webhookUrl",
            a."createdAt", a."updatedAt",

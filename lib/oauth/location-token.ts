@@ -1,6 +1,7 @@
 import { findLocation } from "@/lib/accounts/locations";
 import { bearerError } from "@/lib/api/bearer";
 import { type Db, db, type Tx } from "@/lib/db/client";
+import { PREPARED } from "@/lib/db/prepared";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Principal } from "@/lib/tokens/principal";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
@@ -81,7 +82,7 @@ async function exchangeStatement(
   request: { jti: string; companyId: string; locationId: string; grantId: string; tokens: PreparedTokens },
 ): Promise<ExchangeRow> {
   const { tokens } = request;
-  const rows = await client.$queryRaw<ExchangeRow[]>`
+  const rows = await client.$queryRaw<ExchangeRow[]>`${PREPARED}
     WITH parent AS MATERIALIZED (
       SELECT g.id, g."installationId", g."appId", g."userId", a."clientId"
       FROM "AccessToken" t

@@ -1,4 +1,4 @@
-import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
@@ -6,7 +6,7 @@ import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { ACCESS_TOKEN_TTL_SECONDS, verifyAccessToken } from "./access-token";
-import { activeSigningKey, verificationKey } from "./signing-keys";
+import { accessTokenJwks, activeSigningKey, verificationKey } from "./signing-keys";
 
 let agency: TestAgency;
 let company: Awaited<ReturnType<typeof installAndExchange>>;
@@ -58,6 +58,18 @@ describe("issueAccessToken claims (SPEC.md, Access tokens)", () => {
     // Published (another test file may have rotated since, on a shared PostgreSQL database).
     expect(await verificationKey(header.kid!)).toBeDefined();
     expect(await db().accessToken.findUnique({ where: { jti: claims.jti! } })).not.toBeNull();
+  });
+
+  it("is a compact ES256 JWS that jose verifies against the published JWKS, signature R‖S (RFC 7518 §3.4)", async () => {
+    const jwks = createLocalJWKSet(await accessTokenJwks());
+    const { payload, protectedHeader } = await jwtVerify(company.access_token, jwks, {
+      algorithms: ["ES256"],
+      issuer: appUrl(),
+    });
+    expect(protectedHeader).toEqual({ alg: "ES256", kid: expect.any(String), typ: "JWT" });
+    expect(payload.sub).toBe(agency.owner.id);
+    // 64 bytes: P-256's R and S, not a DER sequence.
+    expect(Buffer.from(company.access_token.split(".")[2] as string, "base64url")).toHaveLength(64);
   });
 
   it("a Location token adds locationId and carries sub-account scopes", () => {

@@ -1,6 +1,6 @@
 // One file over 250 lines on purpose: the key cache, lazy rotation and the JWKS share one cache and
 // one advisory lock, and reading them apart would hide the order that keeps instances consistent.
-import { randomUUID } from "node:crypto";
+import { createPrivateKey, type KeyObject, randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { decrypt, encrypt } from "@/lib/crypto/secrets";
 import { type Db, db, type Tx } from "@/lib/db/client";
@@ -50,7 +50,8 @@ export interface PublicSigningKey {
 
 export interface ActiveSigningKey {
   kid: string;
-  privateKey: CryptoKey;
+  /** A node:crypto key: access-token.ts signs with it synchronously (see signCompact there). */
+  privateKey: KeyObject;
   createdAt: Date;
 }
 
@@ -91,7 +92,7 @@ async function toPublic(row: KeyRow): Promise<PublicSigningKey> {
 
 async function toActive(row: KeyRow): Promise<ActiveSigningKey> {
   const jwk = JSON.parse(decrypt(row.privateKeyEncrypted, ENCRYPTION_PURPOSE)) as JWK;
-  return { kid: row.kid, privateKey: (await importJWK(jwk, ALG)) as CryptoKey, createdAt: row.createdAt };
+  return { kid: row.kid, privateKey: createPrivateKey({ key: jwk, format: "jwk" }), createdAt: row.createdAt };
 }
 
 /** A new key pair as a SigningKey row (not stored). Exported for tests. */

@@ -3,11 +3,31 @@
 // so a change that saves a round trip shows here before any timing does. Warm: the first requests
 // fill the read cache and the signing-key cache, then `N` requests of each kind are counted.
 import { randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { freshDatabase } from "./db";
 
-const { values: flags } = parseArgs({ options: { db: { type: "string", default: "postgres" } } });
+const { values: flags } = parseArgs({
+  options: { db: { type: "string", default: "postgres" }, cpu: { type: "string" } },
+});
 const N = 20;
+/** --cpu <n>: also run n requests of each kind, 50 at a time, and report CPU per request. */
+const cpuRequests = flags.cpu ? Number(flags.cpu) : 0;
+
+/** CPU seconds of every PostgreSQL process on this machine (Linux /proc), for the database's share. */
+function postgresCpuMs(): number {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
 
 async function main() {
   const kind = flags.db === "pglite" ? "pglite" : "postgres";
@@ -29,7 +49,7 @@ async function main() {
     const { exchangeForLocationToken } = await import("@/lib/oauth/location-token");
     const { verifyAccessToken } = await import("@/lib/tokens/access-token");
     await deployMigrations(databaseHandle().adapterFactory);
-    const seed = await seedForLoad(2 * N + 4, () => {});
+    const seed = await seedForLoad(2 * N + 4 + cpuRequests, () => {});
     let refresh = 0;
     let code = 0;
     const scenarios: Record<string, () => Promise<unknown>> = {
@@ -70,6 +90,24 @@ async function main() {
       const before = dbTiming().calls;
       for (let i = 0; i < N; i++) await run();
       console.log(`${name}: ${(dbTiming().calls - before) / N} database calls per request`);
+    }
+    if (cpuRequests > 0) {
+      for (const [name, run] of Object.entries(scenarios)) {
+        const started = performance.now();
+        const cpu = process.cpuUsage();
+        const pg = postgresCpuMs();
+        let left = cpuRequests;
+        await Promise.all(
+          Array.from({ length: 50 }, async () => {
+            while (left-- > 0) await run();
+          }),
+        );
+        const used = process.cpuUsage(cpu);
+        const per = (ms: number) => (ms / cpuRequests).toFixed(2);
+        console.log(
+          `${name}: ${per(performance.now() - started)} ms wall, ${per((used.user + used.system) / 1000)} ms Node CPU, ${per(postgresCpuMs() - pg)} ms PostgreSQL CPU per request (${cpuRequests}, 50 at a time)`,
+        );
+      }
     }
     await disconnectDb();
   } finally {

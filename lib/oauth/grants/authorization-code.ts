@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { hashSecret, safeEqual } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { PREPARED } from "@/lib/db/prepared";
 import { changeCachedState } from "@/lib/db/read-cache";
 import type { UserType } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
@@ -74,7 +75,7 @@ async function findCode(code: string, client: AuthenticatedClient): Promise<Code
       installationId: string;
       clientCurrent: boolean;
     } & Omit<CodeRow["installation"], "id">)[]
-  >`
+  >`${PREPARED}
     SELECT c.id, c."appId", c."userId", c."redirectUri", c."codeChallenge", c.scopes, c."expiresAt", c."consumedAt",
            i.id AS "installationId", i.status::text AS status, i."userType"::text AS "userType", i."companyId",
            i."locationId", i."versionId", i."approveAllLocations", i."installToFutureLocations",

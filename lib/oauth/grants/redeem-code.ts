@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { PREPARED } from "@/lib/db/prepared";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { CodeRow, GrantContext } from "./authorization-code";
 import { issueRowsSql, newRowId, type PreparedTokens, sqlTime } from "./issue";
@@ -25,7 +26,7 @@ export async function redeem(row: CodeRow, ctx: GrantContext, tokens: PreparedTo
   const installation = row.installation;
   const rows = await db().$queryRaw<
     { clientOk: boolean; installed: boolean; grantId: string | null; scopes: string[] | null }[]
-  >`
+  >`${PREPARED}
     WITH client AS MATERIALIZED (
       SELECT EXISTS (
         SELECT 1 FROM "App" a WHERE a.id = ${ctx.client.app.id} AND a."clientSecretHash" = ${ctx.client.secretHash}

@@ -1,5 +1,6 @@
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { PREPARED } from "@/lib/db/prepared";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
@@ -114,7 +115,7 @@ async function redeem(
 ): Promise<RedemptionRow> {
   const { now } = ctx;
   const cutoff = reuseCutoff(now, windowSeconds);
-  const rows = await db().$queryRaw<RedemptionRow[]>`
+  const rows = await db().$queryRaw<RedemptionRow[]>`${PREPARED}
     WITH presented AS MATERIALIZED (
       SELECT r.id, r."grantId", r."expiresAt" FROM "RefreshToken" r WHERE r."tokenHash" = ${hashSecret(token)}
     ),
