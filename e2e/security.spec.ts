@@ -205,6 +205,20 @@ test.describe("no page can be framed", () => {
       expect(response.headers()["content-security-policy"], path).toContain("frame-ancestors 'none'");
       expect(response.headers()["x-frame-options"], path).toBe("DENY");
     }
+    // The token endpoints, which scripts/serve.mjs answers ahead of Next.js (lib/api/direct-routes.ts),
+    // refusals and bodies over the limit included.
+    for (const path of ["/oauth/token", "/oauth/locationToken/"]) {
+      const forms: Record<string, string>[] = [{ grant_type: "password" }, { big: "a".repeat(70 * 1024) }];
+      for (const form of forms) {
+        const response = await request.post(path, { form });
+        expect(response.status(), path).toBeGreaterThanOrEqual(400);
+        expect(response.status(), path).toBeLessThan(500);
+        expect(response.headers()["content-security-policy"], path).toContain("frame-ancestors 'none'");
+        expect(response.headers()["x-frame-options"], path).toBe("DENY");
+        expect(response.headers()["cache-control"], path).toBe("no-store");
+        expect(response.headers()["x-trace-id"], path).toMatch(/^[0-9a-f-]{36}$/);
+      }
+    }
   });
 
   test("a browser does not show the sign-in page in a frame", async ({ page }) => {

@@ -22,7 +22,10 @@ async function readBody(request: Request, maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      // The client closed the connection mid-body: a refusal (logged as such), not a server error.
+      throw new ApiError("invalid_request", "The request body ended early: the connection closed while it was sent.");
+    });
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
