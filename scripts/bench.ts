@@ -26,7 +26,7 @@ import {
   scenarios,
 } from "./bench/load";
 import { type Peer, startBareNext, startOidcProviderPeer } from "./bench/peers";
-import { type DatabaseRun, machine, table, targets } from "./bench/report";
+import { type DatabaseRun, machine, pgliteTargets, table, targets } from "./bench/report";
 import { buildIfNeeded } from "./build-if-needed";
 import { startProductionServer } from "./support/production-server";
 
@@ -202,10 +202,10 @@ async function main() {
   }
   const pgVersion = kinds.includes("postgres") ? await postgresVersion() : undefined;
   const command = `npm run bench -- --db ${flags.db} --duration ${duration} --rounds ${rounds} --warmup ${warmup}`;
-  const sections = runs.map(
-    (run) =>
-      `### ${run.label}\n\n${table(run)}${run.database === "postgres" ? `\n\nTargets (issue 11): ${targets(run)}.` : ""}`,
-  );
+  const postgresRun = runs.find((run) => run.database === "postgres");
+  const targetLine = (run: DatabaseRun) =>
+    run.database === "postgres" ? targets(run) : pgliteTargets(run, postgresRun);
+  const sections = runs.map((run) => `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.`);
   for (const section of sections) console.log(`\n${section}`);
   const markdown = [
     "# Benchmark results",

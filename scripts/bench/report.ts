@@ -83,3 +83,18 @@ export function machine(postgres?: string): string {
     .filter(Boolean)
     .join(", ");
 }
+
+/** Issue 11's PGlite targets: every scenario's p99 within 300 ms at 50 connections, refresh at least half PostgreSQL's. */
+export function pgliteTargets(pglite: DatabaseRun, postgres: DatabaseRun | undefined): string {
+  const slow = pglite.results.filter((r) => r.p99 > 300);
+  const p99 = slow.length
+    ? `p99 over 300 ms in ${slow.map((r) => `(${r.id}) ${fixed(r.p99)} ms`).join(", ")}: misses`
+    : "every p99 within 300 ms: meets";
+  const ours = pglite.results.find((r) => r.id === "e");
+  const theirs = postgres?.results.find((r) => r.id === "e");
+  const refresh =
+    ours && theirs
+      ? `(e) ${fixed(ours.requestsPerSecond / theirs.requestsPerSecond, 2)} of PostgreSQL's: ${ours.requestsPerSecond >= 0.5 * theirs.requestsPerSecond ? "meets" : "misses"} 0.50`
+      : "(e) against PostgreSQL's: not run";
+  return `${p99}; ${refresh}`;
+}
