@@ -14,9 +14,10 @@ import { revokeGrants } from "./revoke-grants";
 import { parseUserType } from "./user-type";
 
 /**
- * grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.6), as an ordered list of
- * named checks. The code is consumed by the statement that issues the tokens; a code presented
- * again fails and revokes every token issued from it (RFC 6749 §4.1.2).
+ * grant_type=authorization_code (RFC 6749 §4.1.3, PKCE RFC 7636 §4.6): the parameters are checked
+ * here, the code by the one statement that consumes it and issues the tokens (redeem-code.ts),
+ * which names the first check that fails. A code presented again fails and revokes every token
+ * issued from it (RFC 6749 §4.1.2).
  */
 
 const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;

@@ -48,7 +48,9 @@ export interface CodeRedemption {
 /**
  * Finds the code, checks it, consumes it and writes its grant and first tokens in ONE statement:
  * - `decision` names the first failing check, in the order authorization-code.ts lists them. It
- *   reads without locks; what can change under it is settled by the locks below.
+ *   reads without locks; what can change under it is settled by the locks below. PKCE compares
+ *   hashes with plain equality: the challenge is public (it travelled in the install URL), and
+ *   knowing how much of SHA-256(guess) matches it brings no one closer to the verifier.
  * - `installation` is read FOR SHARE: an uninstall in flight (it locks the installation first,
  *   then revokes by installation) makes this statement wait and then see it gone, so no grant
  *   outlives an uninstall.
