@@ -5,6 +5,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { preparedStatementName } from "./prepared";
+import { withSessionPreparedStatements } from "./session-prepared";
 
 export type DatabaseKind = "pglite" | "postgresql";
 
@@ -38,7 +39,9 @@ export function openDatabase(url: string): DatabaseHandle {
     return {
       kind: "pglite",
       // The adapter bundles its own copy of driver-adapter-utils' types; the shapes are the same.
-      adapterFactory: new PrismaPGlite(pglite) as unknown as SqlMigrationAwareDriverAdapterFactory,
+      adapterFactory: withSessionPreparedStatements(
+        new PrismaPGlite(pglite) as unknown as SqlMigrationAwareDriverAdapterFactory,
+      ),
       pglite,
       close: async () => {
         if (!pglite.closed) await pglite.close();
