@@ -8,6 +8,8 @@ const executablePath = process.env.CHROMIUM_PATH ?? (existsSync("/usr/bin/chromi
 export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
+  // Per port: Playwright empties its output folder when it starts, and .ci/run runs two suites at once.
+  outputDir: `test-results/e2e/${port}`,
   globalSetup: "./e2e/support/global-setup.ts",
   // One server with one embedded database: run the specs one after another.
   workers: 1,

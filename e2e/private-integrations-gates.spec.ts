@@ -1,5 +1,5 @@
 import { expect, type Page } from "@playwright/test";
-import { runCli } from "./support/cli";
+import { runCliProcess } from "./support/cli";
 import { card, locationsApiServed, screenPath, takeShownToken } from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, createUser, signIn } from "./support/world";
@@ -34,7 +34,7 @@ test("with Labs off both screens say to enable it in Labs, and existing tokens k
   await page.goto(screenPath("location", locationId));
   const token = await createIntegration(page, "Kept");
 
-  await runCli("labs:set", { company: agency.companyId, feature: "private-integrations", enabled: "false" });
+  await runCliProcess("labs:set", { company: agency.companyId, feature: "private-integrations", enabled: "false" });
   for (const level of ["agency", "location"] as const) {
     await expectRefused(page, screenPath(level, locationId), labsOff);
     await expect(page.getByText("The feature must be enabled in")).toBeVisible();
@@ -54,7 +54,7 @@ test("an action is refused on the server when Labs was turned off after the page
   await signIn(page, agency.owner.email);
   await page.goto(screenPath("agency", ""));
   await page.getByRole("button", { name: "Create new integration" }).click();
-  await runCli("labs:set", { company: agency.companyId, feature: "private-integrations", enabled: "false" });
+  await runCliProcess("labs:set", { company: agency.companyId, feature: "private-integrations", enabled: "false" });
   const form = page.getByRole("region", { name: "New private integration" });
   await form.getByLabel("Name").fill("Too late");
   await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();

@@ -1,5 +1,5 @@
 import type { Browser, Page } from "@playwright/test";
-import { runCli } from "./support/cli";
+import { runCli, runCliProcess } from "./support/cli";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
@@ -168,7 +168,7 @@ test("user:set-password prints the id, and the user's sessions end", async ({ pa
   const { owner } = await createAgency();
   await signIn(page, owner.email);
   const fresh = "set by the operator";
-  expect(await runCli("user:set-password", { email: owner.email, password: fresh })).toEqual({ id: owner.id });
+  expect(await runCliProcess("user:set-password", { email: owner.email, password: fresh })).toEqual({ id: owner.id });
   await expectSignedOut(page);
   await signInFails(page, owner.email, e2ePassword);
   await signIn(page, owner.email, fresh);

@@ -2,7 +2,7 @@
 // test-results/openapi.json and lints it with Redocly CLI (rules in redocly.yaml), as app
 // developers' tools read it. Exits with Redocly's status.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { buildOpenApiDocument } from "@/lib/api/openapi/document";
 
@@ -12,7 +12,9 @@ process.env.APP_URL ??= "https://tokens.agency.test";
 
 const out = resolve("test-results/openapi.json");
 mkdirSync(resolve("test-results"), { recursive: true });
-writeFileSync(out, `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`);
+// Written beside it and renamed: another npm test linting at the same moment never reads half a file.
+writeFileSync(`${out}.${process.pid}`, `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`);
+renameSync(`${out}.${process.pid}`, out);
 const result = spawnSync(resolve("node_modules/.bin/redocly"), ["lint", "--config", "redocly.yaml", out], {
   stdio: "inherit",
   // Redocly CLI prints a Node.js 20 end-of-life banner and asks its telemetry host otherwise.

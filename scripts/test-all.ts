@@ -4,7 +4,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 
-const reports = resolve("test-results/reports");
+// Per E2E_PORT, like the e2e and stress folders: .ci/run runs one npm test per database at once.
+const reports = resolve("test-results/reports", process.env.E2E_PORT ?? "3100");
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 const database = process.env.TEST_DATABASE_URL ? "PostgreSQL (TEST_DATABASE_URL)" : "embedded PGlite";

@@ -41,8 +41,9 @@ export function runningServer(dataDir: string): ServerAnnouncement | undefined {
   }
 }
 
-export function operatorKey(): string {
-  return createHmac("sha256", derivedKey("operator")).update("operator-cli").digest("base64url");
+/** The key the CLI presents; `secret` for a caller without the server's environment (the e2e suite). */
+export function operatorKey(secret?: string): string {
+  return createHmac("sha256", derivedKey("operator", secret)).update("operator-cli").digest("base64url");
 }
 
 export function isOperatorKey(presented: string): boolean {
