@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { db } from "@/lib/db/client";
+import { PREPARED } from "@/lib/db/prepared";
+import { newRowId } from "@/lib/db/row-id";
 import { conflict, type DomainError, forbidden, notFound } from "@/lib/errors";
-import { Prisma } from "@/lib/generated/prisma/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { locationOf, type Principal } from "@/lib/tokens/principal";
 
 /** E.164: a plus, a country code not starting with 0, at most 15 digits in all. */
@@ -72,7 +74,9 @@ const contactSelect = {
   createdAt: true,
 } as const;
 
-function toView(row: Prisma.ContactGetPayload<{ select: typeof contactSelect }>): ContactView {
+type ContactRow = Prisma.ContactGetPayload<{ select: typeof contactSelect }>;
+
+function toView(row: ContactRow): ContactView {
   return { ...row, createdAt: row.createdAt.toISOString() };
 }
 
@@ -108,34 +112,34 @@ export async function createContact(
   if (input.locationId !== locationId) {
     throw forbidden("This token belongs to another sub-account: locationId must be the token's own sub-account.");
   }
-  const existing = await db().contact.findUnique({
-    where: { locationId_email: { locationId, email: input.email } },
-    select: { id: true },
-  });
-  if (existing) throw duplicate(existing.id);
-  try {
-    const row = await db().contact.create({
-      data: {
-        locationId,
-        firstName: input.firstName,
-        lastName: input.lastName,
-        email: input.email,
-        phone: input.phone,
-        createdAt: now,
-      },
-      select: contactSelect,
-    });
-    return toView(row);
-  } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-      const winner = await db().contact.findUnique({
-        where: { locationId_email: { locationId, email: input.email } },
-        select: { id: true },
-      });
-      if (winner) throw duplicate(winner.id);
-    }
-    throw error;
+  // One statement: the insert, or the contact that already has this e-mail. A duplicate committed
+  // after this statement's snapshot is seen by ON CONFLICT but not by the SELECT: read it after.
+  const rows = await db().$queryRaw<(ContactRow & { duplicate: boolean })[]>`${PREPARED}
+    WITH inserted AS (
+      INSERT INTO "Contact" (id, "locationId", "firstName", "lastName", email, phone, "createdAt")
+      VALUES (${newRowId()}, ${locationId}, ${input.firstName}, ${input.lastName}, ${input.email}, ${input.phone},
+              ${now.toISOString()}::timestamp(3))
+      ON CONFLICT ("locationId", email) DO NOTHING
+      RETURNING id, "locationId", "firstName", "lastName", email, phone, "createdAt"
+    )
+    SELECT *, false AS duplicate FROM inserted
+    UNION ALL
+    SELECT c.id, c."locationId", c."firstName", c."lastName", c.email, c.phone, c."createdAt", true AS duplicate
+    FROM "Contact" c
+    WHERE c."locationId" = ${locationId} AND c.email = ${input.email} AND NOT EXISTS (SELECT 1 FROM inserted)`;
+  const row = rows[0];
+  if (row && !row.duplicate) {
+    const { duplicate: _, ...contact } = row;
+    return toView({ ...contact, createdAt: new Date(contact.createdAt) });
   }
+  const existing =
+    row ??
+    (await db().contact.findUnique({
+      where: { locationId_email: { locationId, email: input.email } },
+      select: { id: true },
+    }));
+  if (!existing) throw new Error("The contact was neither inserted nor found.");
+  throw duplicate(existing.id);
 }
 
 /** GET /contacts/{contactId}: a contact of the token's own sub-account; any other id is 404. */

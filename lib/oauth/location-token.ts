@@ -2,6 +2,7 @@ import { findLocation } from "@/lib/accounts/locations";
 import { bearerError } from "@/lib/api/bearer";
 import { type Db, db, type Tx } from "@/lib/db/client";
 import { PREPARED } from "@/lib/db/prepared";
+import { newRowId } from "@/lib/db/row-id";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Principal } from "@/lib/tokens/principal";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
@@ -11,7 +12,6 @@ import {
   GRANT_TRANSACTION_OPTIONS,
   type GrantForIssue,
   issueRowsSql,
-  newRowId,
   type PreparedTokens,
   prepareTokens,
   sqlTime,

@@ -1,5 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { hashSecret, randomSecret } from "@/lib/crypto/secrets";
+import { newRowId } from "@/lib/db/row-id";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { type ScopeLevel, scopesAtLevel } from "@/lib/scopes";
 import { type AccessTokenRow, newAccessTokenRow, signAccessToken } from "@/lib/tokens/access-token";
@@ -38,19 +38,6 @@ export function tokenScopes(userType: UserType, ...grantedSets: string[][]): str
   const [first = [], ...rest] = grantedSets;
   const granted = first.filter((s) => rest.every((set) => set.includes(s)));
   return scopesAtLevel(granted, levelOf(userType));
-}
-
-/** A cuid-shaped row id (`c` and 24 lowercase letters or digits), like those Prisma makes. */
-export function newRowId(): string {
-  const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz";
-  let id = "c";
-  while (id.length < 25) {
-    for (const byte of randomBytes(32)) {
-      // 252 = 7 × 36: dropping the last few byte values keeps every character equally likely.
-      if (byte < 252 && id.length < 25) id += alphabet[byte % 36];
-    }
-  }
-  return id;
 }
 
 /**

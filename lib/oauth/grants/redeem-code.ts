@@ -1,8 +1,9 @@
 import { db } from "@/lib/db/client";
 import { PREPARED } from "@/lib/db/prepared";
+import { newRowId } from "@/lib/db/row-id";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import type { GrantContext } from "./authorization-code";
-import { issueRowsSql, newRowId, type PreparedTokens, sqlTime } from "./issue";
+import { issueRowsSql, type PreparedTokens, sqlTime } from "./issue";
 
 /** Why the statement issued nothing, in the order the checks are made (the first failing one). */
 export type CodeRefusal =

@@ -1,0 +1,14 @@
+import { randomBytes } from "node:crypto";
+
+/** A cuid-shaped row id (`c` and 24 lowercase letters or digits), like those Prisma makes. */
+export function newRowId(): string {
+  const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz";
+  let id = "c";
+  while (id.length < 25) {
+    for (const byte of randomBytes(32)) {
+      // 252 = 7 × 36: dropping the last few byte values keeps every character equally likely.
+      if (byte < 252 && id.length < 25) id += alphabet[byte % 36];
+    }
+  }
+  return id;
+}
