@@ -18,7 +18,8 @@ export function ratioToCeiling(run: DatabaseRun, result: ScenarioResult): number
 
 /** One markdown table per database, columns aligned as Biome formats markdown (it reads fine in a terminal too). */
 export function table(run: DatabaseRun): string {
-  const peered = run.results.some((r) => r.id in peerOf || r.id === "R");
+  // The peers run only with PostgreSQL: no column where neither ran.
+  const peered = run.results.some((r) => r.id === "R" || r.id === "N");
   const header = ["Scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "ratio to (a)"];
   if (peered) header.push("ratio to peer");
   header.push("DB ms/req", "DB calls/req");
