@@ -72,13 +72,13 @@ async function answer(handler: WebHandler, incoming: IncomingMessage, outgoing: 
     result = errorResponse(error, randomUUID());
   }
   try {
-    const body = Buffer.from(await result.arrayBuffer());
+    const answerBody = Buffer.from(await result.arrayBuffer());
     outgoing.statusCode = result.status;
     for (const [name, value] of result.headers) outgoing.setHeader(name, value);
     for (const [name, value] of Object.entries(FRAME_HEADERS)) outgoing.setHeader(name, value);
     // The rest of a body past the limit is not read: end the connection instead of draining it.
     if (overLimit) outgoing.setHeader("connection", "close");
-    outgoing.end(body);
+    outgoing.end(answerBody);
   } catch {
     outgoing.destroy();
   }

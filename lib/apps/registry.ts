@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { recordAudit } from "@/lib/accounts/audit";
 import type { Actor } from "@/lib/accounts/permissions";
 import { isAgencyAdmin } from "@/lib/accounts/roles";
 import { hashSecret, lastFour, randomHex, randomSecret } from "@/lib/crypto/secrets";
 import { db, type Tx } from "@/lib/db/client";
+import { newRowId } from "@/lib/db/row-id";
 import { forbidden, notFound } from "@/lib/errors";
 import { newWebhookSecret, webhookSecretColumns } from "@/lib/webhooks/webhook-secret";
 import { type AppView, appSelect, toAppView } from "./app-view";
@@ -25,19 +25,6 @@ function assertCanManage(actor: Actor | undefined, companyId: string): void {
   if (actor && !canManageApps(actor, companyId)) {
     throw forbidden("Only the agency's owners and admins can create and change its apps.");
   }
-}
-
-/** A cuid-shaped id (`c` and 24 lowercase letters or digits, no `-`), like those Prisma makes. */
-function createId(): string {
-  const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz";
-  let id = "c";
-  while (id.length < 25) {
-    for (const byte of randomBytes(32)) {
-      // 252 = 7 × 36: dropping the last few byte values keeps every character equally likely.
-      if (byte < 252 && id.length < 25) id += alphabet[byte % 36];
-    }
-  }
-  return id;
 }
 
 /**
@@ -69,7 +56,7 @@ export async function createApp(input: NewApp, actor?: Actor): Promise<CreatedAp
   const clientSecret = newClientSecret();
   const webhookSecret = newWebhookSecret();
   // The id is chosen here because the client id is made from it.
-  const id = createId();
+  const id = newRowId();
   const app = await db().$transaction(async (tx) => {
     const created = await tx.app.create({
       data: {

@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
 
-/** A cuid-shaped row id (`c` and 24 lowercase letters or digits), like those Prisma makes. */
+/**
+ * A cuid-shaped row id (`c` and 24 lowercase letters or digits), like those Prisma makes. It has no
+ * `-`, which app ids rely on (clientIdFor in lib/apps/registry.ts).
+ */
 export function newRowId(): string {
   const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz";
   let id = "c";

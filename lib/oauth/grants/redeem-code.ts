@@ -32,7 +32,7 @@ export interface CodeRedemption {
   found: boolean;
   refusal: CodeRefusal | null;
   codeId: string | null;
-  /** Whether the installation was still installed under its share lock (null when not reached). */
+  /** Whether the installation was still installed under its share lock (false when a check failed first). */
   installed: boolean;
   grantId: string | null;
   scopes: string[] | null;
