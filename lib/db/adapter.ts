@@ -4,6 +4,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { startPgliteThread } from "./pglite-thread";
 import { preparedStatementName } from "./prepared";
 import { withSessionPreparedStatements } from "./session-prepared";
 
@@ -12,8 +13,10 @@ export type DatabaseKind = "pglite" | "postgresql";
 export interface DatabaseHandle {
   kind: DatabaseKind;
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
-  /** The embedded database, when that is what we run on (for raw SQL in tests and scripts). */
+  /** The embedded database, when it runs in this thread (raw SQL in tests on `memory://`). */
   pglite?: PGlite;
+  /** PGlite's LISTEN (PostgreSQL listens on a connection of its own: ./state-listener.ts). */
+  listen?(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>>;
   /** Releases the embedded database (PrismaClient.$disconnect closes a pg pool). */
   close(): Promise<void>;
 }
@@ -25,16 +28,33 @@ export function pgliteDataDir(url: string): string | undefined {
   return undefined;
 }
 
+export interface OpenOptions {
+  /**
+   * PGlite on a thread of its own (./pglite-thread.ts). Default: for a data directory (the server,
+   * the CLI, the bench), not for `memory://` (the unit tests, which reach PGlite directly).
+   */
+  thread?: boolean;
+}
+
 /**
  * Opens the driver adapter for a DATABASE_URL: embedded PGlite, or a pg pool on PostgreSQL.
  * Synchronous: PGlite queues queries until it is ready.
  */
-export function openDatabase(url: string): DatabaseHandle {
+export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   const dataDir = pgliteDataDir(url);
   if (dataDir) {
     if (dataDir !== "memory://") mkdirSync(dataDir, { recursive: true });
     // Tests: an in-memory database restored from a migrated snapshot (much faster than initdb).
     const template = dataDir === "memory://" ? process.env.PGLITE_TEMPLATE : undefined;
+    if (options.thread ?? dataDir !== "memory://") {
+      const thread = startPgliteThread({ dataDir, template });
+      return {
+        kind: "pglite",
+        adapterFactory: withSessionPreparedStatements(thread.adapterFactory),
+        listen: thread.listen,
+        close: thread.close,
+      };
+    }
     const pglite = template ? new PGlite({ loadDataDir: new Blob([readFileSync(template)]) }) : new PGlite(dataDir);
     return {
       kind: "pglite",
@@ -43,6 +63,7 @@ export function openDatabase(url: string): DatabaseHandle {
         new PrismaPGlite(pglite) as unknown as SqlMigrationAwareDriverAdapterFactory,
       ),
       pglite,
+      listen: (channel, onNotification) => pglite.listen(channel, onNotification),
       close: async () => {
         if (!pglite.closed) await pglite.close();
       },

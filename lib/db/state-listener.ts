@@ -33,11 +33,14 @@ export interface StateEvents {
 
 /** Starts listening on `handle`'s database; state "listening" once the LISTEN took effect. */
 export function listenForStateChanges(handle: DatabaseHandle, events: StateEvents): StateListener {
-  return handle.pglite ? listenPglite(handle, events) : listenPostgres(handle, events);
+  return handle.listen ? listenPglite(handle, handle.listen, events) : listenPostgres(handle, events);
 }
 
-function listenPglite(handle: DatabaseHandle, events: StateEvents): StateListener {
-  const pglite = handle.pglite as NonNullable<DatabaseHandle["pglite"]>;
+function listenPglite(
+  handle: DatabaseHandle,
+  listen: NonNullable<DatabaseHandle["listen"]>,
+  events: StateEvents,
+): StateListener {
   let unsubscribe: (() => Promise<void>) | undefined;
   const listener: StateListener = {
     handle,
@@ -48,8 +51,7 @@ function listenPglite(handle: DatabaseHandle, events: StateEvents): StateListene
       await unsubscribe?.().catch(() => {});
     },
   };
-  pglite
-    .listen(CACHED_STATE_CHANNEL, (payload: string) => events.changed(payload))
+  listen(CACHED_STATE_CHANNEL, (payload: string) => events.changed(payload))
     .then((off: () => Promise<void>) => {
       unsubscribe = off;
       if (listener.state === "starting") {
