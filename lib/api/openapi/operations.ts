@@ -309,9 +309,11 @@ export const operations: Operation[] = [
     operationId: "installedLocations",
     tag: "OAuth",
     summary: "Sub-accounts the app is installed on",
-    description: "For a Company access token with oauth.readonly, of companyId.",
+    description:
+      "For a Company access token with oauth.readonly, of companyId. Counted by the rate limits in the bucket of the app on the agency, after the token is verified and before its level, scope and query.",
     auth: "bearer",
     version: true,
+    rateLimited: true,
     scope: "oauth.readonly",
     query: z.object({ companyId: z.string(), appId: z.string().optional() }),
     success: {
@@ -327,6 +329,7 @@ export const operations: Operation[] = [
     errors: {
       invalid_version: "Version header missing or not an accepted date.",
       invalid_token: bearer401,
+      rate_limited: "Over the app's limits on this agency.",
       forbidden: "Not a Company access token, or companyId/appId is not the token's.",
       insufficient_scope: "The Company token lacks oauth.readonly.",
       invalid_request: "companyId missing.",
