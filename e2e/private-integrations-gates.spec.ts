@@ -11,6 +11,8 @@ const labsOff = "Private Integrations must be enabled in Labs";
 
 async function expectRefused(page: Page, path: string, title: string) {
   await page.goto(path);
+  // The page keeps its heading; the notice under it says why.
+  await expect(page.getByRole("heading", { level: 1, name: "Private Integrations", exact: true })).toBeVisible();
   await expect(page.getByRole("heading", { name: title })).toBeVisible();
   await expect(page.getByRole("button", { name: "Create new integration" })).toHaveCount(0);
 }

@@ -4,6 +4,11 @@ import type { PrivateIntegrationView } from "@/lib/integrations/views";
 import { formatDateTime } from "./format";
 import type { AuditItem, IntegrationItem } from "./types";
 
+/** A person's name as the screens show it: a removed team member still names what they did. */
+export function memberName(person: { name: string; removed: boolean }): string {
+  return person.removed ? `${person.name} (removed)` : person.name;
+}
+
 /** What the client component receives: plain strings, no hash, no secret. */
 export function toIntegrationItem(view: PrivateIntegrationView): IntegrationItem {
   return {
@@ -12,7 +17,7 @@ export function toIntegrationItem(view: PrivateIntegrationView): IntegrationItem
     description: view.description,
     scopes: view.scopes,
     createdAt: view.createdAt.toISOString(),
-    createdBy: view.createdBy?.name ?? null,
+    createdBy: view.createdBy ? memberName(view.createdBy) : null,
     lastUsedAt: view.lastUsedAt?.toISOString() ?? null,
     status: view.status,
     token: {
@@ -98,7 +103,7 @@ export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
     label: entry.label,
     at: entry.at.toISOString(),
     integrationName: entry.integrationName,
-    actor: entry.actor ? entry.actor.name : null,
+    actor: entry.actor ? memberName(entry.actor) : null,
     details,
   };
 }

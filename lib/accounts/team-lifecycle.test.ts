@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
 import { changeOwnPassword } from "@/lib/auth/password-change";
 import { db } from "@/lib/db/client";
+import { listAuditLog } from "@/lib/integrations/audit-log";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { listPrivateIntegrations } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
@@ -78,11 +80,18 @@ describe("Remove", () => {
       scopes: ["locations.readonly"],
     });
 
+    const [before] = await listPrivateIntegrations(owner, target);
+    expect(before?.createdBy).toEqual({ id: admin.id, name: admin.name, removed: false });
     await removeTeamMember(owner, { userId: admin.id });
 
     expect((await verifyPrivateIntegrationToken(token, new Date())).ok).toBe(true);
     const [listed] = await listPrivateIntegrations(owner, target);
-    expect(listed?.createdBy).toEqual({ id: admin.id, name: admin.name });
+    expect(listed?.createdBy).toEqual({ id: admin.id, name: admin.name, removed: true });
+    // The screens say so: the card's "by …" and the audit log's actor.
+    expect(toIntegrationItem(listed!).createdBy).toBe(`${admin.name} (removed)`);
+    const created = (await listAuditLog(owner, target)).find((e) => e.action === "private_integration_created");
+    expect(created?.actor).toMatchObject({ id: admin.id, removed: true });
+    expect(toAuditItem(created!).actor).toBe(`${admin.name} (removed)`);
   });
 
   it("is for owners and admins only, never of oneself, and an admin cannot remove an owner", async () => {

@@ -35,7 +35,8 @@ export interface IntegrationAuditEntry {
   integrationId: string | null;
   /** The integration's name when the entry was written. */
   integrationName: string;
-  actor: { id: string; name: string; email: string } | null;
+  /** `removed` once they were removed from the team. */
+  actor: { id: string; name: string; email: string; removed: boolean } | null;
   /** Non-secret details: names, scopes, token hints (`pit-…abcd`), the old token's expiry. */
   details: Record<string, unknown>;
 }
@@ -61,10 +62,10 @@ export async function listAuditLog(
   const users = userIds.length
     ? await db().user.findMany({
         where: { id: { in: userIds }, companyId: resolved.companyId },
-        select: { id: true, name: true, email: true },
+        select: { id: true, name: true, email: true, removedAt: true },
       })
     : [];
-  const byId = new Map(users.map((u) => [u.id, u]));
+  const byId = new Map(users.map(({ removedAt, ...u }) => [u.id, { ...u, removed: removedAt !== null }] as const));
   return rows.map((row) => {
     const details =
       row.details && typeof row.details === "object" && !Array.isArray(row.details)

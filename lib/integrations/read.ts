@@ -33,9 +33,12 @@ export function ownerWhere(owner: ResolvedOwner) {
 async function creatorsOf(companyId: string, rows: IntegrationRow[]) {
   const ids = [...new Set(rows.map((r) => r.createdByUserId))];
   const users = ids.length
-    ? await db().user.findMany({ where: { id: { in: ids }, companyId }, select: { id: true, name: true } })
+    ? await db().user.findMany({
+        where: { id: { in: ids }, companyId },
+        select: { id: true, name: true, removedAt: true },
+      })
     : [];
-  return new Map(users.map((u) => [u.id, u]));
+  return new Map(users.map((u) => [u.id, { id: u.id, name: u.name, removed: u.removedAt !== null }]));
 }
 
 export async function viewOf(owner: ResolvedOwner, row: IntegrationRow, now: Date): Promise<PrivateIntegrationView> {

@@ -1,6 +1,13 @@
 import type { Scope } from "@/lib/scopes";
 import { type ExpiryStatus, expiryStatus } from "./guard-rails";
 
+/** A person named on the screens: creator, audit-log actor. */
+export interface TeamMemberName {
+  id: string;
+  name: string;
+  removed: boolean;
+}
+
 /** Old and new tokens both work this long after "Rotate and expire this token later" unless another overlap is chosen (guard-rails.ts). */
 export const ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
 /** Rotation is recommended every 90 days: the screens flag tokens at least this old. */
@@ -26,7 +33,8 @@ export interface PrivateIntegrationView {
   scopes: Scope[];
   createdAt: Date;
   updatedAt: Date;
-  createdBy: { id: string; name: string } | null;
+  /** Who created it; `removed` once they were removed from the team (their name still says who it was). */
+  createdBy: TeamMemberName | null;
   status: "active" | "rotating";
   /** The token issued last. */
   token: TokenView & { ageDays: number; rotationDue: boolean };
@@ -95,7 +103,7 @@ export function livePreviousToken(row: IntegrationRow, now: Date): TokenRow | un
 export function toView(
   row: IntegrationRow,
   now: Date,
-  creators: ReadonlyMap<string, { id: string; name: string }>,
+  creators: ReadonlyMap<string, TeamMemberName>,
 ): PrivateIntegrationView {
   const current = currentToken(row);
   const previous = livePreviousToken(row, now);

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { PageHeader } from "@/components/page-header";
 import { AuditLogView } from "@/components/private-integrations/audit-log";
 import { PrivateIntegrationsManager } from "@/components/private-integrations/manager";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
@@ -42,7 +43,15 @@ export async function PrivateIntegrationsScreen({ locationId }: { locationId?: s
     ? { level: "location", locationId }
     : { level: "agency", companyId: actor.companyId };
   const access = await checkIntegrationAccess(actor, owner);
-  if (!access.ok) return <AccessNotice reason={access.reason} message={access.message} level={owner.level} />;
+  if (!access.ok) {
+    // The same page heading as the screen itself, so the page has its h1 whatever the gate says.
+    return (
+      <>
+        <PageHeader title="Private Integrations" />
+        <AccessNotice reason={access.reason} message={access.message} level={owner.level} />
+      </>
+    );
+  }
 
   const now = new Date();
   const agency = access.owner.level === "agency";
