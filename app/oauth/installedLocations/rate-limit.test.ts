@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BURST_WINDOW_MS, resetRateLimitStore } from "@/lib/api/rate-limit";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { resetEnvCache } from "@/lib/env";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { callRoute, installAndExchange, makeApp, type RouteResult } from "@/lib/testing/oauth";
+import { startOfBurstWindow, withBurstLimit } from "@/lib/testing/rate-limits";
 import { GET as locationGET } from "../../locations/[locationId]/route";
 import { GET } from "./route";
 
@@ -19,20 +18,14 @@ let agency: TestAgency;
 let app: CreatedApp;
 let companyToken: string;
 
+withBurstLimit(BURST);
+
 beforeAll(async () => {
-  process.env.RATE_LIMIT_BURST = String(BURST);
-  resetEnvCache();
-  resetRateLimitStore();
   agency = await makeAgency({ locations: 1 });
   app = await makeApp(agency.company.id);
   companyToken = (
     await installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[0]!.id] })
   ).access_token;
-});
-afterAll(() => {
-  delete process.env.RATE_LIMIT_BURST;
-  resetEnvCache();
-  resetRateLimitStore();
 });
 
 function list(
@@ -42,15 +35,9 @@ function list(
   return callRoute(GET, new Request(`http://localhost/oauth/installedLocations?${query}`, { headers }));
 }
 
-/** Starts early in a 10-second window, so that the calls of one test fall in one window. */
-async function startOfWindow(): Promise<void> {
-  const into = Date.now() % BURST_WINDOW_MS;
-  if (into > 3_000) await new Promise((resolve) => setTimeout(resolve, BURST_WINDOW_MS - into + 20));
-}
-
 describe("GET /oauth/installedLocations is rate-limited like the API", () => {
   it("past RATE_LIMIT_BURST: 429 rate_limited with Retry-After; every answer has the headers", async () => {
-    await startOfWindow();
+    await startOfBurstWindow();
     for (let i = 1; i <= BURST; i++) {
       const result = await list();
       expect(result.status).toBe(200);

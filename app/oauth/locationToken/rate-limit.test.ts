@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BURST_WINDOW_MS, resetRateLimitStore } from "@/lib/api/rate-limit";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
-import { resetEnvCache } from "@/lib/env";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { callRoute, formRequest, installAndExchange, makeApp, type RouteResult } from "@/lib/testing/oauth";
+import { startOfBurstWindow, withBurstLimit } from "@/lib/testing/rate-limits";
 import { GET as locationGET } from "../../locations/[locationId]/route";
 import { POST } from "./route";
 
@@ -21,20 +20,14 @@ let agency: TestAgency;
 let app: CreatedApp;
 let companyToken: string;
 
+withBurstLimit(BURST);
+
 beforeAll(async () => {
-  process.env.RATE_LIMIT_BURST = String(BURST);
-  resetEnvCache();
-  resetRateLimitStore();
   agency = await makeAgency({ locations: 1 });
   app = await makeApp(agency.company.id);
   companyToken = (
     await installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[0]!.id] })
   ).access_token;
-});
-afterAll(() => {
-  delete process.env.RATE_LIMIT_BURST;
-  resetEnvCache();
-  resetRateLimitStore();
 });
 
 const form = () => ({ companyId: agency.company.id, locationId: agency.locations[0]!.id });
@@ -48,15 +41,9 @@ function exchange(
 
 const grantsOfApp = () => db().tokenGrant.count({ where: { appId: app.app.id } });
 
-/** Starts early in a 10-second window, so that the calls of one test fall in one window. */
-async function startOfWindow(): Promise<void> {
-  const into = Date.now() % BURST_WINDOW_MS;
-  if (into > 3_000) await new Promise((resolve) => setTimeout(resolve, BURST_WINDOW_MS - into + 20));
-}
-
 describe("POST /oauth/locationToken is rate-limited like the API", () => {
   it("past RATE_LIMIT_BURST: 429 rate_limited with Retry-After, writing nothing; every answer has the headers", async () => {
-    await startOfWindow();
+    await startOfBurstWindow();
     for (let i = 1; i <= BURST; i++) {
       const result = await exchange();
       expect(result.status).toBe(200);
@@ -109,7 +96,7 @@ describe("POST /oauth/locationToken is rate-limited like the API", () => {
   });
 
   it("another app on the same agency has its own bucket", async () => {
-    await startOfWindow();
+    await startOfBurstWindow();
     const other = await makeApp(agency.company.id);
     const token = (
       await installAndExchange(agency.owner, other, { level: "agency", locationIds: [agency.locations[0]!.id] })
