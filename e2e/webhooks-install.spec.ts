@@ -152,7 +152,9 @@ test("an event sent while the app's server is down arrives after it comes back",
   await receiver.start();
   const arrived = () =>
     receiver.received.filter((w) => (JSON.parse(w.body) as { appId: string }).appId === app.appId).length;
-  // The first retry comes about 30 seconds after the failure.
+  // The first retry comes about 10 seconds after the failure (WEBHOOK_FIRST_RETRY_SECONDS of the
+  // e2e server; 30 by default). Should the receiver come back later than that, the next retry
+  // comes a minute later, still within this wait.
   await expect.poll(arrived, { timeout: 90_000, intervals: [1000] }).toBe(1);
   await page.reload();
   await expect(page.getByRole("table").first()).toContainText("Delivered");

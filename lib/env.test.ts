@@ -48,6 +48,16 @@ describe("the environment", () => {
     }
   });
 
+  it("WEBHOOK_FIRST_RETRY_SECONDS: 30 by default, 1 to 30, anything else named", () => {
+    expect(parseEnv({}).WEBHOOK_FIRST_RETRY_SECONDS).toBe(30);
+    expect(parseEnv({ WEBHOOK_FIRST_RETRY_SECONDS: "1" }).WEBHOOK_FIRST_RETRY_SECONDS).toBe(1);
+    for (const bad of ["0", "31", "2.5", "soon"]) {
+      expect(() => parseEnv({ WEBHOOK_FIRST_RETRY_SECONDS: bad })).toThrow(
+        /^The environment variable WEBHOOK_FIRST_RETRY_SECONDS must be/,
+      );
+    }
+  });
+
   it("PRUNE_INTERVAL_SECONDS: 600 by default, 0 (off) or 10 to 86400, anything else named", () => {
     expect(parseEnv({}).PRUNE_INTERVAL_SECONDS).toBe(600);
     expect(parseEnv({ PRUNE_INTERVAL_SECONDS: "0" }).PRUNE_INTERVAL_SECONDS).toBe(0);

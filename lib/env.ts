@@ -58,6 +58,17 @@ export const envSchema = z.object({
     .optional()
     .transform((v) => v ?? "on"),
   /**
+   * The delay before a failed webhook's first retry; the later ones follow the schedule (1 min,
+   * 2 min, 5 min, …). Shorter than 30 s only where a test waits for that retry (the e2e server).
+   */
+  WEBHOOK_FIRST_RETRY_SECONDS: z.coerce
+    .number({ message: "must be a whole number of seconds from 1 to 30" })
+    .int({ message: "must be a whole number of seconds from 1 to 30" })
+    .min(1, { message: "must be a whole number of seconds from 1 to 30" })
+    .max(30, { message: "must be a whole number of seconds from 1 to 30" })
+    .optional()
+    .transform((v) => v ?? 30),
+  /**
    * How long a claimed webhook stays with the instance that claimed it. When that instance dies
    * mid-delivery, another one retries the event after this long. Above the 10 s delivery timeout.
    */

@@ -38,6 +38,8 @@ export default async function globalSetup() {
       SEED_ADMIN_EMAIL: seededOwner.email,
       SEED_ADMIN_PASSWORD: seededOwner.password,
       WEBHOOK_ALLOW_PRIVATE: "1",
+      // The first retry after 10 s instead of 30 (webhooks-install.spec.ts waits for it).
+      WEBHOOK_FIRST_RETRY_SECONDS: "10",
       LOG_LEVEL: "info", // everything production logs, so the secrets check reads it all
     },
   });

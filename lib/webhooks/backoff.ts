@@ -25,10 +25,17 @@ const MAX_DELAY_MS = 8 * HOUR;
 /** Up to this fraction is added at random, so a receiver that comes back is not hit by a herd. */
 const JITTER = 0.1;
 
-/** The delay after `failedAttempts` failures (1 = after the first attempt failed), jitter included. */
-export function retryDelayMs(failedAttempts: number, random: () => number = Math.random): number {
+/**
+ * The delay after `failedAttempts` failures (1 = after the first attempt failed), jitter included.
+ * `firstRetryMs` replaces the schedule's first step (WEBHOOK_FIRST_RETRY_SECONDS); the rest stays.
+ */
+export function retryDelayMs(
+  failedAttempts: number,
+  random: () => number = Math.random,
+  firstRetryMs: number = BACKOFF_SCHEDULE_MS[0],
+): number {
   const index = Math.min(Math.max(failedAttempts, 1), BACKOFF_SCHEDULE_MS.length) - 1;
-  const base = BACKOFF_SCHEDULE_MS[index] ?? MAX_DELAY_MS;
+  const base = index === 0 ? firstRetryMs : (BACKOFF_SCHEDULE_MS[index] ?? MAX_DELAY_MS);
   return Math.round(base * (1 + JITTER * random()));
 }
 
@@ -43,9 +50,14 @@ export function nextAttemptAfterFailure(args: {
   attemptedAt: Date;
   retryAfterMs?: number;
   random?: () => number;
+  /** The first step of the schedule; 30 s unless WEBHOOK_FIRST_RETRY_SECONDS says otherwise. */
+  firstRetryMs?: number;
 }): Date | null {
   const { failedAttempts, retryStartedAt, attemptedAt } = args;
   if (attemptedAt.getTime() - retryStartedAt.getTime() >= RETRY_WINDOW_MS) return null;
-  const delay = Math.max(retryDelayMs(failedAttempts, args.random), Math.min(args.retryAfterMs ?? 0, MAX_DELAY_MS));
+  const delay = Math.max(
+    retryDelayMs(failedAttempts, args.random, args.firstRetryMs),
+    Math.min(args.retryAfterMs ?? 0, MAX_DELAY_MS),
+  );
   return new Date(attemptedAt.getTime() + delay);
 }

@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { nextAttemptAfterFailure } from "./backoff";
 import type { ClaimedEvent } from "./claim";
@@ -62,6 +63,7 @@ export async function deliverClaimedEvent(event: ClaimedEvent, options: DeliverO
         attemptedAt: finishedAt,
         retryAfterMs: result.retryAfterMs,
         random: options.random,
+        firstRetryMs: env().WEBHOOK_FIRST_RETRY_SECONDS * 1000,
       });
   const status = ok ? "delivered" : next ? "pending" : "failed";
   const error = result.error?.slice(0, 500) ?? null;

@@ -16,6 +16,7 @@ import { webhookKeysJwks } from "./signing-key";
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
+const MINUTE = 60 * SECOND;
 const noJitter = () => 0;
 const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
 
@@ -76,6 +77,20 @@ describe("backoff rules", () => {
     const expected = [30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 28800, 28800, 28800].map((s) => s * SECOND);
     expect(expected.map((_, i) => retryDelayMs(i + 1, noJitter))).toEqual(expected);
     expect(BACKOFF_SCHEDULE_MS).toHaveLength(10);
+  });
+
+  it("starts with WEBHOOK_FIRST_RETRY_SECONDS when it is set; the later steps stay", () => {
+    expect([1, 2, 3].map((n) => retryDelayMs(n, noJitter, 10 * SECOND))).toEqual([10 * SECOND, MINUTE, 2 * MINUTE]);
+    const start = new Date("2026-01-01T00:00:00.000Z");
+    const first = {
+      failedAttempts: 1,
+      retryStartedAt: start,
+      attemptedAt: start,
+      random: noJitter,
+      firstRetryMs: 10 * SECOND,
+    };
+    expect(nextAttemptAfterFailure(first)).toEqual(at(start, 10 * SECOND));
+    expect(nextAttemptAfterFailure({ ...first, failedAttempts: 2 })).toEqual(at(start, MINUTE));
   });
 
   it("adds up to 10% jitter, never less than the schedule", () => {
