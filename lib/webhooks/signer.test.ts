@@ -74,7 +74,14 @@ describe("Standard Webhooks signature", () => {
       ["webhook-timestamp", { ...headers, "webhook-timestamp": String(timestamp - 1) }, body],
       [
         "signature",
-        { ...headers, "webhook-signature": headers["webhook-signature"]!.replace(/^v1a,./, "v1a,A") },
+        // Its first character changed (to "B" where it already is "A": a replacement must differ).
+        {
+          ...headers,
+          "webhook-signature": headers["webhook-signature"]!.replace(
+            /^v1a,(.)/,
+            (_, c) => `v1a,${c === "A" ? "B" : "A"}`,
+          ),
+        },
         body,
       ],
       ["version", { ...headers, "webhook-signature": headers["webhook-signature"]!.replace("v1a,", "v1,") }, body],
