@@ -234,8 +234,14 @@ test.describe("developer screens and uninstall", () => {
 
     // The app page never shows the secret again; regenerating shows a new one once.
     await page.getByRole("link", { name: "Go to the app" }).click();
+    await page.waitForURL(/\/developer\/apps\/[^/]+$/);
     await expect(page.getByText(clientSecret)).toHaveCount(0);
-    await page.getByRole("button", { name: "Regenerate secret" }).click();
+    // A click that lands before the page is hydrated opens nothing (seen once on a loaded CI
+    // machine): click again until the confirmation is there.
+    await expect(async () => {
+      await page.getByRole("button", { name: "Regenerate secret" }).click();
+      await expect(page.getByRole("button", { name: "Confirm" })).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
     await page.getByRole("button", { name: "Confirm" }).click();
     const newSecret = (await page.getByTestId("client-secret").textContent())!.trim();
     expect(newSecret).not.toBe(clientSecret);
