@@ -136,6 +136,24 @@ export async function loadSignedIn(
 }
 
 /** The agency's team as the Team screen lists it: removed members are no longer in it. */
+/**
+ * The agency's people of `ids` by id, removed members included (they still name what they created
+ * and did), for the screens that name them.
+ */
+export async function membersById(
+  companyId: string,
+  ids: Iterable<string>,
+): Promise<Map<string, { id: string; name: string; email: string; removed: boolean }>> {
+  const unique = [...new Set(ids)];
+  const users = unique.length
+    ? await db().user.findMany({
+        where: { id: { in: unique }, companyId },
+        select: { id: true, name: true, email: true, removedAt: true },
+      })
+    : [];
+  return new Map(users.map(({ removedAt, ...user }) => [user.id, { ...user, removed: removedAt !== null }]));
+}
+
 export async function listTeam(companyId: string): Promise<Actor[]> {
   const rows = await db().user.findMany({
     where: { companyId, removedAt: null },

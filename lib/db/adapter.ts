@@ -28,25 +28,19 @@ export function pgliteDataDir(url: string): string | undefined {
   return undefined;
 }
 
-export interface OpenOptions {
-  /**
-   * PGlite on a thread of its own (./pglite-thread.ts). Default: for a data directory (the server,
-   * the CLI, the bench), not for `memory://` (the unit tests, which reach PGlite directly).
-   */
-  thread?: boolean;
-}
-
 /**
  * Opens the driver adapter for a DATABASE_URL: embedded PGlite, or a pg pool on PostgreSQL.
  * Synchronous: PGlite queues queries until it is ready.
  */
-export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
+export function openDatabase(url: string): DatabaseHandle {
   const dataDir = pgliteDataDir(url);
   if (dataDir) {
     if (dataDir !== "memory://") mkdirSync(dataDir, { recursive: true });
     // Tests: an in-memory database restored from a migrated snapshot (much faster than initdb).
     const template = dataDir === "memory://" ? process.env.PGLITE_TEMPLATE : undefined;
-    if (options.thread ?? dataDir !== "memory://") {
+    // A data directory (the server, the CLI, the bench): PGlite on a thread of its own
+    // (./pglite-thread.ts). `memory://` (the unit tests) stays here, where tests reach it directly.
+    if (dataDir !== "memory://") {
       const thread = startPgliteThread({ dataDir, template });
       return {
         kind: "pglite",

@@ -1,4 +1,5 @@
 import type { Actor } from "@/lib/accounts/permissions";
+import { membersById } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
 import type { AuditAction } from "@/lib/generated/prisma/client";
 import { type IntegrationOwner, requireIntegrationAccess } from "./access";
@@ -58,14 +59,10 @@ export async function listAuditLog(
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: Math.min(Math.max(options.limit ?? 100, 1), 500),
   });
-  const userIds = [...new Set(rows.map((r) => r.actorUserId).filter((id): id is string => Boolean(id)))];
-  const users = userIds.length
-    ? await db().user.findMany({
-        where: { id: { in: userIds }, companyId: resolved.companyId },
-        select: { id: true, name: true, email: true, removedAt: true },
-      })
-    : [];
-  const byId = new Map(users.map(({ removedAt, ...u }) => [u.id, { ...u, removed: removedAt !== null }] as const));
+  const byId = await membersById(
+    resolved.companyId,
+    rows.map((r) => r.actorUserId).filter((id): id is string => Boolean(id)),
+  );
   return rows.map((row) => {
     const details =
       row.details && typeof row.details === "object" && !Array.isArray(row.details)

@@ -1,8 +1,9 @@
 import type { Actor } from "@/lib/accounts/permissions";
+import { membersById } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } from "./access";
-import { type IntegrationRow, type PrivateIntegrationView, toView } from "./views";
+import { type IntegrationRow, type PrivateIntegrationView, type TeamMemberName, toView } from "./views";
 
 /** Reading private integrations for the screens: the rows of one owner, and their views. */
 
@@ -30,15 +31,12 @@ export function ownerWhere(owner: ResolvedOwner) {
   return { companyId: owner.companyId, locationId: owner.locationId };
 }
 
-async function creatorsOf(companyId: string, rows: IntegrationRow[]) {
-  const ids = [...new Set(rows.map((r) => r.createdByUserId))];
-  const users = ids.length
-    ? await db().user.findMany({
-        where: { id: { in: ids }, companyId },
-        select: { id: true, name: true, removedAt: true },
-      })
-    : [];
-  return new Map(users.map((u) => [u.id, { id: u.id, name: u.name, removed: u.removedAt !== null }]));
+async function creatorsOf(companyId: string, rows: IntegrationRow[]): Promise<Map<string, TeamMemberName>> {
+  const members = await membersById(
+    companyId,
+    rows.map((r) => r.createdByUserId),
+  );
+  return new Map([...members].map(([id, { name, removed }]) => [id, { id, name, removed }]));
 }
 
 export async function viewOf(owner: ResolvedOwner, row: IntegrationRow, now: Date): Promise<PrivateIntegrationView> {
