@@ -4,8 +4,8 @@
  *   every PRUNE_INTERVAL_SECONDS (0: off on this instance); one instance prunes at a time;
  * - the webhook dispatcher (lib/webhooks/dispatcher.ts), which delivers the outbox of every instance
  *   sharing the database; several instances may run it at once (claims use FOR UPDATE SKIP LOCKED);
- * - the direct routes (lib/api/direct-routes.ts): the token endpoints' own handlers, handed to
- *   scripts/serve.mjs, which answers them ahead of Next.js's router.
+ * - the direct routes (lib/api/direct-routes.ts): the HTTP API's route modules (app/direct-routes.ts),
+ *   handed to scripts/serve.mjs, which answers them ahead of Next.js's router.
  *
  * WEBHOOK_DISPATCHER=off keeps this instance from delivering webhooks (events are still written
  * to the outbox and delivered by any instance that has it on).
@@ -17,12 +17,8 @@ export async function register(): Promise<void> {
   const { guardConsole } = await import("@/lib/log");
   guardConsole();
   const { registerDirectRoutes } = await import("@/lib/api/direct-routes");
-  const token = await import("@/app/oauth/token/route");
-  const locationToken = await import("@/app/oauth/locationToken/route");
-  registerDirectRoutes(
-    { "/oauth/token": token.POST, "/oauth/locationToken": locationToken.POST },
-    process.env.__NEXT_PRIVATE_ORIGIN ?? "http://localhost",
-  );
+  const { apiRoutes } = await import("@/app/direct-routes");
+  registerDirectRoutes(apiRoutes, process.env.__NEXT_PRIVATE_ORIGIN ?? "http://localhost");
   // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
   const { env } = await import("@/lib/env");
   if (env().PRUNE_INTERVAL_SECONDS > 0) {

@@ -21,7 +21,7 @@ const handle = app.getRequestHandler();
 
 const server = createServer((request, response) => {
   request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
-  // The token endpoints' handlers, registered by instrumentation.ts when Next.js runs it
+  // The HTTP API's handlers, registered by instrumentation.ts when Next.js runs it
   // (lib/api/direct-routes.ts says why they skip Next.js's router); until then Next.js serves them.
   if (globalThis.__tokenServiceDirectRoutes?.(request, response)) return;
   handle(request, response).catch(() => {
