@@ -205,8 +205,18 @@ test.describe("no page can be framed", () => {
       expect(response.headers()["content-security-policy"], path).toContain("frame-ancestors 'none'");
       expect(response.headers()["x-frame-options"], path).toBe("DENY");
     }
-    // The token endpoints, which scripts/serve.mjs answers ahead of Next.js (lib/api/direct-routes.ts),
-    // refusals and bodies over the limit included.
+    // The API, which scripts/serve.mjs answers ahead of Next.js (lib/api/direct-routes.ts):
+    // Next.js's answers vary on its router headers (rsc, …), the API's only on Accept-Encoding.
+    for (const path of ["/api/health", "/locations/loc_1", "/contacts/c_1/", "/openapi.json"]) {
+      const response = await request.get(path, { headers: { "accept-encoding": "gzip" } });
+      expect(response.headers().vary, path).toBe("Accept-Encoding");
+      expect(response.headers()["x-frame-options"], path).toBe("DENY");
+      expect(response.headers()["x-trace-id"], path).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const document = await request.get("/openapi.json", { headers: { "accept-encoding": "gzip" } });
+    expect(document.headers()["content-encoding"]).toBe("gzip");
+    expect((await document.json()).openapi).toMatch(/^3\.1/);
+    // Refusals and bodies over the limit included.
     for (const path of ["/oauth/token", "/oauth/locationToken/"]) {
       const forms: Record<string, string>[] = [{ grant_type: "password" }, { big: "a".repeat(70 * 1024) }];
       for (const form of forms) {

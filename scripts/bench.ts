@@ -101,7 +101,11 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       );
       const oidc = await startOidcProviderPeer(peerDatabase.url, port + 1, tokensNeeded);
       peers.push(oidc);
-      const bare = await startBareNext(port + 2);
+      // The servers' finally below is not reached yet: a peer that fails to start stops the one before it.
+      const bare = await startBareNext(port + 2).catch(async (error: unknown) => {
+        await oidc.stop();
+        throw error;
+      });
       peers.push(bare);
       peerRuns = peerScenarios(oidc, bare);
     }
