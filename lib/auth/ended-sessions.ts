@@ -15,12 +15,11 @@ export const sessionLifetimeMs = 12 * 60 * 60_000;
 
 const pruneBatch = 100;
 
-/** What a session JWT carries for this rule (set at sign-in by the jwt callback). */
-export interface SessionClaims {
-  sid?: unknown;
-  /** Epoch milliseconds of the sign-in. */
-  signedInAt?: unknown;
-}
+/**
+ * A session JWT, read for this rule's claims: `sid` and `signedInAt` (epoch milliseconds of the
+ * sign-in), set at sign-in by the jwt callback.
+ */
+export type SessionClaims = Readonly<Record<string, unknown>>;
 
 /** The claims a new sign-in's session starts with. */
 export function newSessionClaims(now = new Date()): { sid: string; signedInAt: number } {
