@@ -34,8 +34,10 @@ test.describe("after sign-in the browser stays on our origin, whatever callbackU
     const { owner } = await createAgency();
     for (const callbackUrl of badCallbackUrls) {
       const context = await browser.newContext();
-      // Nothing may leave loopback; a navigation elsewhere still shows in page.url().
-      await context.route(/^https?:\/\/(?!localhost[:/]|127\.0\.0\.1[:/])/, (route) => route.abort());
+      // Nothing leaves loopback: another host gets a stand-in page, so the URL shows where it went.
+      await context.route(/^https?:\/\/(?!localhost[:/]|127\.0\.0\.1[:/])/, (route) =>
+        route.fulfill({ status: 200, contentType: "text/plain", body: "another origin" }),
+      );
       const page = await context.newPage();
       await page.goto(`/login?callbackUrl=${encodeURIComponent(callbackUrl)}`);
       await page.getByLabel("Email").fill(owner.email);
