@@ -59,9 +59,7 @@ test.describe("Team: Remove", () => {
     await memberPage.context().close();
   });
 
-  test("an admin sees no role select, Remove or Reset password on the owner's row, nor on their own", async ({
-    page,
-  }) => {
+  test("an admin can change nothing on the owner's row (switches disabled), nor their own role", async ({ page }) => {
     const { companyId, owner } = await createAgency();
     const admin = await createUser(companyId, "agency_admin");
     const user = await createUser(companyId, "agency_user");
@@ -71,6 +69,9 @@ test.describe("Team: Remove", () => {
     await expect(ownerCard.getByRole("combobox")).toHaveCount(0);
     await expect(ownerCard.getByRole("button", { name: "Remove" })).toHaveCount(0);
     await expect(ownerCard.getByRole("button", { name: "Reset password" })).toHaveCount(0);
+    // Nor can they switch the owner's permissions (SPEC.md: only an owner changes an owner).
+    for (const toggle of await ownerCard.getByRole("switch").all()) await expect(toggle).toBeDisabled();
+    await expect(ownerCard.getByRole("switch")).toHaveCount(2);
     const own = memberCard(page, admin);
     await expect(own.getByRole("combobox")).toHaveCount(0);
     await expect(own.getByRole("button", { name: "Remove" })).toHaveCount(0);

@@ -33,6 +33,18 @@ export function canManageMember(actor: Actor, member: { id: string; role: Role; 
   );
 }
 
+/**
+ * Switch `member`'s Roles-and-Permissions toggles: owners and admins of the same agency (their own
+ * included); only an owner does so for an owner.
+ */
+export function canChangeMemberPermissions(actor: Actor, member: { role: Role; companyId: string }): boolean {
+  return (
+    isAgencyAdmin(actor.role) &&
+    member.companyId === actor.companyId &&
+    (member.role !== "agency_owner" || actor.role === "agency_owner")
+  );
+}
+
 export function canManageLabs(actor: Actor): boolean {
   return isAgencyAdmin(actor.role);
 }

@@ -7,7 +7,7 @@ import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { listPrivateIntegrations } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { makeAgency, makeUser, testPassword } from "@/lib/testing/fixtures";
-import { canManageMember } from "./permissions";
+import { canChangeMemberPermissions, canManageMember } from "./permissions";
 import { removeTeamMember, resetTeamMemberPassword, updateTeamMember } from "./team";
 import { checkCredentials, listTeam, loadSignedIn, setPasswordByOperator } from "./users";
 
@@ -48,6 +48,63 @@ describe("who may manage whom (the Team screen shows controls only where this ho
     expect(canManageMember(actor, { id: "m", role: memberRole, companyId: "c" })).toBe(expected);
     expect(canManageMember(actor, { id: "a", role: memberRole, companyId: "c" })).toBe(false);
     expect(canManageMember(actor, { id: "m", role: memberRole, companyId: "other" })).toBe(false);
+  });
+});
+
+describe("only an owner changes an owner (SPEC.md › The edges of the HTTP server)", () => {
+  it("refuses an admin any change to an owner: permissions, role, password, removal", async () => {
+    const { company, owner } = await makeAgency({ locations: 0 });
+    const admin = await makeUser(company.id, "agency_admin");
+    const before = await db().user.findUniqueOrThrow({ where: { id: owner.id } });
+    const auditBefore = await auditActions(owner.id);
+    const refused = { kind: "forbidden", message: expect.stringContaining("Only an agency owner can change an owner") };
+    for (const change of [
+      { agencyPrivateIntegrations: !before.agencyPrivateIntegrations },
+      { locationPrivateIntegrations: !before.locationPrivateIntegrations },
+      { role: "agency_owner" as const }, // same role, permissions unchanged: still not an admin's to save
+      { role: "agency_user" as const },
+      { locationIds: [] },
+    ]) {
+      await expect(updateTeamMember(admin, { userId: owner.id, ...change })).rejects.toMatchObject(refused);
+    }
+    await expect(resetTeamMemberPassword(admin, { userId: owner.id })).rejects.toMatchObject(refused);
+    await expect(removeTeamMember(admin, { userId: owner.id })).rejects.toMatchObject(refused);
+    const after = await db().user.findUniqueOrThrow({ where: { id: owner.id } });
+    expect(after).toEqual(before);
+    expect(await auditActions(owner.id)).toEqual(auditBefore);
+  });
+
+  it("lets an owner change another owner's permissions, and an admin an admin's", async () => {
+    const { company, owner } = await makeAgency({ locations: 0 });
+    const second = await makeUser(company.id, "agency_owner");
+    const admin = await makeUser(company.id, "agency_admin");
+    const other = await makeUser(company.id, "agency_admin");
+    expect(await updateTeamMember(owner, { userId: second.id, agencyPrivateIntegrations: true })).toMatchObject({
+      agencyPrivateIntegrations: true,
+    });
+    expect(await updateTeamMember(admin, { userId: other.id, locationPrivateIntegrations: true })).toMatchObject({
+      locationPrivateIntegrations: true,
+    });
+  });
+
+  it.each([
+    ["agency_owner", "agency_owner", true],
+    ["agency_admin", "agency_owner", false],
+    ["agency_admin", "agency_admin", true],
+    ["agency_user", "account_user", false],
+  ] as const)("the Team screen's permission switches: %s → %s: %s", (actorRole, memberRole, expected) => {
+    const actor = {
+      id: "a",
+      email: "a@x.test",
+      name: "A",
+      role: actorRole,
+      companyId: "c",
+      agencyPrivateIntegrations: false,
+      locationPrivateIntegrations: false,
+      locationIds: [],
+    };
+    expect(canChangeMemberPermissions(actor, { role: memberRole, companyId: "c" })).toBe(expected);
+    expect(canChangeMemberPermissions(actor, { role: memberRole, companyId: "other" })).toBe(false);
   });
 });
 

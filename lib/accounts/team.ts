@@ -29,12 +29,9 @@ export async function updateTeamMember(actor: Actor, input: TeamMemberUpdate): P
   });
   if (!target) throw notFound("There is no such team member in your agency.");
   const role = change.role ?? target.role;
-  if (
-    (role === "agency_owner" || target.role === "agency_owner") &&
-    role !== target.role &&
-    actor.role !== "agency_owner"
-  ) {
-    throw forbidden("Only an agency owner can make someone an owner or change an owner's role.");
+  if (target.role === "agency_owner" && actor.role !== "agency_owner") throw ownersOnly();
+  if (role === "agency_owner" && role !== target.role && actor.role !== "agency_owner") {
+    throw forbidden("Only an agency owner can make someone an owner.");
   }
   if (target.id === actor.id && role !== target.role) throw forbidden("You cannot change your own role.");
   const locationIds =
@@ -42,14 +39,19 @@ export async function updateTeamMember(actor: Actor, input: TeamMemberUpdate): P
       ? await checkLocations(actor.companyId, role, change.locationIds ?? target.memberships.map((m) => m.locationId))
       : undefined;
   return db().$transaction(async (tx) => {
-    if (target.role === "agency_owner" && role !== "agency_owner") {
-      // Two owners demoting each other at once cannot leave none: the second waits for the
-      // first's lock, then sees one owner (and that it is no longer one).
+    if (target.role === "agency_owner") {
+      // The owners' rows are locked first (as Remove does), so two owners demoting each other at
+      // once cannot leave none: the second waits for the first, then sees one owner (and that it
+      // is no longer one). The actor is re-checked against them: only an owner changes an owner.
       const owners = await lockActiveOwners(tx, actor.companyId);
-      if (!owners.includes(actor.id))
-        throw forbidden("Only an agency owner can make someone an owner or change an owner's role.");
+      if (!owners.includes(actor.id)) throw ownersOnly();
       if (!owners.includes(target.id)) throw conflict("This team member's role changed meanwhile: reload.");
-      if (owners.length <= 1) throw invalid("An agency needs at least one owner.", "role");
+      if (role !== "agency_owner" && owners.length <= 1) throw invalid("An agency needs at least one owner.", "role");
+    } else {
+      // A member made an owner meanwhile is an owner's to change: their row is locked and re-read.
+      const [current] = await tx.$queryRaw<{ role: string }[]>`
+        SELECT role FROM "User" WHERE id = ${target.id} AND "removedAt" IS NULL FOR UPDATE`;
+      if (current?.role !== target.role) throw conflict("This team member's role changed meanwhile: reload.");
     }
     if (locationIds) {
       await tx.locationMembership.deleteMany({ where: { userId: target.id } });
@@ -89,6 +91,10 @@ export async function updateTeamMember(actor: Actor, input: TeamMemberUpdate): P
   });
 }
 
+/** SPEC.md: only an owner changes anything of an owner's, permissions included. */
+const ownersOnly = () =>
+  forbidden("Only an agency owner can change an owner's role, permissions, password or membership.");
+
 /** An active member of the actor's agency whom the actor may manage, or a refusal saying why. */
 async function manageableMember(actor: Actor, userId: string, doing: string) {
   if (!isAgencyAdmin(actor.role)) throw forbidden(`Only the agency's owners and admins can ${doing}.`);
@@ -98,9 +104,7 @@ async function manageableMember(actor: Actor, userId: string, doing: string) {
   });
   if (!target) throw notFound("There is no such team member in your agency.");
   if (!canManageMember(actor, target)) {
-    throw forbidden(
-      target.id === actor.id ? `You cannot ${doing} for yourself.` : `Only an agency owner can ${doing} for an owner.`,
-    );
+    throw forbidden(target.id === actor.id ? `You cannot ${doing} for yourself.` : ownersOnly().message);
   }
   return target;
 }

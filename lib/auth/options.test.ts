@@ -48,13 +48,13 @@ describe("sign-in throttle through the authorize callback", () => {
     const burst = await Promise.all(
       Array.from({ length: 20 }, () => outcome(authorize(owner.email, "wrong password", forged(peer)))),
     );
-    expect(compared.count).toBe(throttlePolicy.account.maxFailures);
+    expect(compared.count).toBe(throttlePolicy.accountAtAddress.maxFailures);
     // The fifth failure answers "throttled" itself.
-    expect(burst.filter((o) => o === "invalid")).toHaveLength(throttlePolicy.account.maxFailures - 1);
-    expect(burst.filter((o) => o === "throttled")).toHaveLength(20 - (throttlePolicy.account.maxFailures - 1));
+    expect(burst.filter((o) => o === "invalid")).toHaveLength(throttlePolicy.accountAtAddress.maxFailures - 1);
+    expect(burst.filter((o) => o === "throttled")).toHaveLength(20 - (throttlePolicy.accountAtAddress.maxFailures - 1));
     // Blocked: even the right password is refused now, without being compared.
     expect(await outcome(authorize(owner.email, testPassword, forged(peer)))).toBe("throttled");
-    expect(compared.count).toBe(throttlePolicy.account.maxFailures);
+    expect(compared.count).toBe(throttlePolicy.accountAtAddress.maxFailures);
   });
 
   it("keys the address on the connection's peer, not on a forged X-Forwarded-For", async () => {
@@ -67,6 +67,17 @@ describe("sign-in throttle through the authorize callback", () => {
     expect(await outcome(authorize(owner.email, testPassword, forged(peer)))).toBe("throttled");
     // Another peer is not affected.
     expect(await outcome(authorize(owner.email, testPassword, forged("10.3.0.1")))).toBe("signed in");
+  });
+
+  it("five failures for the owner from five forged addresses, then the owner signs in from theirs", async () => {
+    const { owner } = await makeAgency({ locations: 0 });
+    const attacker = `10.5.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+    for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures; i++) {
+      await outcome(authorize(owner.email, `guess-${i}`, forged(attacker)));
+    }
+    // The forged X-Forwarded-For was not believed: the attacker's one address is the one slowed.
+    expect(await outcome(authorize(owner.email, testPassword, forged(attacker)))).toBe("throttled");
+    expect(await outcome(authorize(owner.email, testPassword, { [peerAddressHeader]: "10.6.0.1" }))).toBe("signed in");
   });
 
   it("a success does not count against the address", async () => {

@@ -4,6 +4,7 @@ import { checkCredentials } from "@/lib/accounts/users";
 import { clientAddress } from "@/lib/client-address";
 import { derivedKey } from "@/lib/crypto/secrets";
 import { env } from "@/lib/env";
+import { endSession, isSessionLive, newSessionClaims, sessionLifetimeMs } from "./ended-sessions";
 import { safeReturnPath } from "./same-origin";
 import { throttledSignIn } from "./throttle";
 
@@ -31,7 +32,7 @@ let options: NextAuthOptions | undefined;
 export function authOptions(): NextAuthOptions {
   options ??= {
     secret: derivedKey("nextauth-session").toString("base64url"),
-    session: { strategy: "jwt", maxAge: 12 * 60 * 60 },
+    session: { strategy: "jwt", maxAge: sessionLifetimeMs / 1000 },
     pages: { signIn: "/login", error: "/login" },
     providers: [
       CredentialsProvider({
@@ -49,22 +50,33 @@ export function authOptions(): NextAuthOptions {
       }),
     ],
     callbacks: {
-      // The session holds only the user id and the user's session version at sign-in; roles and
-      // permissions are read fresh on each request, and a changed version ends the session.
+      // The session holds only the user id, the user's session version at sign-in and this
+      // session's own id and start; roles and permissions are read fresh on each request, a
+      // changed version ends all of the person's sessions, signing out ends this one.
       async jwt({ token, user }) {
         if (user) {
           token.sub = user.id;
           token.sessionVersion = (user as { sessionVersion?: number }).sessionVersion ?? 0;
+          Object.assign(token, newSessionClaims());
         }
         return token;
       },
+      // Runs on every getServerSession and /api/auth/session: a signed-out (or too old) session
+      // comes back without a user, so no screen, action or route sees anyone.
       async session({ session, token }) {
+        if (!(await isSessionLive(token))) return { expires: session.expires };
         const version = typeof token.sessionVersion === "number" ? token.sessionVersion : undefined;
         return { ...session, userId: token.sub, sessionVersion: version };
       },
       // Every URL next-auth sends a browser to stays on our origin (same rule as the login page).
       async redirect({ url, baseUrl }) {
         return `${baseUrl}${safeReturnPath(url, baseUrl, "/")}`;
+      },
+    },
+    events: {
+      // next-auth clears the cookie; this makes every copy of it useless too, on every instance.
+      async signOut({ token }) {
+        if (token) await endSession(token);
       },
     },
   };

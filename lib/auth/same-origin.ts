@@ -7,6 +7,11 @@
  * `/\t/evil.example` are another origin to them even where a string check sees a path. The URL is
  * therefore refused outright when it holds a backslash or a control character, and otherwise
  * parsed against our origin as a browser would: only a result on that same origin is kept.
+ *
+ * A path of our origin can still begin with `//` (`/.//evil.example/x` and `/%2e//evil.example`
+ * resolve to the path `//evil.example/x`), and a path beginning with `//` names a host when it is
+ * followed. So a leading run of slashes is collapsed to one: the path then resolves against our
+ * origin to our origin, whatever the input (same-origin.test.ts proves it as a property).
  */
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what must be refused.
@@ -27,7 +32,7 @@ export function sameOriginPath(url: string | null | undefined, origin: string): 
     return null;
   }
   if (target.origin !== base.origin) return null;
-  return `${target.pathname}${target.search}${target.hash}`;
+  return `${target.pathname.replace(/^[/\\]+/, "/")}${target.search}${target.hash}`;
 }
 
 /** `sameOriginPath`, or `fallback` when the URL is not ours. */

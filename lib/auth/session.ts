@@ -22,6 +22,7 @@ export const getSignedIn = cache(async (): Promise<{ actor: Actor; mustChangePas
   // `next build` never tries to prerender one (and never needs the server secret).
   await cookies();
   const session = (await getServerSession(authOptions())) as SessionWithUser | null;
+  // No userId: signed out, or none at all (the session callback in options.ts checks the session id).
   if (!session?.userId) return null;
   // Sessions from before versions existed carry none: they hold until the first change.
   return loadSignedIn(session.userId, session.sessionVersion ?? 0);

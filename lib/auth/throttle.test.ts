@@ -14,19 +14,30 @@ const attempt = (email: string, address: string, now: Date, check: () => Promise
   throttledSignIn(email, address, check, now).then((r) => (r.ok ? "signed in" : r.reason));
 
 describe("failed sign-in throttle", () => {
-  it("blocks an account after the limit, for the block time, whatever the address", async () => {
+  it("blocks an account at one address after the limit, for the block time", async () => {
     const email = `victim-${unique()}@example.test`;
-    const { maxFailures, blockMs } = throttlePolicy.account;
-    for (let i = 0; i < maxFailures - 1; i++) expect(await attempt(email, `10.0.0.${i}`, t0)).toBe("invalid");
+    const { maxFailures, blockMs } = throttlePolicy.accountAtAddress;
+    for (let i = 0; i < maxFailures - 1; i++) expect(await attempt(email, "10.0.0.1", t0)).toBe("invalid");
     // The attempt that reaches the limit is compared, and says to wait.
-    expect(await attempt(email, "10.0.0.99", t0)).toBe("throttled");
-    expect(await attempt(email, "10.9.9.9", later(blockMs - 1), right)).toBe("throttled");
-    expect(await attempt(email, "10.9.9.9", later(blockMs + 1), right)).toBe("signed in");
+    expect(await attempt(email, "10.0.0.1", t0)).toBe("throttled");
+    expect(await attempt(email, "10.0.0.1", later(blockMs - 1), right)).toBe("throttled");
+    expect(await attempt(email, "10.0.0.1", later(blockMs + 1), right)).toBe("signed in");
+  });
+
+  it("never locks the owner out: five failures from five other addresses, then the owner signs in from theirs", async () => {
+    const email = `owner-${unique()}@example.test`;
+    const { maxFailures } = throttlePolicy.accountAtAddress;
+    for (let i = 0; i < maxFailures; i++) expect(await attempt(email, `203.0.113.${i}`, t0)).toBe("invalid");
+    expect(await attempt(email, "198.51.100.7", later(1), right)).toBe("signed in");
+    // The failing addresses are slowed, not the account: one of them keeps failing and is blocked alone.
+    for (let i = 1; i < maxFailures; i++) await attempt(email, "203.0.113.0", later(2));
+    expect(await attempt(email, "203.0.113.0", later(3), right)).toBe("throttled");
+    expect(await attempt(email, "198.51.100.7", later(3), right)).toBe("signed in");
   });
 
   it("keeps the block running past the window even while more attempts come in", async () => {
     const email = `persistent-${unique()}@example.test`;
-    const { maxFailures, windowMs, blockMs } = throttlePolicy.account;
+    const { maxFailures, windowMs, blockMs } = throttlePolicy.accountAtAddress;
     for (let i = 0; i < maxFailures - 1; i++) await attempt(email, "a", t0);
     const blockStart = later(windowMs - 1); // the fifth failure, just inside the window
     await attempt(email, "a", blockStart);
@@ -44,38 +55,39 @@ describe("failed sign-in throttle", () => {
 
   it("forgets failures outside the window and after a success", async () => {
     const email = `forgetful-${unique()}@example.test`;
-    const { maxFailures, windowMs } = throttlePolicy.account;
+    const { maxFailures, windowMs } = throttlePolicy.accountAtAddress;
     for (let i = 0; i < maxFailures - 1; i++) await attempt(email, "a", t0);
-    expect(await attempt(email, "b", later(windowMs + 1))).toBe("invalid");
-    expect(await attempt(email, "c", later(windowMs + 2), right)).toBe("signed in");
-    for (let i = 0; i < maxFailures - 1; i++) expect(await attempt(email, "d", t0)).toBe("invalid");
+    expect(await attempt(email, "a", later(windowMs + 1))).toBe("invalid");
+    expect(await attempt(email, "a", later(windowMs + 2), right)).toBe("signed in");
+    for (let i = 0; i < maxFailures - 1; i++) expect(await attempt(email, "a", later(windowMs + 3))).toBe("invalid");
   });
 
-  it("does not compare the password of a blocked account", async () => {
+  it("does not compare the password of a blocked account at that address", async () => {
     const email = `blocked-${unique()}@example.test`;
-    for (let i = 0; i < throttlePolicy.account.maxFailures; i++) await attempt(email, "a", t0);
+    for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures; i++) await attempt(email, "a", t0);
     let compared = 0;
     const counting = async () => {
       compared++;
       return "actor";
     };
-    expect(await attempt(email, "b", later(1), counting)).toBe("throttled");
+    expect(await attempt(email, "a", later(1), counting)).toBe("throttled");
     expect(compared).toBe(0);
+    expect(await attempt(email, "b", later(1), counting)).toBe("signed in");
+    expect(compared).toBe(1);
   });
 
   it("lets a parallel burst compare no more than the limit", async () => {
     const email = `burst-${unique()}@example.test`;
+    const address = `burst-${unique()}`;
     let compared = 0;
     const slowWrong = async () => {
       compared++;
       await new Promise((r) => setTimeout(r, 20)); // stands in for scrypt
       return null;
     };
-    const results = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => attempt(email, `burst-${unique()}-${i}`, t0, slowWrong)),
-    );
-    expect(compared).toBe(throttlePolicy.account.maxFailures);
-    expect(results.filter((r) => r === "invalid")).toHaveLength(throttlePolicy.account.maxFailures - 1);
+    const results = await Promise.all(Array.from({ length: 25 }, () => attempt(email, address, t0, slowWrong)));
+    expect(compared).toBe(throttlePolicy.accountAtAddress.maxFailures);
+    expect(results.filter((r) => r === "invalid")).toHaveLength(throttlePolicy.accountAtAddress.maxFailures - 1);
   });
 });
 
@@ -85,24 +97,25 @@ describe("pruneSignInThrottle", () => {
 
   it("deletes rows whose window and block are over, in batches, and keeps the rest", async () => {
     const spent = Array.from({ length: 3 }, () => `spent-${unique()}@example.test`);
-    for (const email of spent) await attempt(email, `prune-${unique()}`, old);
+    const address = `prune-${unique()}`;
+    for (const email of spent) await attempt(email, address, old);
     const blocked = `blocked-${unique()}@example.test`;
     // Its window opened at `old`; its block began with its fifth failure, ten minutes later.
-    for (let i = 0; i < throttlePolicy.account.maxFailures; i++)
-      await attempt(blocked, `prune-${unique()}`, i === 0 ? old : later(10 * 60_000, old));
-    const key = (email: string) => throttleKeys(email, "-")[0]?.key ?? "";
+    for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures; i++)
+      await attempt(blocked, address, i === 0 ? old : later(10 * 60_000, old));
+    const key = (email: string) => throttleKeys(email, address)[0]?.key ?? "";
     const rows = async () =>
       (await db().signInThrottle.findMany({ where: { key: { in: [...spent, blocked].map(key) } } })).length;
     expect(await rows()).toBe(4);
 
     // Still inside the window: nothing goes.
-    const inside = later(throttlePolicy.account.windowMs - 1, old);
+    const inside = later(throttlePolicy.accountAtAddress.windowMs - 1, old);
     expect(await db().signInThrottle.count({ where: { key: { in: spent.map(key) } } })).toBe(3);
     await pruneSignInThrottle(inside);
     expect(await rows()).toBe(4);
 
     // Past the window, one batch at a time; the blocked account stays while its block runs.
-    const past = later(throttlePolicy.account.windowMs + 1, old);
+    const past = later(throttlePolicy.accountAtAddress.windowMs + 1, old);
     const firstBatch = await pruneSignInThrottle(past, 2);
     expect(firstBatch).toBe(2);
     while ((await pruneSignInThrottle(past, 2)) > 0) {}

@@ -2,26 +2,29 @@ import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 /**
- * Failed sign-ins are counted per account and per client address in the database, so every
- * instance sees the same counts. Past the limit the key is blocked for a while; a success clears
- * the account's counter.
+ * Failed sign-ins are counted per (account, client address) and per client address in the
+ * database, so every instance sees the same counts. Past its limit a key is blocked for a while.
+ * There is no key for an account alone: failures from other addresses (an attacker's) never lock
+ * the owner out; they slow only the addresses that failed, and spraying many accounts from one
+ * address is limited by that address's own key. A success clears its (account, address) count.
  *
  * An attempt is counted before its password is compared, in one statement per key, so a parallel
  * burst cannot get more than `maxFailures` guesses past the check (the comparison takes ~50 ms).
  */
 export const throttlePolicy = {
-  account: { maxFailures: 5, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
+  accountAtAddress: { maxFailures: 5, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
   address: { maxFailures: 30, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },
 } as const;
 
 type KeyKind = keyof typeof throttlePolicy;
 
-const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
+const accountAtAddressKey = (email: string, address: string) =>
+  `account-at-address:${address} ${email.trim().toLowerCase()}`;
 const addressKey = (address: string) => `address:${address}`;
 
 export const throttleKeys = (email: string, address: string) =>
   [
-    { kind: "account" as const, key: accountKey(email) },
+    { kind: "accountAtAddress" as const, key: accountAtAddressKey(email, address) },
     { kind: "address" as const, key: addressKey(address) },
   ] satisfies { kind: KeyKind; key: string }[];
 
@@ -60,8 +63,8 @@ async function countAttempt(kind: KeyKind, key: string, now: Date): Promise<numb
 export type SignInResult<T> = { ok: true; actor: T } | { ok: false; reason: "invalid" | "throttled" };
 
 /**
- * One sign-in attempt: counted against the account and the client address first, then, when
- * neither is over its limit, `check` compares the password. A success clears the account's count
+ * One sign-in attempt: counted against the (account, address) pair and the address first, then,
+ * when neither is over its limit, `check` compares the password. A success clears the pair's count
  * and takes the attempt back from the address's, so people signing in from one office are not
  * blocked for succeeding.
  */
@@ -89,7 +92,7 @@ export async function throttledSignIn<T>(
 }
 
 async function forgiveAttempt(email: string, address: string): Promise<void> {
-  await db().signInThrottle.deleteMany({ where: { key: accountKey(email) } });
+  await db().signInThrottle.deleteMany({ where: { key: accountAtAddressKey(email, address) } });
   await db().$executeRaw`
     UPDATE "SignInThrottle" SET
       "failures" = GREATEST("failures" - 1, 0),

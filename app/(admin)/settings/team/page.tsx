@@ -6,7 +6,7 @@ import { RoleForm } from "@/components/team/role-form";
 import { Notice } from "@/components/ui/notice";
 import { ToggleSwitch } from "@/components/ui/toggle-switch";
 import { listLocations } from "@/lib/accounts/companies";
-import { canManageMember, canManageTeam } from "@/lib/accounts/permissions";
+import { canChangeMemberPermissions, canManageMember, canManageTeam } from "@/lib/accounts/permissions";
 import { isAgencyRole, roleLabels, roles } from "@/lib/accounts/roles";
 import { listTeam } from "@/lib/accounts/users";
 import { requireActor } from "@/lib/auth/session";
@@ -72,6 +72,11 @@ export default async function TeamPage() {
               </div>
               <div className="mt-4 border-t border-slate-100 pt-4">
                 <h3 className="mb-3 text-sm font-semibold text-slate-700">Roles and Permissions</h3>
+                {canChangeMemberPermissions(actor, member) ? null : (
+                  <p className="-mt-2 mb-3 text-xs text-slate-500">
+                    Only an agency owner can change an owner's permissions.
+                  </p>
+                )}
                 <div className="grid gap-4 sm:grid-cols-2">
                   <ToggleSwitch
                     label="Agency private integrations"
@@ -81,7 +86,7 @@ export default async function TeamPage() {
                         : "Only agency team members can have this."
                     }
                     checked={member.agencyPrivateIntegrations}
-                    disabled={!isAgencyRole(member.role)}
+                    disabled={!isAgencyRole(member.role) || !canChangeMemberPermissions(actor, member)}
                     action={togglePermission}
                     fields={{ userId: member.id, permission: "agencyPrivateIntegrations" }}
                   />
@@ -89,6 +94,7 @@ export default async function TeamPage() {
                     label="Sub-account private integrations"
                     description="View and manage private integrations of the sub-accounts they can reach."
                     checked={member.locationPrivateIntegrations}
+                    disabled={!canChangeMemberPermissions(actor, member)}
                     action={togglePermission}
                     fields={{ userId: member.id, permission: "locationPrivateIntegrations" }}
                   />
