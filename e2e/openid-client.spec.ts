@@ -8,8 +8,8 @@ import { createAgency, signIn } from "./support/world";
 
 /**
  * An RFC-following OAuth client library (openid-client, panva's), configured only by our RFC 8414
- * metadata, runs the whole flow unchanged: authorization code with PKCE (S256) and state, refresh,
- * introspection (RFC 7662) and revocation (RFC 7009).
+ * metadata, runs the whole flow unchanged and sends no parameter of ours (no user_type): authorization
+ * code with PKCE (S256) and state, refresh, introspection (RFC 7662) and revocation (RFC 7009).
  */
 
 const callback = "https://rfc-client.example.test/oauth/callback";
@@ -53,20 +53,19 @@ test("openid-client runs code + PKCE, refresh, introspection and revocation from
   await page.waitForURL(`${callback}?**`);
   rememberSecret(new URL(page.url()).searchParams.get("code"), "openid-client: code");
 
-  // The platform's one extra token parameter, user_type, goes in as an additional parameter.
-  const tokens = await client.authorizationCodeGrant(
-    config,
-    new URL(page.url()),
-    { pkceCodeVerifier: verifier, expectedState: state },
-    { user_type: "Company" },
-  );
+  // Only RFC 6749's parameters: user_type is optional (SPEC.md), the installation's level is used.
+  const tokens = await client.authorizationCodeGrant(config, new URL(page.url()), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+  });
   rememberSecret(tokens.access_token, "openid-client: access_token");
   rememberSecret(tokens.refresh_token, "openid-client: refresh_token");
   expect(tokens.token_type.toLowerCase()).toBe("bearer");
+  expect(tokens.userType).toBe("Company");
   expect(tokens.scope).toBe("oauth.readonly locations.readonly");
   expect(tokens.expiresIn()).toBeGreaterThan(86_000);
 
-  const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token as string, { user_type: "Company" });
+  const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token as string);
   rememberSecret(refreshed.access_token, "openid-client: refreshed access_token");
   rememberSecret(refreshed.refresh_token, "openid-client: refreshed refresh_token");
   expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
@@ -77,7 +76,7 @@ test("openid-client runs code + PKCE, refresh, introspection and revocation from
   await client.tokenRevocation(config, refreshed.refresh_token as string, { token_type_hint: "refresh_token" });
   // Revoking the refresh token ends its family, the access token issued with it included.
   expect(await client.tokenIntrospection(config, refreshed.access_token)).toMatchObject({ active: false });
-  await expect(
-    client.refreshTokenGrant(config, refreshed.refresh_token as string, { user_type: "Company" }),
-  ).rejects.toMatchObject({ error: "invalid_grant" });
+  await expect(client.refreshTokenGrant(config, refreshed.refresh_token as string)).rejects.toMatchObject({
+    error: "invalid_grant",
+  });
 });

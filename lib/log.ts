@@ -1,4 +1,5 @@
 import { env } from "@/lib/env";
+import { describeDatabaseError } from "@/lib/log-database-error";
 
 /**
  * Structured logs, one JSON object a line. Callers pass ids and codes, never secrets; keys that
@@ -38,9 +39,22 @@ export const log = {
   error: (message: string, fields?: Record<string, unknown>) => write("error", message, fields),
 };
 
-/** A loggable description of an unknown error: its name and message, no stack, no SQL parameters. */
+/**
+ * A loggable description of an unknown error, in a sentence: its name and the first line of its
+ * message that says something (a Prisma message starts with a blank line), no stack. A database
+ * error is described by its codes only (./log-database-error.ts), never by its message, which may
+ * carry SQL or the values of a row.
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message.split("\n")[0]?.slice(0, 300)}`;
+  const database = describeDatabaseError(error);
+  if (database) return database;
+  if (error instanceof Error) {
+    const line = error.message
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l.length > 0);
+    return `${error.name}: ${(line ?? "(no message)").slice(0, 300)}`;
+  }
   return String(error).slice(0, 300);
 }
 

@@ -1,3 +1,4 @@
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { env } from "@/lib/env";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { type DatabaseHandle, openDatabase } from "./adapter";
@@ -12,12 +13,27 @@ interface Connection {
 // (PGlite allows one process per data directory, and one instance per process is plenty).
 const holder = globalThis as typeof globalThis & { __tokenServiceDb?: Connection };
 
+/**
+ * How long a transaction may wait to start and then run, unless a call says otherwise. Prisma's
+ * defaults (2 s to start, 5 s to run) turned load into failures: on a busy machine the CLI's first
+ * transaction on the embedded database waited for PGlite's thread to start and failed with
+ * "Unable to start a transaction in the given time" before the server started. Load must slow the
+ * CLI and the server down, never fail them; a database that does not answer at all still fails
+ * the request, as an unreachable one (lib/log-database-error.ts).
+ */
+export const TRANSACTION_OPTIONS = { maxWait: 60_000, timeout: 60_000 } as const;
+
+/** A PrismaClient over `adapter` with the project's transaction limits. */
+export function newPrismaClient(adapter: SqlMigrationAwareDriverAdapterFactory): PrismaClient {
+  return new PrismaClient({ adapter, transactionOptions: TRANSACTION_OPTIONS });
+}
+
 function connect(): Connection {
   if (!holder.__tokenServiceDb) {
     const handle = openDatabase(env().DATABASE_URL);
     // BENCH_DB_TIMING=1 (npm run bench only) counts the time spent in database calls.
     const adapter = dbTimingEnabled() ? withDbTiming(handle.adapterFactory) : handle.adapterFactory;
-    const prisma = new PrismaClient({ adapter });
+    const prisma = newPrismaClient(adapter);
     holder.__tokenServiceDb = { prisma, handle };
   }
   return holder.__tokenServiceDb;

@@ -1,8 +1,16 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { ApiError } from "@/lib/api/errors";
 import { regenerateClientSecret } from "@/lib/apps/secrets";
 import { makeAgency } from "@/lib/testing/fixtures";
-import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { basicAuth, formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { findAppByClientId } from "./client-lookup";
 import { tokenEndpoint } from "./token-endpoint";
+
+// The real lookup, counted: a refusal must cost the same database reads whether the id exists.
+vi.mock("./client-lookup", async (importOriginal) => {
+  const original = await importOriginal<typeof import("./client-lookup")>();
+  return { findAppByClientId: vi.fn(original.findAppByClientId) };
+});
 
 /**
  * The token endpoint may read the app from the read cache, which another instance's change
@@ -48,4 +56,53 @@ describe("the token endpoint with a client secret regenerated a moment ago", () 
     expect((await refresh(clientSecret, second.refresh_token as string)).refresh_token).toEqual(expect.any(String));
     expect((await exchange(clientSecret)).refresh_token).toEqual(expect.any(String));
   });
+});
+
+describe("invalid_client says the same whether or not the client_id exists (SPEC.md, edges)", () => {
+  async function refusal(clientId: string, secret: string, basic: boolean): Promise<ApiError> {
+    const body = { grant_type: "refresh_token", refresh_token: "x", client_id: clientId, client_secret: secret };
+    const request = basic
+      ? formRequest(
+          "/oauth/token",
+          { ...body, client_id: undefined, client_secret: undefined },
+          {
+            authorization: basicAuth(clientId, secret),
+          },
+        )
+      : formRequest("/oauth/token", body);
+    const error = await tokenEndpoint(request).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
+    return error;
+  }
+
+  it.each([
+    ["form", false],
+    ["HTTP Basic", true],
+  ])(
+    "%s: an unknown client_id and a wrong secret read identically, each after one database read",
+    async (_how, basic) => {
+      const agency = await makeAgency({ locations: 1 });
+      const app = await makeApp(agency.company.id);
+      // Warm the read cache with the app, as a busy endpoint would have it.
+      await refusal(app.app.clientId, app.clientSecret, basic);
+      const lookups = vi.mocked(findAppByClientId);
+
+      lookups.mockClear();
+      const wrongSecret = await refusal(app.app.clientId, "wrong-secret", basic);
+      const wrongSecretReads = lookups.mock.calls.length;
+      lookups.mockClear();
+      const unknownId = await refusal("no-such-client-id", "wrong-secret", basic);
+      const unknownIdReads = lookups.mock.calls.length;
+
+      expect(wrongSecret.code).toBe("invalid_client");
+      expect(unknownId.code).toBe("invalid_client");
+      expect(unknownId.description).toBe(wrongSecret.description);
+      expect(unknownId.headers).toEqual(wrongSecret.headers);
+      expect(unknownId.description).not.toMatch(/no app has|does not match this client_id/i);
+      expect({ unknownIdReads, wrongSecretReads }).toEqual({ unknownIdReads: 1, wrongSecretReads: 1 });
+    },
+  );
 });

@@ -147,15 +147,32 @@ export async function authenticateClientBasic(request: Request): Promise<AppView
 
 type StoredClient = Awaited<ReturnType<typeof findAppByClientId>>;
 
-/** Apps change rarely: a found one may answer from the read cache (emptied by the App trigger's NOTIFY). */
-function findClient(clientId: string, cached: boolean): Promise<StoredClient> {
-  if (!cached || !clientId || clientId.length > 200) return findAppByClientId(clientId);
-  return cachedRead(
+/**
+ * Apps change rarely: a found one may answer from the read cache (emptied by the App trigger's
+ * NOTIFY). `fromDatabase` says whether this answer was read just now, so a refusal re-reads only an
+ * answer that came from the cache.
+ */
+async function findClient(clientId: string, cached: boolean): Promise<{ app: StoredClient; fromDatabase: boolean }> {
+  if (!cached || !clientId || clientId.length > 200)
+    return { app: await findAppByClientId(clientId), fromDatabase: true };
+  let fromDatabase = false;
+  const app = await cachedRead(
     `client:${clientId}`,
-    () => findAppByClientId(clientId),
-    (app) => app !== undefined,
+    () => {
+      fromDatabase = true;
+      return findAppByClientId(clientId);
+    },
+    (found) => found !== undefined,
   );
+  return { app, fromDatabase };
 }
+
+/**
+ * One description for an unknown client_id and a wrong secret (SPEC.md, The edges of the HTTP
+ * server): anything else would tell a stranger which client ids exist. The log's detail says which.
+ */
+const CLIENT_REFUSED =
+  "Client authentication failed: the client_id and client_secret do not match an app. Copy both from the app's page under Developer › Apps (regenerating the secret replaces the old one).";
 
 async function verifyClientSecret(
   clientId: string,
@@ -163,26 +180,18 @@ async function verifyClientSecret(
   headers: Record<string, string> | undefined,
   cached: boolean,
 ): Promise<{ app: AppView; secretHash: string }> {
-  let app = await findClient(clientId, cached);
+  let { app, fromDatabase } = await findClient(clientId, cached);
+  // The dummy hash costs an unknown client_id the same HMAC and comparison as a wrong secret.
   let secretOk = secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH);
-  if (!secretOk && cached) {
+  if (!secretOk && !fromDatabase) {
     // Every refusal is decided on the database: the secret may have been regenerated a moment ago.
+    // An answer read just now is not read again, so an unknown client_id and a wrong secret both
+    // cost exactly one database read.
     app = await findAppByClientId(clientId);
     secretOk = secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH);
   }
-  if (!app) {
-    throw invalidClient(
-      "No app has this client_id. Copy the client_id from the app's page under Developer › Apps.",
-      "unknown client",
-      headers,
-    );
-  }
-  if (!secretOk) {
-    throw invalidClient(
-      "The client_secret does not match this client_id. Use the app's current secret (regenerating it replaces the old one).",
-      `wrong secret for client ${app.clientId}`,
-      headers,
-    );
+  if (!app || !secretOk) {
+    throw invalidClient(CLIENT_REFUSED, app ? `wrong secret for client ${app.clientId}` : "unknown client", headers);
   }
   const { clientSecretHash, ...view } = app;
   return { app: view, secretHash: clientSecretHash };

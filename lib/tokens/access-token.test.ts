@@ -5,7 +5,7 @@ import { appUrl } from "@/lib/env";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
-import { ACCESS_TOKEN_TTL_SECONDS, verifyAccessToken } from "./access-token";
+import { ACCESS_TOKEN_TTL_SECONDS, isCanonicalJwt, verifyAccessToken } from "./access-token";
 import { accessTokenJwks, activeSigningKey, verificationKey } from "./signing-keys";
 
 let agency: TestAgency;
@@ -136,6 +136,28 @@ describe("verifyAccessToken", () => {
       .setProtectedHeader({ alg: "ES256", kid: key.kid })
       .sign(key.privateKey);
     expect(await verifyAccessToken(unrecorded)).toEqual({ ok: false, reason: "unknown" });
+  });
+
+  it("accepts one spelling only: a signature with spare bits set in its last character is malformed (SPEC.md, edges)", async () => {
+    const [h, p, s] = location.access_token.split(".") as [string, string, string];
+    // 64 bytes are 86 characters: the last one carries 2 bits of data and 4 spare bits.
+    expect(s).toHaveLength(86);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const last = alphabet.indexOf(s.at(-1) as string);
+    const variant = `${h}.${p}.${s.slice(0, -1)}${alphabet[last | 0x01]}`;
+    expect(Buffer.from(variant.split(".")[2] as string, "base64url")).toEqual(Buffer.from(s, "base64url"));
+    expect(await verifyAccessToken(variant)).toEqual({ ok: false, reason: "malformed" });
+    expect((await verifyAccessToken(location.access_token)).ok).toBe(true);
+  });
+
+  it.each([
+    ["canonical parts of every length", "eyJh.eyJhYQ.YWI", true],
+    ["spare bits in a 2-character tail (header)", "eyJhYR.eyJh.YWI", false],
+    ["spare bits in a 3-character tail (payload)", "eyJh.YWJ.YWI", false],
+    ["spare bits in the signature", "eyJh.eyJh.YWJ", false],
+    ["an impossible length (4n+1)", "eyJh.eyJhY.YWI", false],
+  ])("isCanonicalJwt: %s", (_name, token, expected) => {
+    expect(isCanonicalJwt(token)).toBe(expected);
   });
 
   it("refuses a tampered payload", async () => {

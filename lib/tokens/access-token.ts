@@ -134,6 +134,31 @@ export function isJwtShaped(token: string): boolean {
   return JWT_SHAPE.test(token);
 }
 
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/**
+ * Whether every part of a JWT-shaped token is canonical base64url (RFC 4648 §3.5, unpadded): no
+ * impossible length and no bits set past the last whole byte. jose decodes the signature leniently,
+ * so without this one token would be accepted in several spellings (SPEC.md, The edges of the HTTP
+ * server). Looks at one character per part: it runs on every request.
+ */
+export function isCanonicalJwt(token: string): boolean {
+  let start = 0;
+  while (start <= token.length) {
+    let end = token.indexOf(".", start);
+    if (end === -1) end = token.length;
+    const remainder = (end - start) % 4;
+    if (remainder === 1) return false;
+    if (remainder !== 0) {
+      // 2 characters carry one byte (4 spare bits), 3 carry two bytes (2 spare bits).
+      const spareBits = remainder === 2 ? 0x0f : 0x03;
+      if ((BASE64URL.indexOf(token.charAt(end - 1)) & spareBits) !== 0) return false;
+    }
+    start = end + 1;
+  }
+  return true;
+}
+
 /**
  * Verifies an access token: signature under one of our published keys, issuer, expiry, and that
  * neither the token, its grant nor its installation has been revoked or uninstalled. A success
@@ -141,7 +166,7 @@ export function isJwtShaped(token: string): boolean {
  * expiry is checked against `now` on every call.
  */
 export async function verifyAccessToken(token: string, now: Date = new Date()): Promise<VerifyResult> {
-  if (token.length > 8192 || !isJwtShaped(token)) return { ok: false, reason: "malformed" };
+  if (token.length > 8192 || !isJwtShaped(token) || !isCanonicalJwt(token)) return { ok: false, reason: "malformed" };
   const result = await cachedRead(
     cacheKey("jwt", token),
     () => verifyWithDatabase(token, now),

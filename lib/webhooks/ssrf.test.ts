@@ -39,6 +39,9 @@ describe("isForbiddenAddress", () => {
     ["::ffff:8.8.8.8", "IPv4-mapped (refused outright)"],
     ["::ffff:7f00:1", "IPv4-mapped loopback, hex"],
     ["::127.0.0.1", "IPv4-compatible"],
+    ["::ffff:0:127.0.0.1", "IPv4-translated loopback"],
+    ["::ffff:0:a9fe:a9fe", "IPv4-translated cloud metadata, hex"],
+    ["::ffff:0:8.8.8.8", "IPv4-translated (refused outright)"],
     ["64:ff9b::10.0.0.1", "NAT64 of a private address"],
     ["64:ff9b::a00:1", "NAT64 of a private address, hex"],
     ["2002:7f00:1::", "6to4"],
@@ -73,6 +76,7 @@ describe("parseWebhookTarget", () => {
     ["http://0x7f.1/hook", /non-public/],
     ["http://[::1]/hook", /non-public/],
     ["http://[::ffff:169.254.169.254]/", /non-public/],
+    ["http://[::ffff:0:169.254.169.254]/", /non-public/],
     ["http://localhost:3000/hook", /localhost/],
     ["http://api.localhost/hook", /localhost/],
   ])("refuses %s", (url, message) => {

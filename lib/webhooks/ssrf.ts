@@ -46,6 +46,7 @@ for (const [net, prefix] of [
   ["::1", 128], // loopback
   ["::", 96], // IPv4-compatible (deprecated)
   ["::ffff:0:0", 96], // IPv4-mapped: refused outright rather than unwrapped
+  ["::ffff:0:0:0", 96], // IPv4-translated (RFC 2765 SIIT): also an IPv4 address in disguise
   ["64:ff9b:1::", 48], // local-use NAT64
   ["100::", 64], // discard-only
   ["2001::", 32], // Teredo (hides an IPv4 address)

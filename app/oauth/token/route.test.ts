@@ -287,7 +287,6 @@ describe("request errors", () => {
   const missing: [string, Record<string, string | undefined>, RegExp][] = [
     ["grant_type", { grant_type: undefined }, /grant_type is required/],
     ["code", { code: undefined }, /code is required/],
-    ["user_type", { user_type: undefined }, /user_type is required/],
   ];
   it.each(missing)("missing %s: 400 invalid_request naming it", async (_field, override, message) => {
     const result = await codeExchange("some-code", override);
@@ -392,6 +391,19 @@ describe("authorization_code grant errors", () => {
     const { code } = await agencyInstall();
     expectError(await codeExchange(code, {}, otherApp), 400, "invalid_grant", /another app/);
     expect((await codeExchange(code)).status).toBe(200);
+  });
+
+  it("user_type left out (SPEC.md: optional): the installation's level, Company and Location", async () => {
+    const { code } = await agencyInstall();
+    const company = await codeExchange(code, { user_type: undefined });
+    expect(company.status).toBe(200);
+    expect(company.body).toMatchObject({ userType: "Company", isBulkInstallation: true });
+    expect(decodeJwt(company.body.access_token as string).authClass).toBe("Company");
+    const { code: locCode } = await locationInstall();
+    const location = await codeExchange(locCode, { user_type: undefined });
+    expect(location.status).toBe(200);
+    expect(location.body).toMatchObject({ userType: "Location", locationId: agency.locations[0]!.id });
+    expect(decodeJwt(location.body.access_token as string).authClass).toBe("Location");
   });
 
   it("user_type not matching the installation: invalid_grant", async () => {

@@ -65,7 +65,8 @@ const tokenForm = z.object({
     .optional()
     .meta({ description: "authorization_code: the code from the redirect; single use, 10 minutes." }),
   user_type: userType.optional().meta({
-    description: "authorization_code: required, Company or Location as the installation. refresh_token: optional.",
+    description:
+      "Optional. When sent it must match the installation's level (Company or Location), else invalid_grant; when absent the installation's level is used, so RFC 6749 clients that send only the standard parameters work unchanged.",
   }),
   redirect_uri: z
     .string()

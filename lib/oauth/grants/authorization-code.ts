@@ -31,13 +31,14 @@ export interface GrantContext {
 function checkParams(form: Record<string, string>) {
   const code = form.code;
   if (!code) throw invalidRequest("code is required: send the code your redirect_uri received.");
-  const userType = parseUserType(form.user_type, { required: true });
+  // Optional (SPEC.md): when sent it must match the installation, else its level is used.
+  const userType = parseUserType(form.user_type);
   const verifier = form.code_verifier;
   if (verifier !== undefined && !CODE_VERIFIER.test(verifier)) {
     throw invalidRequest("code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_' or '~'.");
   }
   if (code.length > 200) throw invalidGrant("The authorization code is not valid. Send it exactly as received.");
-  return { code, userType: userType!, verifier, redirectUri: form.redirect_uri };
+  return { code, userType, verifier, redirectUri: form.redirect_uri };
 }
 
 async function revokeIssuedFrom(codeId: string, now: Date): Promise<void> {
@@ -92,7 +93,7 @@ function refusalError(refusal: Exclude<CodeRefusal, "client_changed" | "consumed
  * The checks, in order (each the first that fails decides): the code exists; the client's secret
  * is still current; the code is this client's; it was not used before (a replay revokes what it
  * issued, even after it expired: RFC 6749 §4.1.2); it has not expired; redirect_uri, when sent,
- * is the code's; PKCE (S256, RFC 7636 §4.6); user_type is the installation's level; the app is
+ * is the code's; PKCE (S256, RFC 7636 §4.6); user_type, when sent, is the installation's level; the app is
  * still installed. All of them are made by the statement that consumes the code (redeem-code.ts).
  */
 export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<string, unknown>> {

@@ -21,7 +21,8 @@ export type CodeRefusal =
 /** What the exchange presented, checked by the statement. */
 export interface PresentedCode {
   codeHash: string;
-  userType: UserType;
+  /** Absent: the installation's level is used (SPEC.md: RFC 6749 clients send no user_type). */
+  userType: UserType | undefined;
   redirectUri: string | undefined;
   /** BASE64URL(SHA256(code_verifier)) (RFC 7636 §4.6), or null when no verifier was sent. */
   verifierChallenge: string | null;
@@ -88,7 +89,8 @@ export async function redeemCode(
                WHEN c."codeChallenge" IS NOT NULL
                     AND ${presented.verifierChallenge}::text <> c."codeChallenge" THEN 'pkce_mismatch'
                WHEN c."codeChallenge" IS NULL AND ${presented.verifierChallenge}::text IS NOT NULL THEN 'pkce_unexpected'
-               WHEN i."userType"::text <> ${presented.userType}::text THEN 'user_type'
+               WHEN ${presented.userType ?? null}::text IS NOT NULL
+                    AND i."userType"::text <> ${presented.userType ?? null}::text THEN 'user_type'
                WHEN i.status <> 'installed' THEN 'uninstalled'
              END AS refusal
       FROM "AuthorizationCode" c

@@ -35,7 +35,7 @@ import { parseUserType } from "./user-type";
 function checkParams(form: Record<string, string>) {
   const token = form.refresh_token;
   if (!token) throw invalidRequest("refresh_token is required: send the refresh_token of your last token response.");
-  return { token, userType: parseUserType(form.user_type, { required: false }) };
+  return { token, userType: parseUserType(form.user_type) };
 }
 
 async function revokeFamily(grantId: string, now: Date): Promise<void> {
