@@ -209,7 +209,7 @@ export function buildOpenApiDocument(): Json {
         "Order of checks on the endpoints that tokens unlock (the first failing one answers):",
         ...checkOrder.map((step, i) => `${i + 1}. ${step}`),
         "",
-        "Not documented, on purpose (internal): /api/auth/* (sign-in for the admin screens), /api/operator, and /api/bench/db-time (exists only under npm run bench).",
+        "Not documented, on purpose (internal): /api/auth/* (sign-in for the admin screens), /api/operator, and /api/bench/db-time (routed only in the build npm run bench makes for itself).",
       ].join("\n"),
     },
     servers: [{ url: appUrl() }],
