@@ -295,7 +295,8 @@ describe("the server's edge (SPEC.md › The edges of the HTTP server)", () => {
       port,
       `POST /oauth/token HTTP/1.1\r\n${host()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 20000000`,
     );
-    expectRefusal(huge, /larger than 64 KB/);
+    expectRefusal(huge, /larger than 1 MB/);
+    expect(huge.headers.connection).toBe("close");
     // A screen's server action: 1 MB at most, refused before proxy.ts or Next.js reads a byte.
     const action = await rawRequest(
       port,

@@ -118,6 +118,9 @@ interface Found {
 
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
 
+/** The largest body anything here takes: a JSON route's, a screen's server action's. */
+const MAX_BODY_BYTES = Math.max(MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES);
+
 /**
  * The router: `routes` by exact path, each also with a trailing slash, as every path answers
  * (SPEC.md); a fixed path wins over a dynamic one, as in Next.js.
@@ -178,18 +181,17 @@ export function directRoutes(
       refuse(response, `${method} is not served here. Use ${allow.replaceAll(", ", " or ")}.`, allow);
       return true;
     }
-    const handler = found?.route.handlers[method as Method];
-    if (found && handler) {
-      void answer({ handler, params: found.params }, request, response, `${origin}${url}`);
-      return true;
-    }
-    // Screens and their server actions: proxy.ts and Next.js would read the whole body first.
+    // More than any route or screen takes (screens' server actions: proxy.ts and Next.js would
+    // read it all first); a route's own smaller limit is checked by the route, also before reading.
     const declared = request.headers["content-length"];
-    if (declared !== undefined && Number(declared) > MAX_SCREEN_BODY_BYTES) {
+    if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
       refuse(response, "The request body is larger than 1 MB.", undefined, true);
       return true;
     }
-    return false;
+    const handler = found?.route.handlers[method as Method];
+    if (!found || !handler) return false;
+    void answer({ handler, params: found.params }, request, response, `${origin}${url}`);
+    return true;
   };
 }
 
@@ -227,7 +229,7 @@ function matchSegments(segments: Segment[], parts: string[]): Record<string, str
 }
 
 /** One byte over the larger body limit is enough for lib/api/parse.ts to refuse a body as too large. */
-const BODY_LIMIT = Math.max(MAX_FORM_BYTES, MAX_JSON_BYTES) + 1;
+const BODY_LIMIT = MAX_BODY_BYTES + 1;
 
 async function answer(match: Match, incoming: IncomingMessage, outgoing: ServerResponse, url: string) {
   const method = incoming.method as Method;
