@@ -98,7 +98,8 @@ async function readsAsForm(request: NextRequest): Promise<"form" | "too large" |
       if (!chunk || chunk.done) break;
       size += chunk.value.byteLength;
       if (size > MAX_SCREEN_BODY_BYTES) {
-        await reader?.cancel();
+        // Not awaited: cancelling one branch of the clone's tee settles only once both are cancelled.
+        reader?.cancel().catch(() => {});
         return "too large";
       }
       chunks.push(new Uint8Array(chunk.value));
@@ -115,7 +116,7 @@ function refusal(description: string): NextResponse {
   const traceId = crypto.randomUUID();
   return NextResponse.json(
     { error: "invalid_request", error_description: description, statusCode: 400, traceId },
-    { status: 400, headers: { "x-trace-id": traceId } },
+    { status: 400, headers: { "x-trace-id": traceId, "cache-control": "no-store" } },
   );
 }
 

@@ -326,6 +326,22 @@ test.describe("the edges of the HTTP server (SPEC.md), over raw TCP", () => {
     expectEdgeRefusal(formPost, /larger than 1 MB/);
   });
 
+  test("a screen's form post without a declared length is read 1 MB at most (proxy.ts)", async () => {
+    // A valid multipart form of 1.1 MB, sent chunked: proxy.ts parsed any size before.
+    const form = `--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n${"a".repeat(1_100_000)}\r\n--x--\r\n`;
+    const chunks: string[] = [];
+    for (let at = 0; at < form.length; at += 65_536) {
+      const chunk = form.slice(at, at + 65_536); // ASCII: one byte per character
+      chunks.push(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    }
+    const answer = await raw(
+      "POST /oauth/chooselocation HTTP/1.1",
+      ["Content-Type: multipart/form-data; boundary=x", "Transfer-Encoding: chunked"],
+      `${chunks.join("")}0\r\n\r\n`,
+    );
+    expectEdgeRefusal(answer, /larger than 1 MB/);
+  });
+
   test("every API answer with account or token data says Cache-Control: no-store", async () => {
     // Every route of app/direct-routes.ts, each method, signed out: refusals carry it too.
     const table = readFileSync(resolve("app/direct-routes.ts"), "utf8");

@@ -323,4 +323,13 @@ describe("the server's edge (SPEC.md › The edges of the HTTP server)", () => {
       await new Promise((done) => behindProxy.close(done));
     }
   });
+
+  it("take server actions from APP_URL's origin (next.config.mjs), whatever Host a proxy passes on", async () => {
+    const config = (await import(resolve("next.config.mjs"))) as {
+      default: { experimental: { serverActions?: { allowedOrigins?: string[] } } };
+    };
+    // next.config.mjs derives NEXTAUTH_URL from APP_URL (or PORT) when it is not set.
+    const appOrigin = new URL(process.env.NEXTAUTH_URL ?? "").host;
+    expect(config.default.experimental.serverActions?.allowedOrigins).toEqual([appOrigin]);
+  });
 });

@@ -104,12 +104,6 @@ export function registerDirectRoutes(routes: DirectRoute[], origin: string, opti
   (globalThis as Record<string, unknown>)[REGISTRY] = directRoutes(routes, origin, options);
 }
 
-/** A matched route: its handler for the method and the path's dynamic segments. */
-interface Match {
-  handler: Handler<Record<string, string>>;
-  params: Record<string, string>;
-}
-
 /** A route found by path, whatever the method. */
 interface Found {
   route: DirectRoute;
@@ -190,7 +184,7 @@ export function directRoutes(
     }
     const handler = found?.route.handlers[method as Method];
     if (!found || !handler) return false;
-    void answer({ handler, params: found.params }, request, response, `${origin}${url}`);
+    void answer(handler, found.params, request, response, `${origin}${url}`);
     return true;
   };
 }
@@ -231,7 +225,13 @@ function matchSegments(segments: Segment[], parts: string[]): Record<string, str
 /** One byte over the larger body limit is enough for lib/api/parse.ts to refuse a body as too large. */
 const BODY_LIMIT = MAX_BODY_BYTES + 1;
 
-async function answer(match: Match, incoming: IncomingMessage, outgoing: ServerResponse, url: string) {
+async function answer(
+  handler: Handler<Record<string, string>>,
+  params: Record<string, string>,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  url: string,
+) {
   const method = incoming.method as Method;
   let body: Buffer | undefined;
   let stream: ReadableStream<Uint8Array> | undefined;
@@ -260,7 +260,7 @@ async function answer(match: Match, incoming: IncomingMessage, outgoing: ServerR
       duplex: "half",
     };
     const request = new Request(url, init);
-    result = await match.handler(request, { params: Promise.resolve(match.params) });
+    result = await handler(request, { params: Promise.resolve(params) });
   } catch (error) {
     // The route's own apiRoute answers every refusal; this is only the frame failing.
     result = withNoStoreDefault(errorResponse(error, randomUUID()));
