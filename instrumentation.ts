@@ -18,9 +18,11 @@ export async function register(): Promise<void> {
   guardConsole();
   const { registerDirectRoutes } = await import("@/lib/api/direct-routes");
   const { apiRoutes } = await import("@/app/direct-routes");
-  registerDirectRoutes(apiRoutes, process.env.__NEXT_PRIVATE_ORIGIN ?? "http://localhost");
-  // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
   const { env } = await import("@/lib/env");
+  registerDirectRoutes(apiRoutes, process.env.__NEXT_PRIVATE_ORIGIN ?? "http://localhost", {
+    trustedProxyHops: env().TRUSTED_PROXY_HOPS,
+  });
+  // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
   if (env().PRUNE_INTERVAL_SECONDS > 0) {
     const { startPruner } = await import("@/lib/maintenance/prune");
     startPruner();

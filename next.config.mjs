@@ -14,9 +14,18 @@ const nextConfig = {
   ],
   // Lets e2e runs and benchmarks build beside a developer's own build.
   distDir: process.env.NEXT_DIST_DIR || ".next",
+  // SPEC.md: nothing built for benchmarks is routed in production. `route.bench.ts` files are
+  // routes only in the build `npm run bench` makes for itself (BENCH_BUILD=1, in .next-bench).
+  pageExtensions: process.env.BENCH_BUILD === "1" ? ["bench.ts", "tsx", "ts", "jsx", "js"] : ["tsx", "ts", "jsx", "js"],
   poweredByHeader: false,
-  // forbidden() answers the install screen's refusals with a real 403.
-  experimental: { authInterrupts: true },
+  experimental: {
+    // forbidden() answers the install screen's refusals with a real 403.
+    authInterrupts: true,
+    // Server actions are taken from pages of the public origin (APP_URL) as well as from the Host
+    // the request names, so a proxy that rewrites Host does not break them. A client-sent
+    // X-Forwarded-Host is dropped at the edge without trusted proxies (lib/api/direct-routes.ts).
+    serverActions: { allowedOrigins: [new URL(process.env.NEXTAUTH_URL).host] },
+  },
   reactStrictMode: true,
   // The build type-checks, except in .ci/run, whose two `npm test` runs type-check (`tsc --noEmit`,
   // Next's route types included) right after it: one check fewer on the way to the tests.

@@ -1,4 +1,5 @@
 import { type NextRequest, NextResponse } from "next/server";
+import { MAX_SCREEN_BODY_BYTES } from "@/lib/api/parse";
 
 /**
  * Runs before Next.js routes a request, on the screens and on any path with a `%` in it:
@@ -6,7 +7,8 @@ import { type NextRequest, NextResponse } from "next/server";
  * - A path whose percent-encoding is broken (`/locations/%E0%A4%A`) is answered 400 with SPEC.md's
  *   error body; Next.js's router would answer it with an empty 500.
  * - A form POST to a screen whose body cannot be read as a form is answered 400 the same way;
- *   Next.js would try it as a server action and answer 500.
+ *   Next.js would try it as a server action and answer 500. A body over 1 MB is refused without
+ *   parsing it (scripts/serve.mjs's edge refuses one declared that large before reading it).
  * - The install screen (GET /oauth/chooselocation) with a bad client_id or redirect_uri: the page
  *   shows its error screen (never a redirect, RFC 6749 §4.1.2.1), answered 400. A page cannot set
  *   its own status, so the check is made here and the page is rendered with that status.
@@ -20,8 +22,12 @@ export async function proxy(request: NextRequest) {
     return refusal("The path has a broken percent-encoding (a % not followed by two hex digits of valid UTF-8).");
   }
   if (!isScreen(pathname)) return NextResponse.next();
-  if (request.method === "POST" && isFormPost(request) && !(await readsAsForm(request))) {
-    return refusal("The form body could not be read: send the form from the page, as multipart or URL-encoded data.");
+  if (request.method === "POST" && isFormPost(request)) {
+    const form = await readsAsForm(request);
+    if (form === "too large") return refusal("The request body is larger than 1 MB.");
+    if (form === "unreadable") {
+      return refusal("The form body could not be read: send the form from the page, as multipart or URL-encoded data.");
+    }
   }
   const headers = new Headers(request.headers);
   headers.set("x-pathname", `${pathname}${request.nextUrl.search}`);
@@ -80,12 +86,29 @@ function isFormPost(request: NextRequest): boolean {
   return type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded");
 }
 
-async function readsAsForm(request: NextRequest): Promise<boolean> {
+/** Whether the body parses as the form its Content-Type names, reading at most 1 MB of it. */
+async function readsAsForm(request: NextRequest): Promise<"form" | "too large" | "unreadable"> {
+  if (Number(request.headers.get("content-length")) > MAX_SCREEN_BODY_BYTES) return "too large";
   try {
-    await request.clone().formData();
-    return true;
+    const chunks: Uint8Array<ArrayBuffer>[] = [];
+    let size = 0;
+    const reader = request.clone().body?.getReader();
+    for (;;) {
+      const chunk = await reader?.read();
+      if (!chunk || chunk.done) break;
+      size += chunk.value.byteLength;
+      if (size > MAX_SCREEN_BODY_BYTES) {
+        // Not awaited: cancelling one branch of the clone's tee settles only once both are cancelled.
+        reader?.cancel().catch(() => {});
+        return "too large";
+      }
+      chunks.push(new Uint8Array(chunk.value));
+    }
+    const headers = { "content-type": request.headers.get("content-type") ?? "" };
+    await new Response(new Blob(chunks), { headers }).formData();
+    return "form";
   } catch {
-    return false;
+    return "unreadable";
   }
 }
 
@@ -93,7 +116,7 @@ function refusal(description: string): NextResponse {
   const traceId = crypto.randomUUID();
   return NextResponse.json(
     { error: "invalid_request", error_description: description, statusCode: 400, traceId },
-    { status: 400, headers: { "x-trace-id": traceId } },
+    { status: 400, headers: { "x-trace-id": traceId, "cache-control": "no-store" } },
   );
 }
 

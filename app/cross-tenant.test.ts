@@ -507,7 +507,6 @@ const tenantFree: Record<string, string> = {
   ".well-known/webhook-public-key.pem/route.ts": "the public webhook verification key as PEM",
   "[...path]/route.ts": "the 404 for paths nothing serves",
   "api/auth/[...nextauth]/route.ts": "sign-in with e-mail and password; no ids",
-  "api/bench/db-time/route.ts": "a timing counter that exists only under the bench",
   "api/health/route.ts": "liveness",
   "openapi.json/route.ts": "the public API description",
 };

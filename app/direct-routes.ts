@@ -3,7 +3,6 @@ import * as jwks from "./.well-known/jwks.json/route";
 import * as authorizationServer from "./.well-known/oauth-authorization-server/route";
 import * as webhookKeys from "./.well-known/webhook-keys/route";
 import * as webhookPublicKey from "./.well-known/webhook-public-key.pem/route";
-import * as benchDbTime from "./api/bench/db-time/route";
 import * as health from "./api/health/route";
 import * as operator from "./api/operator/route";
 import * as contact from "./contacts/[contactId]/route";
@@ -41,5 +40,4 @@ export const apiRoutes: DirectRoute[] = [
   route("/.well-known/webhook-public-key.pem", webhookPublicKey),
   route("/openapi.json", openapi),
   route("/api/operator", operator),
-  route("/api/bench/db-time", benchDbTime),
 ];

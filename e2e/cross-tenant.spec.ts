@@ -318,7 +318,6 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
     ".well-known/webhook-public-key.pem",
     "[...path]",
     "api/auth/[...nextauth]",
-    "api/bench/db-time",
     "api/health",
     "openapi.json",
   ])

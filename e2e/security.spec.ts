@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { type RawAnswer, rawRequest } from "@/lib/testing/raw-http";
 import { freshPostgresDatabase } from "../scripts/support/database";
 import { type ProductionServer, startProductionServer } from "../scripts/support/production-server";
 import { e2eBaseUrl, e2eDir, e2ePort, seededOwner } from "./support/env";
@@ -162,6 +163,10 @@ test.describe("behind one trusted proxy (TRUSTED_PROXY_HOPS=1)", () => {
       logFile,
       env: {
         TRUSTED_PROXY_HOPS: "1",
+        // A slow request is dropped after 2 s here (the edges' test below), 20 s by default.
+        REQUEST_TIMEOUT_SECONDS: "2",
+        // The bench's switch: still no /api/bench/* route, since this is not the bench's build.
+        BENCH_DB_TIMING: "1",
         // The same e-mail as the main server's owner: the secrets check wants it in the dump.
         SEED_ADMIN_EMAIL: seededOwner.email,
         SEED_ADMIN_PASSWORD: ownerPassword,
@@ -197,6 +202,171 @@ test.describe("behind one trusted proxy (TRUSTED_PROXY_HOPS=1)", () => {
     const local = await callOperator(base, { "x-forwarded-for": "127.0.0.1" });
     expect(local.status).toBe(401);
     expect(await local.json()).toMatchObject({ error: "invalid_token" });
+  });
+
+  test("a request whose body does not come is dropped in seconds (REQUEST_TIMEOUT_SECONDS=2)", async () => {
+    const port = Number(new URL(server!.baseUrl).port);
+    // Headers announcing a body, then nothing: an API route, and a screen's form post.
+    for (const [path, type] of [
+      ["/oauth/token", "application/x-www-form-urlencoded"],
+      ["/login", "application/x-www-form-urlencoded"],
+    ]) {
+      const started = Date.now();
+      const answer = await rawRequest(
+        port,
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: ${type}\r\nContent-Length: 100`,
+        "grant_type=",
+        15_000,
+      );
+      const waited = Date.now() - started;
+      expect(waited, path).toBeGreaterThanOrEqual(1_900);
+      expect(waited, path).toBeLessThan(5_000);
+      expectEdgeRefusal(answer, /not received within 2 seconds/);
+    }
+  });
+
+  test("nothing built for the bench is routed, even with the bench's BENCH_DB_TIMING=1", async () => {
+    const answer = await fetch(`${server!.baseUrl}/api/bench/db-time`);
+    expect(answer.status).toBe(404);
+    expect(await answer.json()).toMatchObject({ error: "not_found", statusCode: 404 });
+  });
+});
+
+/** SPEC.md's 400 invalid_request, as the edge (lib/api/direct-routes.ts, scripts/serve.mjs) writes it. */
+function expectEdgeRefusal(answer: RawAnswer, description: RegExp) {
+  expect(answer.status).toBe(400);
+  expect(JSON.parse(answer.body)).toMatchObject({
+    error: "invalid_request",
+    error_description: expect.stringMatching(description),
+    statusCode: 400,
+    traceId: answer.headers["x-trace-id"],
+  });
+  expect(answer.headers["cache-control"]).toBe("no-store");
+  expect(answer.headers["x-frame-options"]).toBe("DENY");
+}
+
+test.describe("the edges of the HTTP server (SPEC.md), over raw TCP", () => {
+  const host = `Host: localhost:${e2ePort}`;
+  const raw = (requestLine: string, headers: string[] = [], body = "") =>
+    rawRequest(e2ePort, [requestLine, host, ...headers, "Connection: close"].join("\r\n"), body);
+
+  test("a method nothing serves: 400 with Allow and the JSON body, whatever the path", async () => {
+    for (const [line, allow] of [
+      ["TRACE /contacts HTTP/1.1", "POST, OPTIONS"],
+      ["TRACE /oauth/token HTTP/1.1", "POST, OPTIONS"],
+      ["PROPFIND /locations/loc_1 HTTP/1.1", "GET, HEAD, OPTIONS"],
+      ["TRACE /login HTTP/1.1", "GET, HEAD, POST"],
+      ["PROPFIND /x HTTP/1.1", "GET, HEAD, POST"],
+      ["MKCOL /contacts/c%201 HTTP/1.1", "GET, HEAD, POST"],
+    ] as const) {
+      const answer = await raw(line);
+      expectEdgeRefusal(answer, /is not served here/);
+      expect(answer.headers.allow, line).toBe(allow);
+    }
+    // A method token Node's parser does not know at all, and a request line that is not HTTP.
+    for (const line of ["FOO@ /contacts HTTP/1.1", "BREW /pot HTTP/1.1", "GET /contacts HTTP/9.9 extra"]) {
+      const answer = await raw(line);
+      expectEdgeRefusal(answer, /could not be read as HTTP/);
+      expect(answer.headers.allow, line).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+    }
+  });
+
+  test("`//` paths and absolute-form request lines are answered, never redirected", async () => {
+    const form = ["Content-Type: application/x-www-form-urlencoded", "Content-Length: 19"];
+    const token = await raw("POST //oauth/token HTTP/1.1", form, "grant_type=password");
+    expect(token.status).toBe(400);
+    expect(JSON.parse(token.body)).toMatchObject({ error: "unsupported_grant_type" });
+    expect(token.headers.location).toBeUndefined();
+    for (const line of [
+      "GET //api/health HTTP/1.1",
+      "GET http://evil.example/api/health HTTP/1.1",
+      "GET http://evil.example//api/health/ HTTP/1.1",
+    ]) {
+      const answer = await raw(line);
+      expect(answer.status, line).toBe(200);
+      expect(JSON.parse(answer.body), line).toEqual({ status: "ok" });
+      expect(answer.headers.location, line).toBeUndefined();
+    }
+    // Paths nothing serves, and screens: the JSON 404 or the page, never a Location.
+    for (const [line, status] of [
+      ["GET //evil.example/ HTTP/1.1", 404],
+      ["GET /\\evil.example HTTP/1.1", 404],
+      ["GET http://evil.example/nothing HTTP/1.1", 404],
+      ["GET //login HTTP/1.1", 200],
+      ["GET http://evil.example/login HTTP/1.1", 200],
+    ] as const) {
+      const answer = await raw(line);
+      expect(answer.status, line).toBe(status);
+      expect(answer.headers.location, line).toBeUndefined();
+      if (status === 404) expect(JSON.parse(answer.body), line).toMatchObject({ error: "not_found" });
+    }
+  });
+
+  test("a body declared over the route's limit is refused before it is sent", async () => {
+    // Headers only, no `Connection: close`: the server answers and closes without the body.
+    const declared = (line: string, type: string, extra: string[] = [], length = 20_000_000) =>
+      rawRequest(e2ePort, [line, host, `Content-Type: ${type}`, ...extra, `Content-Length: ${length}`].join("\r\n"));
+    const form = "application/x-www-form-urlencoded";
+    for (const path of ["/oauth/token", "/oauth/revoke", "/oauth/introspect"]) {
+      // The form routes' own limit, 64 KB, checked by the route from the declared length.
+      const answer = await declared(`POST ${path} HTTP/1.1`, form, [], 70_000);
+      expectEdgeRefusal(answer, /larger than 64 KB/);
+      expect(answer.headers.connection, path).toBe("close");
+    }
+    for (const path of ["/oauth/token", "/oauth/locationToken", "/webhooks/events", "/api/operator"]) {
+      // More than anything takes: refused at the edge whatever the route checks first.
+      const answer = await declared(`POST ${path} HTTP/1.1`, form);
+      expectEdgeRefusal(answer, /larger than 1 MB/);
+      expect(answer.headers.connection, path).toBe("close");
+    }
+    const contact = await declared("POST /contacts HTTP/1.1", "application/json", ["Authorization: Bearer x"]);
+    expectEdgeRefusal(contact, /larger than 1 MB/);
+    // A screen's server action (and its form post): 1 MB, before proxy.ts or Next.js reads it.
+    const action = await declared("POST /login HTTP/1.1", "text/plain;charset=UTF-8", ["Next-Action: 0123abcd"]);
+    expectEdgeRefusal(action, /larger than 1 MB/);
+    const formPost = await declared("POST /settings HTTP/1.1", "multipart/form-data; boundary=x");
+    expectEdgeRefusal(formPost, /larger than 1 MB/);
+  });
+
+  test("a screen's form post without a declared length is read 1 MB at most (proxy.ts)", async () => {
+    // A valid multipart form of 1.1 MB, sent chunked: proxy.ts parsed any size before.
+    const form = `--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n${"a".repeat(1_100_000)}\r\n--x--\r\n`;
+    const chunks: string[] = [];
+    for (let at = 0; at < form.length; at += 65_536) {
+      const chunk = form.slice(at, at + 65_536); // ASCII: one byte per character
+      chunks.push(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    }
+    const answer = await raw(
+      "POST /oauth/chooselocation HTTP/1.1",
+      ["Content-Type: multipart/form-data; boundary=x", "Transfer-Encoding: chunked"],
+      `${chunks.join("")}0\r\n\r\n`,
+    );
+    expectEdgeRefusal(answer, /larger than 1 MB/);
+  });
+
+  test("every API answer with account or token data says Cache-Control: no-store", async () => {
+    // Every route of app/direct-routes.ts, each method, signed out: refusals carry it too.
+    const table = readFileSync(resolve("app/direct-routes.ts"), "utf8");
+    const paths = [...table.matchAll(/route\("([^"]+)"/g)].map((m) => m[1]!.replace(/\[\w+\]/g, "x_1"));
+    expect(paths.length).toBeGreaterThan(10);
+    const publicDocuments = /^\/(openapi\.json|\.well-known\/.+)$/;
+    for (const path of [...paths, "/nothing-here"]) {
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]) {
+        const body = method === "GET" || method === "OPTIONS" || method === "TRACE" ? "" : "a=b";
+        const headers = ["Content-Type: application/x-www-form-urlencoded", `Content-Length: ${body.length}`];
+        const answer = await raw(`${method} ${path} HTTP/1.1`, headers, body);
+        const where = `${method} ${path} (${answer.status})`;
+        expect(answer.status, where).toBeLessThan(500);
+        const expected = method === "GET" && publicDocuments.test(path) ? "public, max-age=300" : "no-store";
+        expect(answer.headers["cache-control"], where).toBe(expected);
+      }
+    }
+  });
+
+  test("nothing built for the bench is routed", async () => {
+    const answer = await raw("GET /api/bench/db-time HTTP/1.1");
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: "not_found" });
   });
 });
 

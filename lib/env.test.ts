@@ -70,6 +70,16 @@ describe("the environment", () => {
     }
   });
 
+  it("REQUEST_TIMEOUT_SECONDS: 20 by default, 1 to 300, anything else named", () => {
+    expect(parseEnv({}).REQUEST_TIMEOUT_SECONDS).toBe(20);
+    expect(parseEnv({ REQUEST_TIMEOUT_SECONDS: "2" }).REQUEST_TIMEOUT_SECONDS).toBe(2);
+    for (const bad of ["0", "301", "1.5", "soon"]) {
+      expect(() => parseEnv({ REQUEST_TIMEOUT_SECONDS: bad })).toThrow(
+        /^The environment variable REQUEST_TIMEOUT_SECONDS must be/,
+      );
+    }
+  });
+
   it("reads TRUSTED_PROXY_HOPS (default 0) and OPERATOR_ALLOW_REMOTE (default off)", () => {
     expect(parseEnv({})).toMatchObject({ TRUSTED_PROXY_HOPS: 0, OPERATOR_ALLOW_REMOTE: false });
     expect(parseEnv({ TRUSTED_PROXY_HOPS: "2", OPERATOR_ALLOW_REMOTE: "1" })).toMatchObject({

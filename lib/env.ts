@@ -111,6 +111,17 @@ export const envSchema = z.object({
     .max(10)
     .optional()
     .transform((v) => v ?? 0),
+  /**
+   * Seconds a client has to send a whole request, headers and body (scripts/serve.mjs reads it);
+   * a slower one is answered 400 and its connection closed. Headers alone: at most 10 s.
+   */
+  REQUEST_TIMEOUT_SECONDS: z.coerce
+    .number({ message: "must be a whole number of seconds from 1 to 300" })
+    .int({ message: "must be a whole number of seconds from 1 to 300" })
+    .min(1, { message: "must be a whole number of seconds from 1 to 300" })
+    .max(300, { message: "must be a whole number of seconds from 1 to 300" })
+    .optional()
+    .transform((v) => v ?? 20),
   /** POST /api/operator answers callers on other machines too (default: loopback only). */
   OPERATOR_ALLOW_REMOTE: flag,
   LOG_LEVEL: z

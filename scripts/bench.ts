@@ -189,6 +189,10 @@ async function main() {
   if (!kinds.every((k) => k in labels)) throw new Error("--db takes pglite, postgres or both.");
   // One secret for the build and every server of this run (the children inherit it).
   process.env.SERVER_SECRET ??= randomBytes(32).toString("hex");
+  // The bench's own build, beside the production one: only there is /api/bench/db-time routed
+  // (next.config.mjs), which scripts/bench/server.ts reads. The children and servers inherit both.
+  process.env.BENCH_BUILD = "1";
+  process.env.NEXT_DIST_DIR = ".next-bench";
   buildIfNeeded();
   const runs: DatabaseRun[] = [];
   const dir = mkdtempSync(join(tmpdir(), "bench-"));

@@ -6,6 +6,7 @@
 // header x-peer-address is dropped and the header is set from the socket; lib/client-address.ts
 // reads it (and X-Forwarded-For only for TRUSTED_PROXY_HOPS proxies). Plain JavaScript: it runs
 // without tsx, as `next start` would.
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 
 const peerAddressHeader = "x-peer-address"; // lib/client-address.ts
@@ -19,15 +20,58 @@ const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port }
 await app.prepare();
 const handle = app.getRequestHandler();
 
-const server = createServer((request, response) => {
-  request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
-  // The HTTP API's handlers, registered by instrumentation.ts when Next.js runs it
-  // (lib/api/direct-routes.ts says why they skip Next.js's router); until then Next.js serves them.
-  if (globalThis.__tokenServiceDirectRoutes?.(request, response)) return;
-  handle(request, response).catch(() => {
-    if (!response.headersSent) response.statusCode = 500;
-    response.end();
-  });
+// A request (headers and body) not received within REQUEST_TIMEOUT_SECONDS is dropped, so a client
+// that sends its body slowly or not at all holds the connection for seconds, not Node's 5 minutes.
+const requestTimeout = 1000 * Number(process.env.REQUEST_TIMEOUT_SECONDS || 20);
+const server = createServer(
+  {
+    requestTimeout,
+    headersTimeout: Math.min(requestTimeout, 10_000),
+    // How often the timeouts are checked (Node's default, 30 s, would let a 2 s timeout run 30).
+    connectionsCheckingInterval: Math.min(1000, requestTimeout / 4),
+  },
+  (request, response) => {
+    request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
+    // The HTTP API's handlers, registered by instrumentation.ts when Next.js runs it
+    // (lib/api/direct-routes.ts says why they skip Next.js's router); until then Next.js serves them.
+    if (globalThis.__tokenServiceDirectRoutes?.(request, response)) return;
+    handle(request, response).catch(() => {
+      if (!response.headersSent) response.statusCode = 500;
+      response.end();
+    });
+  },
+);
+
+// What Node's HTTP parser refuses before there is a request (a method token it does not know, a
+// malformed request line or header) and the timeouts above: SPEC.md's JSON error body instead of
+// Node's bare `400 Bad Request`, unless an answer has begun on this connection already.
+server.on("clientError", (error, socket) => {
+  const code = /** @type {{ code?: string }} */ (error).code;
+  const started = /** @type {{ _httpMessage?: { headersSent?: boolean } }} */ (socket)._httpMessage?.headersSent;
+  if (code !== "ECONNRESET" && socket.writable && !started) {
+    const traceId = randomUUID();
+    const description =
+      code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? `The request was not received within ${requestTimeout / 1000} seconds.`
+        : "The request could not be read as HTTP/1.1: check the method, the request line and the headers.";
+    const body = JSON.stringify({ error: "invalid_request", error_description: description, statusCode: 400, traceId });
+    socket.write(
+      [
+        "HTTP/1.1 400 Bad Request",
+        "content-type: application/json; charset=utf-8",
+        `content-length: ${Buffer.byteLength(body)}`,
+        "cache-control: no-store",
+        `x-trace-id: ${traceId}`,
+        "allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
+        "content-security-policy: frame-ancestors 'none'",
+        "x-frame-options: DENY",
+        "connection: close",
+        "",
+        body,
+      ].join("\r\n"),
+    );
+  }
+  socket.destroy();
 });
 // Every interface, as `next start` listens.
 server.listen(port, () => console.log(`[serve] Next.js ready on port ${port}`));

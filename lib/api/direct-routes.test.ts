@@ -3,8 +3,9 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RawAnswer, rawRequest } from "@/lib/testing/raw-http";
 import { directRoutes, FRAME_HEADERS, route } from "./direct-routes";
-import { apiRoute, json } from "./handler";
+import { apiRoute, json, otherMethods } from "./handler";
 import { MAX_FORM_BYTES, readForm } from "./parse";
 
 /** What the handler saw of the last request, to compare with what was sent. */
@@ -25,6 +26,7 @@ const mirror = (name: string) =>
 
 let server: Server;
 let base: string;
+let port: number;
 
 beforeAll(async () => {
   const direct = directRoutes(
@@ -36,16 +38,25 @@ beforeAll(async () => {
       route("/contacts/[contactId]", { GET: mirror("contact") }),
       route("/apps/[appId]/versions/[versionId]", { GET: mirror("version") }),
       route("/document", { GET: apiRoute(async () => json({ text: "a".repeat(4096) })) }),
+      route("/api/health", { ...otherMethods("GET"), GET: apiRoute(async () => json({ status: "ok" })) }),
     ],
     "http://localhost:3000",
   );
   // As scripts/serve.mjs: the direct routes first, everything else to "Next.js" (here a 404 marker).
   server = createServer((request, response) => {
     if (direct(request, response)) return;
-    response.writeHead(404, { "x-served-by": "next" }).end();
+    const forwardedHost = request.headers["x-forwarded-host"];
+    response
+      .writeHead(404, {
+        "x-served-by": "next",
+        "x-url": request.url,
+        ...(forwardedHost ? { "x-forwarded-host-seen": forwardedHost } : {}),
+      })
+      .end();
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
 });
 
 afterAll(async () => {
@@ -204,5 +215,121 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
     const rules = await config.default.headers();
     const configured = Object.fromEntries(rules.flatMap((r) => r.headers).map((h) => [h.key.toLowerCase(), h.value]));
     expect(configured).toEqual(FRAME_HEADERS);
+  });
+});
+
+describe("the server's edge (SPEC.md › The edges of the HTTP server)", () => {
+  const host = () => `Host: 127.0.0.1:${port}`;
+  const expectRefusal = (answer: RawAnswer, description: RegExp) => {
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      error: "invalid_request",
+      error_description: expect.stringMatching(description),
+      statusCode: 400,
+      traceId: answer.headers["x-trace-id"],
+    });
+    expect(answer.headers["cache-control"]).toBe("no-store");
+    for (const [name, value] of Object.entries(FRAME_HEADERS)) expect(answer.headers[name]).toBe(value);
+  };
+
+  it("refuse a method nothing serves with Allow and the JSON body: the route's Allow, or the screens'", async () => {
+    for (const method of ["TRACE", "PROPFIND", "MKCOL", "LOCK"]) {
+      const onRoute = await rawRequest(port, `${method} /api/health HTTP/1.1\r\n${host()}\r\nConnection: close`);
+      expectRefusal(onRoute, new RegExp(`^${method} is not served here`));
+      expect(onRoute.headers.allow, method).toBe("GET, HEAD, OPTIONS");
+      const elsewhere = await rawRequest(port, `${method} /contacts/x/y HTTP/1.1\r\n${host()}\r\nConnection: close`);
+      expectRefusal(elsewhere, /is not served here/);
+      expect(elsewhere.headers.allow).toBe("GET, HEAD, POST");
+    }
+    // With a `%` in the path, left to Next.js otherwise, too.
+    const encoded = await rawRequest(port, `TRACE /locations/a%20b HTTP/1.1\r\n${host()}\r\nConnection: close`);
+    expectRefusal(encoded, /TRACE is not served here/);
+  });
+
+  it("answer a path with `//` or `\\` as the path with single slashes, never redirecting", async () => {
+    const token = await rawRequest(
+      port,
+      `POST //oauth/token HTTP/1.1\r\n${host()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 11\r\nConnection: close`,
+      "grant_type=",
+    );
+    expect(token.status).toBe(201);
+    expect(seen?.url).toBe("http://localhost:3000/oauth/token");
+    const nested = await rawRequest(port, `GET /locations//loc_1///?a=//b HTTP/1.1\r\n${host()}\r\nConnection: close`);
+    expect(JSON.parse(nested.body)).toMatchObject({ route: "location", params: { locationId: "loc_1" } });
+    // Left to Next.js with the path it would have redirected to, so it answers it instead.
+    for (const [target, url] of [
+      ["//api/nothing", "/api/nothing"],
+      ["//evil.example/x?next=//y", "/evil.example/x?next=//y"],
+      ["/\\evil.example", "/evil.example"],
+    ]) {
+      const answer = await rawRequest(port, `GET ${target} HTTP/1.1\r\n${host()}\r\nConnection: close`);
+      expect(answer.headers["x-served-by"], target).toBe("next");
+      expect(answer.headers["x-url"], target).toBe(url);
+      expect(answer.headers.location, target).toBeUndefined();
+    }
+  });
+
+  it("serve an absolute-form request line as its path, never naming its host", async () => {
+    const health = await rawRequest(
+      port,
+      `GET http://evil.example/api/health HTTP/1.1\r\n${host()}\r\nConnection: close`,
+    );
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body)).toEqual({ status: "ok" });
+    expect(health.headers.location).toBeUndefined();
+    const screen = await rawRequest(port, `GET HTTPS://evil.example?x=1 HTTP/1.1\r\n${host()}\r\nConnection: close`);
+    expect(screen.headers["x-url"]).toBe("/?x=1");
+    const asterisk = await rawRequest(port, `OPTIONS * HTTP/1.1\r\n${host()}\r\nConnection: close`);
+    expectRefusal(asterisk, /request target must be a path/);
+  });
+
+  it("refuse a body declared over the route's limit before it is sent", async () => {
+    // Headers only: the answer comes without the body ever being written.
+    const form = await rawRequest(
+      port,
+      `POST /oauth/token HTTP/1.1\r\n${host()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${MAX_FORM_BYTES + 1}`,
+    );
+    expectRefusal(form, /larger than 64 KB/);
+    expect(form.headers.connection).toBe("close");
+    const huge = await rawRequest(
+      port,
+      `POST /oauth/token HTTP/1.1\r\n${host()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 20000000`,
+    );
+    expectRefusal(huge, /larger than 1 MB/);
+    expect(huge.headers.connection).toBe("close");
+    // A screen's server action: 1 MB at most, refused before proxy.ts or Next.js reads a byte.
+    const action = await rawRequest(
+      port,
+      `POST /login HTTP/1.1\r\n${host()}\r\nNext-Action: abc\r\nContent-Type: text/plain;charset=UTF-8\r\nContent-Length: 20000000`,
+    );
+    expectRefusal(action, /larger than 1 MB/);
+    expect(action.headers.connection).toBe("close");
+    expect(action.headers["x-served-by"]).toBeUndefined();
+  });
+
+  it("drop a client-sent X-Forwarded-Host without trusted proxies, keep it behind one", async () => {
+    const sent = { headers: { "x-forwarded-host": "evil.example" } };
+    expect((await fetch(`${base}/login`, sent)).headers.get("x-forwarded-host-seen")).toBeNull();
+    const proxied = directRoutes([], "http://localhost:3000", { trustedProxyHops: 1 });
+    const behindProxy = createServer((request, response) => {
+      if (proxied(request, response)) return;
+      response.writeHead(404, { "x-forwarded-host-seen": String(request.headers["x-forwarded-host"]) }).end();
+    });
+    await new Promise<void>((done) => behindProxy.listen(0, "127.0.0.1", done));
+    try {
+      const url = `http://127.0.0.1:${(behindProxy.address() as AddressInfo).port}/login`;
+      expect((await fetch(url, sent)).headers.get("x-forwarded-host-seen")).toBe("evil.example");
+    } finally {
+      await new Promise((done) => behindProxy.close(done));
+    }
+  });
+
+  it("take server actions from APP_URL's origin (next.config.mjs), whatever Host a proxy passes on", async () => {
+    const config = (await import(resolve("next.config.mjs"))) as {
+      default: { experimental: { serverActions?: { allowedOrigins?: string[] } } };
+    };
+    // next.config.mjs derives NEXTAUTH_URL from APP_URL (or PORT) when it is not set.
+    const appOrigin = new URL(process.env.NEXTAUTH_URL ?? "").host;
+    expect(config.default.experimental.serverActions?.allowedOrigins).toEqual([appOrigin]);
   });
 });

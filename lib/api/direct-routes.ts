@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
-import { errorResponse } from "./handler";
-import { MAX_FORM_BYTES, MAX_JSON_BYTES } from "./parse";
+import { ApiError, errorBody } from "./errors";
+import { errorResponse, withNoStoreDefault } from "./handler";
+import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
 
 /**
  * The HTTP API served straight from node:http by scripts/serve.mjs, ahead of Next.js's router.
@@ -18,11 +20,26 @@ import { MAX_FORM_BYTES, MAX_JSON_BYTES } from "./parse";
  *
  * Everything else (screens, sign-in, HEAD, unknown paths, any path with a `%`) goes to Next.js as
  * before, and so does every request under `next dev`, which does not run serve.mjs.
+ *
+ * It is also the server's edge (SPEC.md › The edges of the HTTP server), for every request, since
+ * Next.js answers these with a 500, a redirect of a POST, or a redirect to a host the request named:
+ * - a method nothing here serves (TRACE, PROPFIND, …): 400 invalid_request with `Allow`;
+ * - an absolute-form request line (`GET http://evil.example/api/health`) is served as its path;
+ * - a path with `//` or `\` is served as the path with single slashes (Next.js would 308 to it);
+ * - a body declared larger than its route takes is refused before a byte of it is read (screens and
+ *   their server actions: 1 MB; API routes: their own limit, from the declared length);
+ * - without trusted proxies (TRUSTED_PROXY_HOPS=0) a client-sent X-Forwarded-Host is dropped, so
+ *   Next.js's server-action origin check compares the Origin with the real Host.
  */
 
 /** The methods a route module may export that are served here; HEAD is left to Next.js (it answers HEAD from GET). */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 type Method = (typeof METHODS)[number];
+
+/** Every method served somewhere (by a route here or by Next.js); any other is refused at the edge. */
+const SERVED_METHODS = new Set<string>([...METHODS, "HEAD"]);
+/** What the paths left to Next.js take: screens (GET, their server actions POST) and the JSON 404. */
+const NEXT_ALLOW = "GET, HEAD, POST";
 
 /** The dynamic segments of a route's path, by name: `{ locationId: string }` for "/locations/[locationId]". */
 export type ParamsOf<Path extends string> = Path extends `${string}[${infer Name}]${infer Rest}`
@@ -42,6 +59,8 @@ export interface DirectRoute {
   path: string;
   segments: Segment[];
   handlers: Partial<Record<Method, Handler<Record<string, string>>>>;
+  /** The `Allow` of an answer to a method the route does not serve: otherMethods' list. */
+  allow: string;
 }
 
 /** One route of the table: the module's handlers, checked against the dynamic segments its path names. */
@@ -59,7 +78,9 @@ export function route<Path extends string>(path: Path, module: RouteModule<Param
       const param = /^\[(\w+)\]$/.exec(part)?.[1];
       return param ? { param } : { literal: part };
     });
-  return { path, segments, handlers };
+  // otherMethods (lib/api/handler.ts) hangs its Allow list on the OPTIONS handler.
+  const allow = (module.OPTIONS as { allow?: unknown } | undefined)?.allow;
+  return { path, segments, handlers, allow: typeof allow === "string" ? allow : Object.keys(handlers).join(", ") };
 }
 
 /** Answers `request` when it is one of the direct routes and returns true; false leaves it to Next.js. */
@@ -74,21 +95,35 @@ export const FRAME_HEADERS = {
 /** Where serve.mjs finds the routes that instrumentation.ts registered in this process. */
 const REGISTRY = "__tokenServiceDirectRoutes";
 
-export function registerDirectRoutes(routes: DirectRoute[], origin: string): void {
-  (globalThis as Record<string, unknown>)[REGISTRY] = directRoutes(routes, origin);
+export interface EdgeOptions {
+  /** TRUSTED_PROXY_HOPS: with none, a client-sent X-Forwarded-Host is dropped. */
+  trustedProxyHops: number;
 }
 
-/** A matched route: its handler for the method and the path's dynamic segments. */
-interface Match {
-  handler: Handler<Record<string, string>>;
+export function registerDirectRoutes(routes: DirectRoute[], origin: string, options: EdgeOptions): void {
+  (globalThis as Record<string, unknown>)[REGISTRY] = directRoutes(routes, origin, options);
+}
+
+/** A route found by path, whatever the method. */
+interface Found {
+  route: DirectRoute;
   params: Record<string, string>;
 }
+
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/** The largest body anything here takes: a JSON route's, a screen's server action's. */
+const MAX_BODY_BYTES = Math.max(MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES);
 
 /**
  * The router: `routes` by exact path, each also with a trailing slash, as every path answers
  * (SPEC.md); a fixed path wins over a dynamic one, as in Next.js.
  */
-export function directRoutes(routes: DirectRoute[], origin: string): DirectRoutes {
+export function directRoutes(
+  routes: DirectRoute[],
+  origin: string,
+  options: EdgeOptions = { trustedProxyHops: 0 },
+): DirectRoutes {
   const fixed = new Map<string, DirectRoute>();
   const dynamic: DirectRoute[] = [];
   for (const one of routes) {
@@ -98,31 +133,77 @@ export function directRoutes(routes: DirectRoute[], origin: string): DirectRoute
       fixed.set(`${one.path}/`, one);
     }
   }
-  const find = (method: string, pathname: string): Match | undefined => {
+  const find = (pathname: string): Found | undefined => {
     const known = fixed.get(pathname);
-    if (known) {
-      const handler = known.handlers[method as Method];
-      return handler ? { handler, params: {} } : undefined;
-    }
+    if (known) return { route: known, params: {} };
     const parts = (pathname.endsWith("/") ? pathname.slice(0, -1) : pathname).split("/").slice(1);
     for (const candidate of dynamic) {
       const params = matchSegments(candidate.segments, parts);
-      if (!params) continue;
-      const handler = candidate.handlers[method as Method];
-      return handler ? { handler, params } : undefined;
+      if (params) return { route: candidate, params };
     }
     return undefined;
   };
   return (request, response) => {
-    const url = request.url ?? "/";
-    // A `%` may hide a broken encoding or a NUL, which proxy.ts and Next.js's decoding answer.
-    if (url.includes("%")) return false;
+    if (options.trustedProxyHops === 0 && request.headers["x-forwarded-host"] !== undefined) {
+      delete request.headers["x-forwarded-host"];
+    }
+    let url = request.url ?? "/";
+    if (url.charCodeAt(0) !== 0x2f /* "/" */) {
+      // Absolute form (RFC 9112 §3.2.2): served as its path here, never redirected to its host.
+      const absolute = ABSOLUTE_FORM.exec(url);
+      if (!absolute) {
+        refuse(response, "The request target must be a path (/…) or an absolute http(s) URL.", NEXT_ALLOW);
+        return true;
+      }
+      url = url.slice(absolute[0].length);
+      if (url.charCodeAt(0) !== 0x2f) url = `/${url}`;
+      request.url = url;
+    }
     const query = url.indexOf("?");
-    const match = find(request.method ?? "", query === -1 ? url : url.slice(0, query));
-    if (!match) return false;
-    void answer(match, request, response, `${origin}${url}`);
+    let pathname = query === -1 ? url : url.slice(0, query);
+    if (pathname.includes("//") || pathname.includes("\\")) {
+      // Next.js answers these with a 308 to the path with single slashes; answer that path instead.
+      pathname = pathname.replace(/\\/g, "/").replace(/\/\/+/g, "/");
+      url = query === -1 ? pathname : `${pathname}${url.slice(query)}`;
+      request.url = url;
+    }
+    // A `%` may hide a broken encoding or a NUL, which proxy.ts and Next.js's decoding answer.
+    const found = url.includes("%") ? undefined : find(pathname);
+    const method = request.method ?? "";
+    if (!SERVED_METHODS.has(method)) {
+      const allow = found?.route.allow ?? NEXT_ALLOW;
+      refuse(response, `${method} is not served here. Use ${allow.replaceAll(", ", " or ")}.`, allow);
+      return true;
+    }
+    // More than any route or screen takes (screens' server actions: proxy.ts and Next.js would
+    // read it all first); a route's own smaller limit is checked by the route, also before reading.
+    const declared = request.headers["content-length"];
+    if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
+      refuse(response, "The request body is larger than 1 MB.", undefined, true);
+      return true;
+    }
+    const handler = found?.route.handlers[method as Method];
+    if (!found || !handler) return false;
+    void answer(handler, found.params, request, response, `${origin}${url}`);
     return true;
   };
+}
+
+/**
+ * SPEC.md's 400 invalid_request, written at the edge. `close`: the body is not read, so the
+ * connection ends with the answer instead of reading the rest of it.
+ */
+function refuse(response: ServerResponse, description: string, allow?: string, close = false): void {
+  const traceId = randomUUID();
+  const body = JSON.stringify(errorBody(new ApiError("invalid_request", description), traceId));
+  response.statusCode = 400;
+  response.setHeader("content-type", "application/json; charset=utf-8");
+  response.setHeader("cache-control", "no-store");
+  response.setHeader("x-trace-id", traceId);
+  for (const [name, value] of Object.entries(FRAME_HEADERS)) response.setHeader(name, value);
+  if (allow) response.setHeader("allow", allow);
+  if (close) response.setHeader("connection", "close");
+  response.end(body);
 }
 
 function matchSegments(segments: Segment[], parts: string[]): Record<string, string> | undefined {
@@ -142,31 +223,47 @@ function matchSegments(segments: Segment[], parts: string[]): Record<string, str
 }
 
 /** One byte over the larger body limit is enough for lib/api/parse.ts to refuse a body as too large. */
-const BODY_LIMIT = Math.max(MAX_FORM_BYTES, MAX_JSON_BYTES) + 1;
+const BODY_LIMIT = MAX_BODY_BYTES + 1;
 
-async function answer(match: Match, incoming: IncomingMessage, outgoing: ServerResponse, url: string) {
+async function answer(
+  handler: Handler<Record<string, string>>,
+  params: Record<string, string>,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  url: string,
+) {
   const method = incoming.method as Method;
   let body: Buffer | undefined;
+  let stream: ReadableStream<Uint8Array> | undefined;
   if (method !== "GET") {
-    try {
-      body = await readUpTo(incoming, BODY_LIMIT);
-    } catch {
-      outgoing.destroy(); // the client went away mid-body: nobody to answer
-      return;
+    if (Number(incoming.headers["content-length"]) > MAX_FORM_BYTES) {
+      // Declared over the smaller limit: the route reads it itself, so a form route refuses it from
+      // its declared length (lib/api/parse.ts) before a byte is read; a JSON route reads up to 1 MB.
+      stream = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
+    } else {
+      try {
+        body = await readUpTo(incoming, BODY_LIMIT);
+      } catch {
+        outgoing.destroy(); // the client went away mid-body: nobody to answer
+        return;
+      }
     }
   }
   const overLimit = body !== undefined && body.byteLength >= BODY_LIMIT;
   let result: Response;
   try {
-    const request = new Request(url, {
+    // `duplex`, which a stream body needs, is missing from the DOM's RequestInit type.
+    const init: RequestInit & { duplex: "half" } = {
       method,
       headers: webHeaders(incoming),
-      body: body?.byteLength ? new Uint8Array(body) : null,
-    });
-    result = await match.handler(request, { params: Promise.resolve(match.params) });
+      body: stream ?? (body?.byteLength ? new Uint8Array(body) : null),
+      duplex: "half",
+    };
+    const request = new Request(url, init);
+    result = await handler(request, { params: Promise.resolve(params) });
   } catch (error) {
     // The route's own apiRoute answers every refusal; this is only the frame failing.
-    result = errorResponse(error, randomUUID());
+    result = withNoStoreDefault(errorResponse(error, randomUUID()));
   }
   try {
     let answerBody = Buffer.from(await result.arrayBuffer());
@@ -180,8 +277,9 @@ async function answer(match: Match, incoming: IncomingMessage, outgoing: ServerR
         outgoing.setHeader("content-encoding", "gzip");
       }
     }
-    // The rest of a body past the limit is not read: end the connection instead of draining it.
-    if (overLimit) outgoing.setHeader("connection", "close");
+    // The rest of a body past the limit (or refused from its declared length) is not read: end
+    // the connection instead of draining it.
+    if (overLimit || !incoming.complete) outgoing.setHeader("connection", "close");
     outgoing.end(answerBody);
   } catch {
     outgoing.destroy();

@@ -8,7 +8,9 @@ import { containsNul } from "./parse";
  * Every route handler of the HTTP API is wrapped by `apiRoute`: it gives the request a trace id,
  * turns an ApiError or a domain refusal (DomainError, mapped by lib/api/domain-errors.ts) into
  * SPEC.md's error body, turns anything else into a logged `server_error` that says nothing of the
- * cause, and puts `x-trace-id` on every response.
+ * cause, and puts `x-trace-id` on every response, and `Cache-Control: no-store` on every response
+ * that does not set its own (SPEC.md: API answers carry account or token data; only the public
+ * documents, JWKS, metadata and openapi.json, set `public, max-age=300`).
  */
 export interface RequestContext {
   traceId: string;
@@ -30,8 +32,14 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
       response = errorResponse(error, traceId, request);
     }
     response.headers.set("x-trace-id", traceId);
-    return response;
+    return withNoStoreDefault(response);
   };
+}
+
+/** `Cache-Control: no-store` unless the answer chose its own (a public document). */
+export function withNoStoreDefault(response: Response): Response {
+  if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
+  return response;
 }
 
 export function errorResponse(thrown: unknown, traceId: string, request?: Request): Response {
@@ -84,7 +92,11 @@ export function otherMethods(...allowed: Method[]): Record<Method, (request: Req
       headers: { allow },
     });
   });
-  const options = apiRoute(async () => new Response(null, { status: 204, headers: { allow } }));
+  // `allow` rides on the OPTIONS handler: lib/api/direct-routes.ts names it for unusual methods (TRACE…).
+  const options = Object.assign(
+    apiRoute(async () => new Response(null, { status: 204, headers: { allow } })),
+    { allow },
+  );
   const handlers = Object.fromEntries(allMethods.map((m) => [m, refuse])) as Record<
     Method,
     (request: Request) => Promise<Response>

@@ -9,6 +9,8 @@ import { ApiError } from "./errors";
 
 export const MAX_FORM_BYTES = 64 * 1024;
 export const MAX_JSON_BYTES = 1024 * 1024;
+/** The largest body a screen's form or server action takes (Next.js's own server-action limit). */
+export const MAX_SCREEN_BODY_BYTES = 1024 * 1024;
 
 function mediaType(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";

@@ -7,7 +7,7 @@ import { errorCatalog } from "./error-catalog";
 
 const appDir = join(process.cwd(), "app");
 /** Internal routes left out of the public document on purpose (see operations.ts). */
-const internal = ["/api/auth/{nextauth}", "/api/operator", "/api/bench/db-time", "/{path}"];
+const internal = ["/api/auth/{nextauth}", "/api/operator", "/{path}"];
 
 function routeFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

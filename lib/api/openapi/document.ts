@@ -145,7 +145,12 @@ export function buildOpenApiDocument(): Json {
   for (const op of operations) {
     const headers: Json = { ...traceHeader };
     if (op.rateLimited) Object.assign(headers, rateLimitHeaders);
-    if (op.success.noStore) headers["Cache-Control"] = { description: "no-store", schema: { type: "string" } };
+    // apiRoute answers no-store unless the route sets its own: only the public documents do.
+    const publicDocument = op.path.startsWith("/.well-known/") || op.path === "/openapi.json";
+    if (op.path !== "/oauth/chooselocation") {
+      const value = publicDocument ? "public, max-age=300" : "no-store";
+      headers["Cache-Control"] = { description: value, schema: { type: "string", const: value } };
+    }
     const content = op.success.schema
       ? {
           [op.success.contentType ?? "application/json"]: {
@@ -202,14 +207,14 @@ export function buildOpenApiDocument(): Json {
       description: [
         "The authorization and token service of a platform with agencies (token type Company) and sub-accounts (Location).",
         "",
-        'Every error is JSON: `{"error", "error_description", "statusCode", "traceId"}`; the codes are listed under `x-error-codes` and in each response. Paths answer with and without a trailing slash, never redirecting. A method a path does not serve is 400 `invalid_request` with an Allow header; OPTIONS answers 204 with Allow.',
+        'Every error is JSON: `{"error", "error_description", "statusCode", "traceId"}`; the codes are listed under `x-error-codes` and in each response. Paths answer with and without a trailing slash, never redirecting. A method a path does not serve is 400 `invalid_request` with an Allow header (TRACE and other unusual methods too); OPTIONS answers 204 with Allow. A path with `//` is answered as the path with single slashes, never redirected. A body declared larger than the endpoint takes (64 KB for forms, 1 MB for JSON) is refused (400 `invalid_request`) before it is read. Every answer has `Cache-Control: no-store` except the public documents (/.well-known/*, /openapi.json): `public, max-age=300`.',
         "",
         `Rate limits (endpoints marked x-rate-limited): ${limits.burst || "no"} requests per ${BURST_WINDOW_MS / 1000} seconds and ${limits.daily || "no"} per UTC day, per app or private integration per sub-account or agency; 0 in RATE_LIMIT_BURST or RATE_LIMIT_DAILY turns one off (its headers are then left out).`,
         "",
         "Order of checks on the endpoints that tokens unlock (the first failing one answers):",
         ...checkOrder.map((step, i) => `${i + 1}. ${step}`),
         "",
-        "Not documented, on purpose (internal): /api/auth/* (sign-in for the admin screens), /api/operator, and /api/bench/db-time (exists only under npm run bench).",
+        "Not documented, on purpose (internal): /api/auth/* (sign-in for the admin screens), /api/operator, and /api/bench/db-time (routed only in the build npm run bench makes for itself).",
       ].join("\n"),
     },
     servers: [{ url: appUrl() }],

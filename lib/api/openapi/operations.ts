@@ -43,7 +43,6 @@ export interface Operation {
     contentType?: string;
     name?: string;
     schema?: z.ZodType;
-    noStore?: boolean;
   };
   /** The error codes this operation answers with, and what each means here, in check order. */
   errors: Partial<Record<ErrorCode, string>>;
@@ -259,7 +258,7 @@ export const operations: Operation[] = [
       "RFC 6749 §4.1.3 and §6. A code used twice fails and revokes every token issued from it. A refresh token is single use and rotates; the same client presenting a used one again within REFRESH_TOKEN_REUSE_SECONDS (default 30 s after its first use; 0 turns the window off) gets 200 with another working pair of the same family and nothing is revoked (a retry after a lost response, or two processes of one app refreshing at once). Presented after the window it is reuse: 400 invalid_grant and its whole family is revoked. The window never revives an expired or revoked refresh token. Tokens carry only the scopes the installation grants now. Answers carry Cache-Control: no-store.",
     auth: "client",
     body: { contentType: "application/x-www-form-urlencoded", name: "TokenRequest", schema: tokenForm },
-    success: { status: 200, description: "Tokens.", name: "TokenResponse", schema: tokenResponse, noStore: true },
+    success: { status: 200, description: "Tokens.", name: "TokenResponse", schema: tokenResponse },
     errors: {
       invalid_request: "Not a form body, a parameter missing or sent twice.",
       unsupported_grant_type: "grant_type is not authorization_code or refresh_token.",
@@ -292,7 +291,6 @@ export const operations: Operation[] = [
       description: "A Location token.",
       name: "TokenResponse",
       schema: tokenResponse,
-      noStore: true,
     },
     errors: {
       invalid_version: "Version header missing or not an accepted date.",
@@ -376,7 +374,6 @@ export const operations: Operation[] = [
       description: "A page of events.",
       name: "WebhookEventsPage",
       schema: missedEventsPageSchema,
-      noStore: true,
     },
     errors: {
       invalid_client: "No HTTP Basic credentials, or they do not match an app (WWW-Authenticate: Basic).",
