@@ -328,6 +328,18 @@ test.describe("the edges of the HTTP server (SPEC.md), over raw TCP", () => {
     expectEdgeRefusal(formPost, /larger than 1 MB/);
   });
 
+  test("a server action posted from another origin: 403 forbidden with the JSON body (Next.js answered 500)", async () => {
+    for (const origin of ["http://evil.example", "null"]) {
+      const answer = await raw(
+        "POST /settings HTTP/1.1",
+        [`Origin: ${origin}`, "Next-Action: 0123abcd", "Content-Type: text/plain;charset=UTF-8", "Content-Length: 2"],
+        "[]",
+      );
+      expect(answer.status, origin).toBe(403);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: "forbidden", statusCode: 403 });
+    }
+  });
+
   test("a screen's form post without a declared length is read 1 MB at most (proxy.ts)", async () => {
     // A valid multipart form of 1.1 MB, sent chunked: proxy.ts parsed any size before.
     const form = `--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n${"a".repeat(1_100_000)}\r\n--x--\r\n`;

@@ -324,6 +324,28 @@ describe("the server's edge (SPEC.md › The edges of the HTTP server)", () => {
     }
   });
 
+  it("refuse a server action from another origin with 403 forbidden (Next.js answered 500); leave ours to Next.js", async () => {
+    const action = (origin: string) =>
+      rawRequest(
+        port,
+        `POST /settings HTTP/1.1\r\n${host()}\r\nNext-Action: abc\r\nOrigin: ${origin}\r\nContent-Type: text/plain;charset=UTF-8\r\nContent-Length: 2\r\nConnection: close`,
+        "[]",
+      );
+    for (const origin of ["http://evil.example", "http://127.0.0.1:1", "null", "not a url"]) {
+      const refused = await action(origin);
+      expect(refused.status, origin).toBe(403);
+      expect(JSON.parse(refused.body)).toMatchObject({
+        error: "forbidden",
+        error_description: expect.stringMatching(/own pages/),
+        statusCode: 403,
+        traceId: refused.headers["x-trace-id"],
+      });
+    }
+    // The page's own origin, and APP_URL's (the router's origin), reach Next.js (this test server's 404).
+    expect((await action(`http://127.0.0.1:${port}`)).status).toBe(404);
+    expect((await action("http://localhost:3000")).status).toBe(404);
+  });
+
   it("take server actions from APP_URL's origin (next.config.mjs), whatever Host a proxy passes on", async () => {
     const config = (await import(resolve("next.config.mjs"))) as {
       default: { experimental: { serverActions?: { allowedOrigins?: string[] } } };

@@ -29,7 +29,8 @@ import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
  * - a body declared larger than its route takes is refused before a byte of it is read (screens and
  *   their server actions: 1 MB; API routes: their own limit, from the declared length);
  * - without trusted proxies (TRUSTED_PROXY_HOPS=0) a client-sent X-Forwarded-Host is dropped, so
- *   Next.js's server-action origin check compares the Origin with the real Host.
+ *   Next.js's server-action origin check compares the Origin with the real Host;
+ * - a server action posted from another origin: 403 forbidden (Next.js answers it with a 500).
  */
 
 /** The methods a route module may export that are served here; HEAD is left to Next.js (it answers HEAD from GET). */
@@ -133,6 +134,7 @@ export function directRoutes(
       fixed.set(`${one.path}/`, one);
     }
   }
+  const appHost = new URL(origin).host;
   const find = (pathname: string): Found | undefined => {
     const known = fixed.get(pathname);
     if (known) return { route: known, params: {} };
@@ -182,6 +184,11 @@ export function directRoutes(
       refuse(response, "The request body is larger than 1 MB.", undefined, true);
       return true;
     }
+    if (method === "POST" && request.headers["next-action"] !== undefined && !sameOriginAction(request, appHost)) {
+      // Next.js throws on a server action from another origin, which it answers with a 500.
+      refuse(response, "A server action is accepted only from this app's own pages.", undefined, true, "forbidden");
+      return true;
+    }
     const handler = found?.route.handlers[method as Method];
     if (!found || !handler) return false;
     void answer(handler, found.params, request, response, `${origin}${url}`);
@@ -193,10 +200,17 @@ export function directRoutes(
  * SPEC.md's 400 invalid_request, written at the edge. `close`: the body is not read, so the
  * connection ends with the answer instead of reading the rest of it.
  */
-function refuse(response: ServerResponse, description: string, allow?: string, close = false): void {
+function refuse(
+  response: ServerResponse,
+  description: string,
+  allow?: string,
+  close = false,
+  code: "invalid_request" | "forbidden" = "invalid_request",
+): void {
   const traceId = randomUUID();
-  const body = JSON.stringify(errorBody(new ApiError("invalid_request", description), traceId));
-  response.statusCode = 400;
+  const error = new ApiError(code, description);
+  const body = JSON.stringify(errorBody(error, traceId));
+  response.statusCode = error.status;
   response.setHeader("content-type", "application/json; charset=utf-8");
   response.setHeader("cache-control", "no-store");
   response.setHeader("x-trace-id", traceId);
@@ -204,6 +218,26 @@ function refuse(response: ServerResponse, description: string, allow?: string, c
   if (allow) response.setHeader("allow", allow);
   if (close) response.setHeader("connection", "close");
   response.end(body);
+}
+
+/**
+ * Next.js's own server-action check, made before it can fail with a 500: an action posted with an
+ * `Origin` must come from the host it was sent to, or from APP_URL's (`serverActions.allowedOrigins`).
+ * Without an `Origin` (old browsers, non-browser clients) Next.js decides, as before.
+ */
+function sameOriginAction(request: IncomingMessage, appHost: string): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return false;
+  }
+  const forwarded = request.headers["x-forwarded-host"];
+  const requested =
+    (typeof forwarded === "string" ? forwarded.split(",")[0]?.trim() : undefined) || request.headers.host;
+  return host === requested || host === appHost;
 }
 
 function matchSegments(segments: Segment[], parts: string[]): Record<string, string> | undefined {
