@@ -5,7 +5,8 @@
  * - the webhook dispatcher (lib/webhooks/dispatcher.ts), which delivers the outbox of every instance
  *   sharing the database; several instances may run it at once (claims use FOR UPDATE SKIP LOCKED);
  * - the direct routes (lib/api/direct-routes.ts): the HTTP API's route modules (app/direct-routes.ts),
- *   handed to scripts/serve.mjs, which answers them ahead of Next.js's router.
+ *   handed to scripts/serve.mjs, which answers them ahead of Next.js's router;
+ * - the last flush of API usage counts (lib/usage/counter.ts) when scripts/serve.mjs stops.
  *
  * WEBHOOK_DISPATCHER=off keeps this instance from delivering webhooks (events are still written
  * to the outbox and delivered by any instance that has it on).
@@ -19,6 +20,10 @@ export async function register(): Promise<void> {
   const { registerDirectRoutes } = await import("@/lib/api/direct-routes");
   const { apiRoutes } = await import("@/app/direct-routes");
   registerDirectRoutes(apiRoutes, process.env.__NEXT_PRIVATE_ORIGIN ?? "http://localhost");
+  // Counts gathered since the last second's flush are written before the process exits.
+  const { usageCounter } = await import("@/lib/usage/counter");
+  (globalThis as { __tokenServiceBeforeExit?: () => Promise<unknown> }).__tokenServiceBeforeExit = () =>
+    usageCounter().stop();
   // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
   const { env } = await import("@/lib/env");
   if (env().PRUNE_INTERVAL_SECONDS > 0) {

@@ -103,6 +103,14 @@ export const envSchema = z.object({
     .refine((v) => v === 0 || v >= 10, { message: "must be 0 (off) or a number of seconds from 10 to 86400" })
     .optional()
     .transform((v) => v ?? 600),
+  /**
+   * `off`: this instance does not count API requests per caller (lib/usage/); for the bench's
+   * comparison. The screens then show what other instances counted.
+   */
+  API_USAGE_COUNTING: z
+    .enum(["on", "off"], { message: "must be on or off" })
+    .optional()
+    .transform((v) => v ?? "on"),
   /** Proxies in front of the app whose X-Forwarded-For entries are believed (lib/client-address.ts). */
   TRUSTED_PROXY_HOPS: z.coerce
     .number()
