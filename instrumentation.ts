@@ -6,6 +6,8 @@
  *   sharing the database; several instances may run it at once (claims use FOR UPDATE SKIP LOCKED);
  * - the direct routes (lib/api/direct-routes.ts): the HTTP API's route modules (app/direct-routes.ts),
  *   handed to scripts/serve.mjs, which answers them ahead of Next.js's router;
+ * - the reminder check (lib/reminders/start.ts): at start and every REMINDER_CHECK_SECONDS (0: off on
+ *   this instance), each milestone notified once across instances;
  * - the last flush of API usage counts (lib/usage/counter.ts) when scripts/serve.mjs stops.
  *
  * WEBHOOK_DISPATCHER=off keeps this instance from delivering webhooks (events are still written
@@ -26,6 +28,10 @@ export async function register(): Promise<void> {
     usageCounter().stop();
   // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
   const { env } = await import("@/lib/env");
+  if (env().REMINDER_CHECK_SECONDS > 0) {
+    const { startReminders } = await import("@/lib/reminders/start");
+    startReminders();
+  }
   if (env().PRUNE_INTERVAL_SECONDS > 0) {
     const { startPruner } = await import("@/lib/maintenance/prune");
     startPruner();

@@ -366,6 +366,11 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       forms: () => [{ userId: w.A.member.id, currentPassword: "not-the-password", newPassword: "taken-over-123" }],
       outcome: (a) => (byB(a) ? "own agency" : "refused"),
     },
+    // The caller's own switch only: A's ids sent along are ignored.
+    switchTokenEmails: {
+      forms: () => [{ userId: w.A.member.id, enabled: "false" }],
+      outcome: (a) => (byB(a) ? "own agency" : "refused"),
+    },
   },
   "oauth/chooselocation/actions.ts": {
     approveInstallAction: {
