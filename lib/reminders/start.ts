@@ -41,7 +41,7 @@ export function startReminders(options: { intervalMs?: number; firstRunDelayMs?:
     loop.timer = setTimeout(() => void tick(), delayMs);
     loop.timer.unref?.();
   };
-  schedule(options.firstRunDelayMs ?? 5_000);
+  schedule(options.firstRunDelayMs ?? Math.min(5_000, intervalMs));
 }
 
 export async function stopReminders(): Promise<void> {
