@@ -8,6 +8,9 @@ import { markAllNotificationsRead } from "./actions";
 
 export const metadata: Metadata = { title: "Notifications" };
 
+const action = (kind: "expiry" | "rotation_due") =>
+  kind === "expiry" ? "Extend expiry" : "Rotate and expire this token later";
+
 /** The signed-in person's reminders, newest first, each a link straight into the right dialog. */
 export default async function NotificationsPage() {
   const actor = await requireActor();
@@ -63,10 +66,10 @@ export default async function NotificationsPage() {
                   </div>
                   <Link
                     href={n.href}
+                    aria-label={`${action(n.kind)}: ${n.integrationName}`}
                     className="shrink-0 rounded-md px-3 py-1.5 text-sm font-medium text-brand-700 ring-1 ring-brand-600 hover:bg-brand-50"
                   >
-                    {n.kind === "expiry" ? "Extend expiry" : "Rotate and expire this token later"}
-                    <span className="sr-only">: {n.integrationName}</span>
+                    {action(n.kind)}
                   </Link>
                 </li>
               );
