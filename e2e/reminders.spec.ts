@@ -124,10 +124,23 @@ test("the developer's app page charts its installations' requests of the last 30
   await expect(chart.getByRole("listitem")).toHaveText(["Succeeded: 0", "Refused: 0", "Rate-limited: 0"]);
   // Every day's numbers as text: 30 rows of the table screen readers read.
   await expect(chart.getByRole("table").getByRole("row")).toHaveCount(31);
+  await expectAccessible(page, "/developer/apps/{id} (API usage chart)");
   if (shots) {
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
       await page.screenshot({ path: `${shots}/app-usage-${width}.png`, fullPage: true });
     }
+    await page.setViewportSize({ width: 1280, height: 720 });
   }
+
+  // Email me about my tokens: on by default, the person's own switch, kept.
+  await page.goto("/settings/account");
+  const emails = page.getByRole("switch", { name: "Email me about my tokens" });
+  await expect(emails).toHaveAttribute("aria-checked", "true");
+  await emails.click();
+  await expect(emails).toHaveAttribute("aria-checked", "false");
+  await expect(emails).toBeEnabled();
+  await page.reload();
+  await expect(page.getByRole("switch", { name: "Email me about my tokens" })).toHaveAttribute("aria-checked", "false");
+  await expectAccessible(page, "/settings/account (Email me about my tokens)");
 });
