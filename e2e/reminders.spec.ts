@@ -1,7 +1,9 @@
 import { expect } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { runCli } from "./support/cli";
-import { onServerDatabase } from "./support/database";
+import { onServerDatabase, rowsOnServerDatabase } from "./support/database";
+import { e2ePort } from "./support/env";
+import { send } from "./support/http";
 import { card, takeShownToken } from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -29,7 +31,26 @@ test("a reminder before expiry: in the header, listed, and one click into Extend
   await form.getByText("Advanced", { exact: true }).click();
   await form.getByLabel("Expires").fill(ymd(5 * DAY));
   await form.getByRole("button", { name: "Create", exact: true }).click();
-  await takeShownToken(page);
+  const token = await takeShownToken(page);
+
+  // The production server counts the integration's requests (added to the database within a
+  // second; read back on PostgreSQL, whose database the test can open).
+  const location = agency.locationIds[0] as string;
+  const call = async () =>
+    (
+      await send(`http://127.0.0.1:${e2ePort}/locations/${location}`, {
+        headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
+      })
+    ).status;
+  expect([await call(), await call(), await call()]).toEqual([200, 200, 200]);
+  await expect(async () => {
+    const rows = await rowsOnServerDatabase<{ ok: number }>(
+      `SELECT sum(u.ok)::int AS ok FROM "ApiUsageHour" u JOIN "PrivateIntegration" i ON i.id = u."subjectId"
+       WHERE i."companyId" = $1`,
+      [agency.companyId],
+    );
+    if (rows) expect(rows[0]?.ok).toBe(3);
+  }).toPass({ timeout: 10_000 });
 
   // The check runs every 2 seconds: the header link gets its unread count.
   const link = page.getByRole("link", { name: /^Notifications, \d+ unread$/ });
