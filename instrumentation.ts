@@ -5,7 +5,10 @@
  * - the webhook dispatcher (lib/webhooks/dispatcher.ts), which delivers the outbox of every instance
  *   sharing the database; several instances may run it at once (claims use FOR UPDATE SKIP LOCKED);
  * - the direct routes (lib/api/direct-routes.ts): the HTTP API's route modules (app/direct-routes.ts),
- *   handed to scripts/serve.mjs, which answers them ahead of Next.js's router.
+ *   handed to scripts/serve.mjs, which answers them ahead of Next.js's router;
+ * - the reminder check (lib/reminders/start.ts): at start and every REMINDER_CHECK_SECONDS (0: off on
+ *   this instance), each milestone notified once across instances;
+ * - the last flush of API usage counts (lib/usage/counter.ts) when scripts/serve.mjs stops.
  *
  * WEBHOOK_DISPATCHER=off keeps this instance from delivering webhooks (events are still written
  * to the outbox and delivered by any instance that has it on).
@@ -22,6 +25,14 @@ export async function register(): Promise<void> {
   registerDirectRoutes(apiRoutes, process.env.__NEXT_PRIVATE_ORIGIN ?? "http://localhost", {
     trustedProxyHops: env().TRUSTED_PROXY_HOPS,
   });
+  // Counts gathered since the last second's flush are written before the process exits.
+  const { usageCounter } = await import("@/lib/usage/counter");
+  (globalThis as { __tokenServiceBeforeExit?: () => Promise<unknown> }).__tokenServiceBeforeExit = () =>
+    usageCounter().stop();
+  if (env().REMINDER_CHECK_SECONDS > 0) {
+    const { startReminders } = await import("@/lib/reminders/start");
+    startReminders();
+  }
   // Imported lazily: the dispatcher pulls in node:http, the database client and crypto.
   if (env().PRUNE_INTERVAL_SECONDS > 0) {
     const { startPruner } = await import("@/lib/maintenance/prune");

@@ -373,6 +373,19 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       forms: () => [{ userId: w.A.member.id, currentPassword: "not-the-password", newPassword: "taken-over-123" }],
       outcome: (a) => (byB(a) ? "own agency" : "refused"),
     },
+    // The caller's own switch only: A's ids sent along are ignored, A is unchanged. (A's own
+    // sub-account user may switch their own, which is not another tenant's.)
+    switchTokenEmails: {
+      forms: (a) => (byB(a) ? [{ userId: w.A.member.id, enabled: "false" }] : []),
+      outcome: () => "own agency",
+    },
+  },
+  // The caller's own notifications only.
+  "(admin)/settings/notifications/actions.ts": {
+    markAllNotificationsRead: {
+      forms: (a) => (byB(a) ? [{ userId: w.A.member.id }] : []),
+      outcome: () => "own agency",
+    },
   },
   "oauth/chooselocation/actions.ts": {
     approveInstallAction: {

@@ -82,6 +82,7 @@ test.describe("axe-core on every screen", () => {
     await expectAccessible(page, "/settings/team (one-time password)");
     await oneTime.getByRole("button", { name: "Done" }).click();
     await visit(page, "/settings/account", "/settings/account");
+    await visit(page, "/settings/notifications", "/settings/notifications");
     await visit(page, `/location/${agency.locationIds[0]}/settings`, "/location/{id}/settings");
 
     await visit(page, "/developer/apps", "/developer/apps");

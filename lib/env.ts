@@ -103,6 +103,32 @@ export const envSchema = z.object({
     .refine((v) => v === 0 || v >= 10, { message: "must be 0 (off) or a number of seconds from 10 to 86400" })
     .optional()
     .transform((v) => v ?? 600),
+  /**
+   * `off`: this instance does not count API requests per caller (lib/usage/); for the bench's
+   * comparison. The screens then show what other instances counted.
+   */
+  API_USAGE_COUNTING: z
+    .enum(["on", "off"], { message: "must be on or off" })
+    .optional()
+    .transform((v) => v ?? "on"),
+  /** Reminders are also e-mailed through this SMTP server (`smtp://user:pass@host:587`, `smtps://…`). */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/.+/, { message: "must be an SMTP URL such as smtp://user:password@mail.example.com:587" })
+    .optional(),
+  /** The sender of reminder e-mails. */
+  MAIL_FROM: z
+    .string()
+    .min(3, { message: "must be an address such as Token Service <no-reply@example.com>" })
+    .optional(),
+  /** How often this instance checks the reminder milestones (lib/reminders/); `0`: never on this instance. */
+  REMINDER_CHECK_SECONDS: z.coerce
+    .number({ message: "must be a whole number of seconds (0 turns the check off)" })
+    .int({ message: "must be a whole number of seconds (0 turns the check off)" })
+    .min(0, { message: "must be 0 (off) or a number of seconds from 1 to 86400" })
+    .max(86_400, { message: "must be 0 (off) or a number of seconds from 1 to 86400" })
+    .optional()
+    .transform((v) => v ?? 3600),
   /** Proxies in front of the app whose X-Forwarded-For entries are believed (lib/client-address.ts). */
   TRUSTED_PROXY_HOPS: z.coerce
     .number()

@@ -26,7 +26,7 @@ import {
   scenarios,
 } from "./bench/load";
 import { type Peer, startBareNext, startOidcProviderPeer } from "./bench/peers";
-import { type DatabaseRun, machine, pgliteTargets, table, targets } from "./bench/report";
+import { type DatabaseRun, machine, pgliteTargets, table, targets, usageCountingCost } from "./bench/report";
 import { buildIfNeeded } from "./build-if-needed";
 import { startProductionServer } from "./support/production-server";
 
@@ -133,21 +133,25 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       await peerDatabase?.drop();
     }
     const results = all.map((s) => combine(s, measured.get(s.id)!));
-    if (!selected("b")) return { database: kind, label: labels[kind], duration, connections: CONNECTIONS, results };
-    // (b) again with the limits off (SPEC.md: 0, for load tests): what counting every request costs.
-    say(`${labels[kind]}: (b) again with rate limits off`);
-    server = await startProductionServer({
-      ...common,
-      env: { ...benchEnv, RATE_LIMIT_BURST: "0", RATE_LIMIT_DAILY: "0" },
-    });
-    try {
-      const b = all.find((s) => s.id === "b")!;
-      await prepareScenario(server.baseUrl, b, warmup);
-      const limited = combine(b, [await measure(server.baseUrl, b, duration)]);
-      results.push({ ...limited, id: "b′", name: `${b.name}, rate limits off` });
-    } finally {
-      await server.stop();
-    }
+    const b = all.find((s) => s.id === "b");
+    /** (b) once more, alone, on a server restarted with `extra` in its environment. */
+    const alone = async (id: string, name: string, extra: Record<string, string>) => {
+      if (!b) return;
+      say(`${labels[kind]}: (${id}) ${name}`);
+      server = await startProductionServer({ ...common, env: { ...benchEnv, ...extra } });
+      try {
+        await prepareScenario(server.baseUrl, b, warmup);
+        results.push({ ...combine(b, [await measure(server.baseUrl, b, duration)]), id, name: `${b.name}, ${name}` });
+      } finally {
+        await server.stop();
+      }
+    };
+    // (b) with the limits off (SPEC.md: 0, for load tests): what counting every request costs.
+    await alone("b′", "rate limits off", { RATE_LIMIT_BURST: "0", RATE_LIMIT_DAILY: "0" });
+    // Usage counting (lib/usage/) on and off, each alone on a fresh server in turn, same run: issue
+    // 25 wants the two within 5%.
+    await alone("u", "usage counting on", { ...countingLimits, API_USAGE_COUNTING: "on" });
+    await alone("u′", "usage counting off", { ...countingLimits, API_USAGE_COUNTING: "off" });
     return { database: kind, label: labels[kind], duration, connections: CONNECTIONS, results };
   } finally {
     await database.drop();
@@ -213,7 +217,10 @@ async function main() {
   const postgresRun = runs.find((run) => run.database === "postgres");
   const targetLine = (run: DatabaseRun) =>
     run.database === "postgres" ? targets(run) : pgliteTargets(run, postgresRun);
-  const sections = runs.map((run) => `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.`);
+  const sections = runs.map(
+    (run) =>
+      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.\n\nUsage counting (issue 25): ${usageCountingCost(run)}.`,
+  );
   for (const section of sections) console.log(`\n${section}`);
   const markdown = [
     "# Benchmark results",

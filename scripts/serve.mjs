@@ -81,8 +81,13 @@ const stop = () => {
   if (stopping) return;
   stopping = true;
   // Stop accepting, finish what is in flight, then let Next.js close (as `next start` does).
+  // Then the last API usage counts are written (instrumentation.ts), within 5 seconds.
   server.close(() => {
-    app.close().finally(() => process.exit(0));
+    const beforeExit = Promise.race([
+      Promise.resolve(globalThis.__tokenServiceBeforeExit?.()).catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
+    ]);
+    beforeExit.finally(() => app.close().finally(() => process.exit(0)));
   });
   server.closeIdleConnections();
 };

@@ -2,12 +2,14 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { LocationSwitcher } from "@/components/location-switcher";
+import { NotificationsLink } from "@/components/notifications/notifications-link";
 import { SettingsNav } from "@/components/settings-nav";
 import { SignOutButton } from "@/components/sign-out-button";
 import { companyName, listLocations } from "@/lib/accounts/companies";
 import { agencyNavigation, locationNavigation, reachableLocations } from "@/lib/accounts/navigation";
 import { isAgencyRole, roleLabels } from "@/lib/accounts/roles";
 import { requireActor } from "@/lib/auth/session";
+import { unreadNotificationCount } from "@/lib/reminders/notifications";
 
 /** The signed-in shell: who you are, where you are, and only the links you may use. */
 export default async function AdminLayout({ children }: { children: ReactNode }) {
@@ -32,6 +34,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
               current={currentLocation?.id}
               agencyView={isAgencyRole(actor.role)}
             />
+            <NotificationsLink unread={unreadNotificationCount(actor.id)} />
             <span className="text-sm text-slate-600">
               {actor.name} · {roleLabels[actor.role]}
             </span>

@@ -39,6 +39,7 @@ export function PrivateIntegrationsManager({
   actions,
   renderedAt,
   children,
+  open,
 }: {
   level: "agency" | "location";
   ownerName: string;
@@ -54,9 +55,17 @@ export function PrivateIntegrationsManager({
   renderedAt: string;
   /** Shown below the list (the activity log). */
   children?: ReactNode;
+  /** A reminder's link (`?integration=<id>&action=…`): the dialog to open at once. */
+  open?: { integrationId: string; action: "rotate-later" | "extend" };
 }) {
-  const [mode, setMode] = useState<Mode>({ kind: "list" });
-  const [confirm, setConfirm] = useState<{ kind: LifecycleKind; id: string } | null>(null);
+  const opened = open && items.some((i) => i.id === open.integrationId) ? open : undefined;
+  // `Extend expiry` is the Edit form, whose Expires field extends it.
+  const [mode, setMode] = useState<Mode>(
+    opened?.action === "extend" ? { kind: "edit", id: opened.integrationId } : { kind: "list" },
+  );
+  const [confirm, setConfirm] = useState<{ kind: LifecycleKind; id: string } | null>(
+    opened?.action === "rotate-later" ? { kind: "rotateLater", id: opened.integrationId } : null,
+  );
   const [revealed, setRevealed] = useState<RevealedToken | null>(null);
   const [notice, setNotice] = useState("");
   // Server clock minus browser clock, so "keeps working until …" matches what the server will set.

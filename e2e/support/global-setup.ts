@@ -40,6 +40,8 @@ export default async function globalSetup() {
       WEBHOOK_ALLOW_PRIVATE: "1",
       // The first retry after 10 s instead of 30 (webhooks-install.spec.ts waits for it).
       WEBHOOK_FIRST_RETRY_SECONDS: "10",
+      // Reminders checked every 2 s instead of hourly (reminders.spec.ts waits for one).
+      REMINDER_CHECK_SECONDS: "2",
       LOG_LEVEL: "info", // everything production logs, so the secrets check reads it all
     },
   });

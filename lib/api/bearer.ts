@@ -7,6 +7,7 @@ import type { Scope } from "@/lib/scopes";
 import { isJwtShaped, verifyAccessToken } from "@/lib/tokens/access-token";
 import { locationOf, type Principal, type VerifyResult } from "@/lib/tokens/principal";
 import { ApiError } from "./errors";
+import { noteCaller, usageSubjectOf } from "./usage";
 
 /**
  * The HTTP half of `Authorization: Bearer …` (RFC 6750): reading the header, picking the verifier
@@ -101,6 +102,15 @@ export async function verifyBearerToken(
 export async function authenticateBearer(request: Request, now: Date = new Date()): Promise<Principal> {
   const token = bearerToken(request);
   const result = await verifyBearerToken(token, now, verificationContext(request.headers));
+  // Whose usage this request counts (SPEC.md › Usage and reminders), refusals of a known integration included.
+  noteCaller(
+    request,
+    result.ok
+      ? usageSubjectOf(result.principal)
+      : result.integrationId
+        ? { type: "integration", id: result.integrationId }
+        : undefined,
+  );
   if (result.ok) return result.principal;
   if (result.reason === "refused") throw bearerError(result.refusal.code, result.refusal.description);
   if (token.startsWith("pit-")) throw bearerError("invalid_token", privateIntegrationReasons[result.reason]);

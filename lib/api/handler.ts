@@ -3,6 +3,7 @@ import { describeError, log } from "@/lib/log";
 import { toApiError } from "./domain-errors";
 import { ApiError, errorBody } from "./errors";
 import { containsNul } from "./parse";
+import { countUsage, noteRefusal } from "./usage";
 
 /**
  * Every route handler of the HTTP API is wrapped by `apiRoute`: it gives the request a trace id,
@@ -32,6 +33,7 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
       response = errorResponse(error, traceId, request);
     }
     response.headers.set("x-trace-id", traceId);
+    countUsage(request, response.status);
     return withNoStoreDefault(response);
   };
 }
@@ -57,6 +59,7 @@ export function errorResponse(thrown: unknown, traceId: string, request?: Reques
     path: request ? new URL(request.url).pathname : undefined,
     errorCode: apiError.code,
   };
+  if (request) noteRefusal(request, apiError);
   if (error instanceof ApiError) {
     if (apiError.detail) log.info("request refused", { ...fields, detail: apiError.detail });
   } else {

@@ -39,7 +39,7 @@ describe("Expires, against the clock", () => {
     ["after", new Date(stop.getTime() + DAY), false],
   ];
   it.each(cases)("%s", async (_name, now, ok) => {
-    const { token } = await integration({ expiresAt: stop });
+    const { token, integration: created } = await integration({ expiresAt: stop });
     const result = await verifyPrivateIntegrationToken(token, now, { clientAddress: "192.0.2.1" });
     if (ok) {
       expect(result).toMatchObject({ ok: true, principal: { expiresAt: stop } });
@@ -53,6 +53,8 @@ describe("Expires, against the clock", () => {
             "its Expires date was 2031-05-10, so its tokens stopped working at 2031-05-11T00:00:00.000Z",
           ),
         },
+        // Whose refusal it was, for the integration's usage (lib/api/usage.ts).
+        integrationId: created.id,
       });
     }
   });

@@ -64,19 +64,21 @@ export async function verifyPrivateIntegrationToken(
     (found) => found !== undefined && found.revokedAt === null && found.slot !== null,
   );
   if (!row) return { ok: false, reason: "unknown" };
-  if (row.revokedAt !== null || row.slot === null) return { ok: false, reason: "revoked" };
+  // The integration is known from here on: its usage counts these refusals too.
+  const integrationId = row.integrationId;
+  if (row.revokedAt !== null || row.slot === null) return { ok: false, reason: "revoked", integrationId };
   const expiresAt = row.expiresAt === null ? null : new Date(row.expiresAt);
-  if (expiresAt && expiresAt.getTime() <= now.getTime()) return { ok: false, reason: "expired" };
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) return { ok: false, reason: "expired", integrationId };
   const integrationExpiresAt = row.integrationExpiresAt === null ? null : new Date(row.integrationExpiresAt);
   if (integrationExpiresAt && integrationExpiresAt.getTime() <= now.getTime()) {
     const description = expiredIntegrationDescription(integrationExpiresAt);
-    return { ok: false, reason: "refused", refusal: { code: "invalid_token", description } };
+    return { ok: false, reason: "refused", refusal: { code: "invalid_token", description }, integrationId };
   }
   const address = context?.clientAddress ?? unknownAddress;
   if (!isAddressAllowed(address, row.allowedIpAddresses)) {
     log.info("private integration refused by its Allowed IP addresses", { row: row.integrationId });
     const description = addressNotAllowedDescription(address);
-    return { ok: false, reason: "refused", refusal: { code: "forbidden", description } };
+    return { ok: false, reason: "refused", refusal: { code: "forbidden", description }, integrationId };
   }
   touchLastUsed(row.id, row.lastUsedAt === null ? null : new Date(row.lastUsedAt), now, context?.clientAddress ?? null);
   const level = row.locationId ? "location" : "agency";

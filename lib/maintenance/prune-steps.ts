@@ -1,5 +1,6 @@
 import type { Tx } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { USAGE_RETENTION_DAYS } from "@/lib/usage/read";
 import { webhookEventRetentionCutoff } from "@/lib/webhooks/retention";
 
 /**
@@ -39,6 +40,8 @@ import { webhookEventRetentionCutoff } from "@/lib/webhooks/retention";
  *   Pending ones are still in a retry series (or a Redeliver) and stay. GET /webhooks/events stays
  *   consistent: its cursor is a position, not a row, so a page after a pruned event still follows
  *   on, and `after=<webhookId>` of a pruned event is the 400 that already names the retention.
+ * - API usage counts (hours per integration or installation) and an integration's last refused
+ *   request: 90 days (USAGE_RETENTION_DAYS, SPEC.md "Counts are kept 90 days"); the screens show 30.
  *
  */
 
@@ -52,6 +55,7 @@ export const PRUNE_HORIZONS = {
   refreshTokenPastExpiryMs: DAY_MS,
   revokedGrantMs: 30 * DAY_MS,
   integrationTokenStoppedMs: 30 * DAY_MS,
+  usageMs: USAGE_RETENTION_DAYS * DAY_MS,
 } as const;
 
 /** What one run deleted, per kind of row. */
@@ -62,6 +66,8 @@ export interface PruneCounts {
   codes: number;
   integrationTokens: number;
   webhookEvents: number;
+  /** Hours of API usage counts and last refused requests. */
+  usage: number;
 }
 
 export interface PruneStep {
@@ -87,6 +93,14 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
   const revokedCut = new Date(now.getTime() - PRUNE_HORIZONS.revokedGrantMs);
   const integrationCut = new Date(now.getTime() - PRUNE_HORIZONS.integrationTokenStoppedMs);
   const eventCut = webhookEventRetentionCutoff(now);
+  const usageCut = new Date(now.getTime() - PRUNE_HORIZONS.usageMs);
+  // Usage rows carry no company: scoped runs reach them through their integration or installation.
+  const usageScope = (column: Prisma.Sql) =>
+    scoped(
+      companyIds,
+      Prisma.sql`AND (${column} IN (SELECT id FROM "PrivateIntegration" WHERE "companyId" = ANY(${ids}::text[]))
+        OR ${column} IN (SELECT id FROM "Installation" WHERE "companyId" = ANY(${ids}::text[])))`,
+    );
 
   return [
     {
@@ -213,6 +227,21 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
         const webhookEvents = await tx.$executeRaw`
           DELETE FROM "WebhookEvent" e WHERE e.id = ANY(${rows.map((r) => r.id)}::text[]) AND ${done}`;
         return { selected: rows.length, deleted: { webhookEvents } };
+      },
+    },
+    {
+      name: "API usage past retention",
+      async run(tx, limit) {
+        const hours = await tx.$executeRaw`
+          DELETE FROM "ApiUsageHour" u WHERE (u."subjectType", u."subjectId", u."hour") IN (
+            SELECT x."subjectType", x."subjectId", x."hour" FROM "ApiUsageHour" x
+            WHERE x."hour" < ${usageCut} ${usageScope(Prisma.sql`x."subjectId"`)}
+            ORDER BY x."hour" LIMIT ${limit})`;
+        const refusals = await tx.$executeRaw`
+          DELETE FROM "IntegrationLastRefusal" r WHERE r."integrationId" IN (
+            SELECT x."integrationId" FROM "IntegrationLastRefusal" x
+            WHERE x."at" < ${usageCut} ${usageScope(Prisma.sql`x."integrationId"`)} LIMIT ${limit})`;
+        return { selected: Math.max(hours, refusals), deleted: { usage: hours + refusals } };
       },
     },
   ];

@@ -285,6 +285,7 @@ describe("batches", () => {
       codes: 0,
       integrationTokens: 0,
       webhookEvents: 0,
+      usage: 0,
       skipped: false,
     });
   });

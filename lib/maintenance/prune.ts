@@ -64,6 +64,7 @@ export async function pruneOnce(options: PruneOptions = {}): Promise<PruneSummar
     codes: 0,
     integrationTokens: 0,
     webhookEvents: 0,
+    usage: 0,
     batches: 0,
     skipped: false,
   };

@@ -96,6 +96,12 @@ describe("verifyAccessToken", () => {
         locationId: agency.locations[0]!.id,
         scopes: ["locations.readonly", "users.readonly", "contacts.write"],
         appId: app.app.id,
+        // The installation whose usage the token's requests count (lib/usage).
+        installationId: (
+          await db().installation.findFirstOrThrow({
+            where: { appId: app.app.id, locationId: agency.locations[0]!.id },
+          })
+        ).id,
         userId: expect.any(String),
         tokenId: decodeJwt(location.access_token).jti,
         expiresAt: expect.any(Date),

@@ -110,6 +110,7 @@ interface TokenStateRow {
   grantRevokedAt: Date | null;
   installationStatus: string;
   appId: string;
+  installationId: string;
 }
 
 /**
@@ -119,7 +120,7 @@ interface TokenStateRow {
 async function tokenState(jti: string): Promise<TokenStateRow | undefined> {
   const rows = await db().$queryRaw<TokenStateRow[]>`${PREPARED}
     SELECT a."revokedAt" AS "tokenRevokedAt", g."revokedAt" AS "grantRevokedAt", i."status"::text AS "installationStatus",
-      g."appId" AS "appId"
+      g."appId" AS "appId", g."installationId" AS "installationId"
     FROM "AccessToken" a
     JOIN "TokenGrant" g ON g."id" = a."grantId"
     JOIN "Installation" i ON i."id" = g."installationId"
@@ -212,7 +213,7 @@ async function verifyWithDatabase(token: string, now: Date): Promise<VerifyResul
   if (state.tokenRevokedAt || state.grantRevokedAt || state.installationStatus !== "installed") {
     return { ok: false, reason: "revoked" };
   }
-  return { ok: true, principal: toPrincipal(claims, state.appId) };
+  return { ok: true, principal: toPrincipal(claims, state.appId, state.installationId) };
 }
 
 function wellFormed(claims: AccessTokenClaims): boolean {
@@ -224,7 +225,7 @@ function wellFormed(claims: AccessTokenClaims): boolean {
 }
 
 /** `appId` is the App row's id (the token itself carries the client_id). */
-function toPrincipal(claims: AccessTokenClaims, appId: string): Principal {
+function toPrincipal(claims: AccessTokenClaims, appId: string, installationId: string): Principal {
   const scopes = claims.scope.split(" ").filter((s): s is Scope => isScope(s));
   return {
     kind: "access_token",
@@ -233,6 +234,7 @@ function toPrincipal(claims: AccessTokenClaims, appId: string): Principal {
     ...(claims.authClass === "Location" ? { locationId: claims.locationId } : {}),
     scopes,
     appId,
+    installationId,
     userId: claims.sub,
     tokenId: claims.jti,
     expiresAt: new Date(claims.exp * 1000),

@@ -15,6 +15,8 @@ export interface Principal {
   scopes: Scope[];
   /** Access tokens: the app. */
   appId?: string;
+  /** Access tokens: the installation the token's grant belongs to (whose usage it counts). */
+  installationId?: string;
   /** Access tokens: the installing user (JWT `sub`). */
   userId?: string;
   /** Private integrations: the integration. */
@@ -46,5 +48,11 @@ export function rateLimitSubject(principal: Principal): string {
  */
 export type VerifyResult =
   | { ok: true; principal: Principal }
-  | { ok: false; reason: "malformed" | "unknown" | "expired" | "revoked" }
-  | { ok: false; reason: "refused"; refusal: { code: "invalid_token" | "forbidden"; description: string } };
+  | { ok: false; reason: "malformed" | "unknown" | "expired" | "revoked"; integrationId?: string }
+  | {
+      ok: false;
+      reason: "refused";
+      refusal: { code: "invalid_token" | "forbidden"; description: string };
+      /** The integration whose token was refused (its usage counts the refusal). */
+      integrationId?: string;
+    };

@@ -47,7 +47,18 @@ export function markdownTable(header: string[], rows: string[][], right: (column
 }
 
 /** Which peer each of our scenarios is measured against: (R) the reference OAuth server, (N) the bare framework. */
-const peerOf: Record<string, "R" | "N"> = { a: "N", b: "N", c: "N", "b′": "N", d: "N", e: "R", f: "R", g: "R" };
+const peerOf: Record<string, "R" | "N"> = {
+  a: "N",
+  b: "N",
+  c: "N",
+  "b′": "N",
+  u: "N",
+  "u′": "N",
+  d: "N",
+  e: "R",
+  f: "R",
+  g: "R",
+};
 /** Issue 11's targets on PostgreSQL, as a ratio to the peer. */
 const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e: 1.0, f: 1.0, g: 1.0 };
 
@@ -86,6 +97,15 @@ export function machine(postgres?: string): string {
 }
 
 /** Issue 11's PGlite targets: every scenario's p99 within 300 ms at 50 connections, refresh at least half PostgreSQL's. */
+/** Issue 25: (u) usage counting on against (u′) off, measured alike in one run: within 5%. */
+export function usageCountingCost(run: DatabaseRun): string {
+  const on = run.results.find((r) => r.id === "u");
+  const off = run.results.find((r) => r.id === "u′");
+  if (!on || !off) return "(u) and (u′) not run";
+  const ratio = on.requestsPerSecond / off.requestsPerSecond;
+  return `(u) counting on ${fixed(on.requestsPerSecond)} req/s is ${(ratio * 100).toFixed(1)} % of (u′) counting off ${fixed(off.requestsPerSecond)} req/s: ${ratio >= 0.95 ? "meets" : "misses"} (within 5 %)`;
+}
+
 export function pgliteTargets(pglite: DatabaseRun, postgres: DatabaseRun | undefined): string {
   const slow = pglite.results.filter((r) => r.p99 > 300);
   const p99 = slow.length

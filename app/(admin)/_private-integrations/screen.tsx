@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { z } from "zod";
 import { PageHeader } from "@/components/page-header";
 import { AuditLogView } from "@/components/private-integrations/audit-log";
 import { PrivateIntegrationsManager } from "@/components/private-integrations/manager";
@@ -37,7 +38,14 @@ const actions = {
  * both routes. The gate is decided here on the server before any data is read: another agency's
  * sub-account is "not found", Labs off says so, no permission says so.
  */
-export async function PrivateIntegrationsScreen({ locationId }: { locationId?: string }) {
+export async function PrivateIntegrationsScreen({
+  locationId,
+  searchParams,
+}: {
+  locationId?: string;
+  /** A reminder's link opens a dialog: `?integration=<id>&action=rotate-later|extend`. */
+  searchParams?: Record<string, string | string[] | undefined>;
+}) {
   const actor = await requireActor();
   const owner: IntegrationOwner = locationId
     ? { level: "location", locationId }
@@ -73,10 +81,18 @@ export async function PrivateIntegrationsScreen({ locationId }: { locationId?: s
       // The maximum is the agency's: set on its screen only, shown read-only on a sub-account's.
       actions={agency ? { ...actions, setMaximumLifetime } : actions}
       renderedAt={now.toISOString()}
+      open={dialogToOpen(searchParams)}
     >
       <AuditLogView entries={audit.map(toAuditItem)} limit={AUDIT_LIMIT} />
     </PrivateIntegrationsManager>
   );
+}
+
+const openSchema = z.object({ integration: z.string().min(1).max(100), action: z.enum(["rotate-later", "extend"]) });
+
+function dialogToOpen(searchParams: Record<string, string | string[] | undefined> | undefined) {
+  const parsed = openSchema.safeParse(searchParams ?? {});
+  return parsed.success ? { integrationId: parsed.data.integration, action: parsed.data.action } : undefined;
 }
 
 function AccessNotice({

@@ -3,14 +3,19 @@ import Link from "next/link";
 import { PasswordForm } from "@/components/account/password-form";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
+import { ToggleSwitch } from "@/components/ui/toggle-switch";
 import { getSignedIn, requireActor } from "@/lib/auth/session";
-import { changePassword } from "./actions";
+import { env } from "@/lib/env";
+import { tokenEmailsEnabled } from "@/lib/reminders/notifications";
+import { changePassword, switchTokenEmails } from "./actions";
 
 export const metadata: Metadata = { title: "Account" };
 
 export default async function AccountPage() {
   const actor = await requireActor();
   const mustChange = (await getSignedIn())?.mustChangePassword ?? false;
+  const tokenEmails = await tokenEmailsEnabled(actor.id);
+  const mailOn = Boolean(env().SMTP_URL);
   return (
     <>
       <PageHeader title="Account" description={`You sign in as ${actor.email}.`} />
@@ -37,6 +42,25 @@ export default async function AccountPage() {
             Changing it signs you out on every other browser and device. <Link href="/settings">Back to settings</Link>
           </p>
         )}
+      </section>
+      <section
+        aria-labelledby="emails-title"
+        className="mt-6 max-w-md rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200"
+      >
+        <h2 id="emails-title" className="mb-4 font-semibold">
+          E-mail
+        </h2>
+        <ToggleSwitch
+          label="Email me about my tokens"
+          checked={tokenEmails}
+          action={switchTokenEmails}
+          fields={{}}
+          description={
+            mailOn
+              ? "Reminders before a private integration you manage expires, and when its token is due for rotation. They are always listed under Notifications."
+              : "E-mail is not set up on this server (SMTP_URL), so reminders are only listed under Notifications."
+          }
+        />
       </section>
     </>
   );

@@ -4,6 +4,10 @@ import { PrivateIntegrationsScreen } from "@/app/(admin)/_private-integrations/s
 export const metadata: Metadata = { title: "Private Integrations" };
 
 /** The agency's own integrations. */
-export default function AgencyPrivateIntegrationsPage() {
-  return <PrivateIntegrationsScreen />;
+export default async function AgencyPrivateIntegrationsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  return <PrivateIntegrationsScreen searchParams={await searchParams} />;
 }

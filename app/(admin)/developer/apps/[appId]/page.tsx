@@ -3,12 +3,14 @@ import { AppForm } from "@/components/developer/app-form";
 import { ReplaceSecret } from "@/components/developer/replace-secret";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
+import { UsageChart } from "@/components/usage/usage-chart";
 import type { AppView } from "@/lib/apps/app-view";
 import { getDeveloperApp } from "@/lib/apps/registry";
 import { requireActor } from "@/lib/auth/session";
 import { DomainError } from "@/lib/errors";
 import { installUrl } from "@/lib/oauth/marketplace";
 import { scopeGroups } from "@/lib/scopes";
+import { appUsageDays } from "@/lib/usage/read";
 import { publicKeyPem, webhookSigningKeys } from "@/lib/webhooks/signing-key";
 import { webhookSecretStatus } from "@/lib/webhooks/webhook-secret";
 import { regenerateSecretAction, rotateWebhookSecretAction, updateAppAction } from "../actions";
@@ -39,7 +41,11 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
       </Notice>
     );
   }
-  const [secret, keys] = await Promise.all([webhookSecretStatus(app.id), webhookSigningKeys()]);
+  const [secret, keys, usage] = await Promise.all([
+    webhookSecretStatus(app.id),
+    webhookSigningKeys(),
+    appUsageDays(app.id, 30, new Date()),
+  ]);
   return (
     <>
       <PageHeader title={app.name} description={`Version ${app.versionId}`} />
@@ -68,6 +74,12 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             </dd>
           </dl>
           <ReplaceSecret kind="client" action={regenerateSecretAction} appId={app.id} clientId={app.clientId} />
+        </section>
+        <section aria-labelledby="usage-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
+          <h2 id="usage-title" className="mb-3 font-semibold">
+            API usage
+          </h2>
+          <UsageChart id="app-usage" days={usage} title="Requests of all installations, last 30 days (UTC)" />
         </section>
         <section aria-labelledby="webhooks-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
           <h2 id="webhooks-title" className="mb-2 font-semibold">

@@ -4,7 +4,13 @@ import { PrivateIntegrationsScreen } from "@/app/(admin)/_private-integrations/s
 export const metadata: Metadata = { title: "Private Integrations" };
 
 /** One sub-account's integrations; the screen checks that the sub-account is the person's to manage. */
-export default async function LocationPrivateIntegrationsPage({ params }: { params: Promise<{ locationId: string }> }) {
+export default async function LocationPrivateIntegrationsPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ locationId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { locationId } = await params;
-  return <PrivateIntegrationsScreen locationId={locationId} />;
+  return <PrivateIntegrationsScreen locationId={locationId} searchParams={await searchParams} />;
 }

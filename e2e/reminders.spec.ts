@@ -1,0 +1,167 @@
+import { expect } from "@playwright/test";
+import { expectAccessible } from "./support/accessibility";
+import { runCli } from "./support/cli";
+import { onServerDatabase, rowsOnServerDatabase } from "./support/database";
+import { e2ePort } from "./support/env";
+import { send } from "./support/http";
+import { card, takeShownToken } from "./support/private-integrations";
+import { test } from "./support/test";
+import { createAgency, signIn } from "./support/world";
+
+/**
+ * Issue 25: an integration close to its expiry is noticed by the reminder check (every 2 s on the
+ * e2e server), shown in the header and on /settings/notifications, whose link opens the right
+ * dialog on the Private Integrations screen.
+ */
+
+test.describe.configure({ timeout: 180_000 });
+
+const DAY = 86_400_000;
+const ymd = (ms: number) => new Date(Date.now() + ms).toISOString().slice(0, 10);
+const shots = process.env.REMINDER_SHOTS_DIR;
+
+test("a reminder before expiry: in the header, listed, and one click into Extend expiry", async ({ page }) => {
+  const agency = await createAgency({ locations: 1, labs: true });
+  await signIn(page, agency.owner.email);
+  await page.goto("/settings/private-integrations");
+  await page.getByRole("button", { name: "Create new integration" }).click();
+  const form = page.getByRole("region", { name: "New private integration" });
+  await form.getByLabel("Name").fill("Nightly export");
+  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  await form.getByText("Advanced", { exact: true }).click();
+  await form.getByLabel("Expires").fill(ymd(5 * DAY));
+  await form.getByRole("button", { name: "Create", exact: true }).click();
+  const token = await takeShownToken(page);
+
+  // The production server counts the integration's requests (added to the database within a
+  // second; read back on PostgreSQL, whose database the test can open).
+  const location = agency.locationIds[0] as string;
+  const call = async () =>
+    (
+      await send(`http://127.0.0.1:${e2ePort}/locations/${location}`, {
+        headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
+      })
+    ).status;
+  expect([await call(), await call(), await call()]).toEqual([200, 200, 200]);
+  await expect(async () => {
+    const rows = await rowsOnServerDatabase<{ ok: number }>(
+      `SELECT sum(u.ok)::int AS ok FROM "ApiUsageHour" u JOIN "PrivateIntegration" i ON i.id = u."subjectId"
+       WHERE i."companyId" = $1`,
+      [agency.companyId],
+    );
+    if (rows) expect(rows[0]?.ok).toBe(3);
+  }).toPass({ timeout: 10_000 });
+
+  // The check runs every 2 seconds: the header link gets its unread count.
+  const link = page.getByRole("link", { name: /^Notifications, \d+ unread$/ });
+  await expect(async () => {
+    await page.reload();
+    await expect(link).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(link).toHaveAccessibleName("Notifications, 1 unread");
+
+  await link.click();
+  await expect(page).toHaveURL(/\/settings\/notifications$/);
+  await expect(page.getByRole("heading", { name: "Notifications", level: 1 })).toBeVisible();
+  const item = page.getByRole("listitem").filter({ hasText: "Nightly export" });
+  await expect(item).toContainText(`Nightly export (the agency) expires on ${ymd(5 * DAY)}.`);
+  await expect(item).toContainText("New");
+  await expectAccessible(page, "/settings/notifications");
+  if (shots) {
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: `${shots}/notifications-${width}.png`, fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
+  }
+
+  await item.getByRole("link", { name: "Extend expiry: Nightly export" }).click();
+  await expect(page).toHaveURL(/\/settings\/private-integrations\?integration=[^&]+&action=extend$/);
+  // Extend expiry: the integration's Edit form, its Expires field shown.
+  const edited = card(page, "Nightly export");
+  await expect(edited.getByLabel("Expires")).toHaveValue(ymd(5 * DAY));
+  await edited.getByLabel("Expires").fill(ymd(40 * DAY));
+  await edited.getByRole("button", { name: "Save" }).click();
+  await expect(card(page, "Nightly export")).toContainText("Expires in 41 days");
+
+  // Mark all as read: the count goes.
+  await page.goto("/settings/notifications");
+  await page.getByRole("button", { name: "Mark all as read" }).click();
+  await expect(page.getByRole("heading", { name: "All read" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Notifications", exact: true })).toBeVisible();
+});
+
+test("rotation due after 90 days links straight to Rotate and expire this token later", async ({ page }) => {
+  const agency = await createAgency({ locations: 1, labs: true });
+  await signIn(page, agency.owner.email);
+  const path = `/location/${agency.locationIds[0]}/settings/private-integrations`;
+  await page.goto(path);
+  await page.getByRole("button", { name: "Create new integration" }).click();
+  const form = page.getByRole("region", { name: "New private integration" });
+  await form.getByLabel("Name").fill("Old sync");
+  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  await form.getByRole("button", { name: "Create", exact: true }).click();
+  await takeShownToken(page);
+  // 91 days pass for the token (PostgreSQL only: PGlite belongs to the server's process).
+  const aged = await onServerDatabase(
+    `UPDATE "PrivateIntegrationToken" t SET "createdAt" = now() - interval '91 days'
+     FROM "PrivateIntegration" i WHERE i.id = t."integrationId" AND i."locationId" = $1`,
+    [agency.locationIds[0]],
+  );
+  if (!aged) {
+    // Without it, the same link the reminder gives opens the dialog.
+    const id = await page.locator("article").first().getAttribute("aria-labelledby");
+    const integrationId = id?.replace(/^pi-/, "").replace(/-title$/, "") ?? "";
+    await page.goto(`${path}?integration=${integrationId}&action=rotate-later`);
+  } else {
+    await expect(async () => {
+      await page.goto("/settings/notifications");
+      await expect(page.getByRole("link", { name: "Rotate and expire this token later: Old sync" })).toBeVisible({
+        timeout: 2_000,
+      });
+    }).toPass({ timeout: 30_000 });
+    await page.getByRole("link", { name: "Rotate and expire this token later: Old sync" }).click();
+  }
+  const dialog = page.getByRole("alertdialog", { name: "Rotate the token of “Old sync”?" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("radio", { name: "7 days" })).toBeChecked();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+});
+
+test("the developer's app page charts its installations' requests of the last 30 days", async ({ page }) => {
+  const agency = await createAgency({ locations: 0 });
+  const app = await runCli<{ appId: string }>("app:create", {
+    company: agency.companyId,
+    name: "Charted app",
+    "redirect-uri": "https://app.example.test/oauth/callback",
+    scopes: "locations.readonly",
+    "install-setting": "everyone",
+  });
+  await signIn(page, agency.owner.email);
+  await page.goto(`/developer/apps/${app.appId}`);
+  const chart = page.getByRole("figure", { name: "Requests of all installations, last 30 days (UTC)" });
+  await expect(chart).toBeVisible();
+  await expect(chart.getByRole("listitem")).toHaveText(["Succeeded: 0", "Refused: 0", "Rate-limited: 0"]);
+  // Every day's numbers as text: 30 rows of the table screen readers read.
+  await expect(chart.getByRole("table").getByRole("row")).toHaveCount(31);
+  await expectAccessible(page, "/developer/apps/{id} (API usage chart)");
+  if (shots) {
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: `${shots}/app-usage-${width}.png`, fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
+  }
+
+  // Email me about my tokens: on by default, the person's own switch, kept.
+  await page.goto("/settings/account");
+  const emails = page.getByRole("switch", { name: "Email me about my tokens" });
+  await expect(emails).toHaveAttribute("aria-checked", "true");
+  await emails.click();
+  await expect(emails).toHaveAttribute("aria-checked", "false");
+  await expect(emails).toBeEnabled();
+  await page.reload();
+  await expect(page.getByRole("switch", { name: "Email me about my tokens" })).toHaveAttribute("aria-checked", "false");
+  await expectAccessible(page, "/settings/account (Email me about my tokens)");
+});

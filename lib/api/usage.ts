@@ -1,0 +1,55 @@
+import { clientAddress } from "@/lib/client-address";
+import { env } from "@/lib/env";
+import type { Principal } from "@/lib/tokens/principal";
+import { outcomeOf, type UsageSubject, usageCounter } from "@/lib/usage/counter";
+import type { ApiError } from "./errors";
+
+/**
+ * Where the HTTP frame counts API usage (lib/usage/counter.ts): `authenticateBearer` notes whose
+ * token the request carried (also when a known integration's token is refused), `errorResponse`
+ * notes the code and description of a refusal, and `apiRoute` counts the final status once the
+ * answer is made. The request's path only updates a Map; the counter writes in batches.
+ */
+
+interface Caller {
+  subject: UsageSubject;
+  refusal?: { errorCode: string; description: string };
+}
+
+const callers = new WeakMap<Request, Caller>();
+
+export function usageSubjectOf(principal: Principal): UsageSubject | undefined {
+  if (principal.integrationId) return { type: "integration", id: principal.integrationId };
+  if (principal.installationId) return { type: "installation", id: principal.installationId };
+  return undefined;
+}
+
+/** The request was made with this caller's token. */
+export function noteCaller(request: Request, subject: UsageSubject | undefined): void {
+  if (subject && env().API_USAGE_COUNTING === "on") callers.set(request, { subject });
+}
+
+/** The answer refuses the request with this error (kept for "the last refused request"). */
+export function noteRefusal(request: Request | undefined, error: ApiError): void {
+  const caller = request && callers.get(request);
+  if (caller) caller.refusal = { errorCode: error.code, description: error.description };
+}
+
+/** Counts the answer of a request whose caller is known; anything else is not counted. */
+export function countUsage(request: Request, status: number, now: Date = new Date()): void {
+  const caller = callers.get(request);
+  if (!caller) return;
+  callers.delete(request);
+  const outcome = outcomeOf(status);
+  if (!outcome) return;
+  if (outcome !== "refused" || caller.subject.type !== "integration") {
+    usageCounter().count(caller.subject, outcome, now);
+    return;
+  }
+  usageCounter().count(caller.subject, outcome, now, {
+    address: clientAddress(request.headers, env().TRUSTED_PROXY_HOPS),
+    endpoint: `${request.method} ${new URL(request.url).pathname}`,
+    errorCode: caller.refusal?.errorCode ?? String(status),
+    description: caller.refusal?.description ?? "",
+  });
+}
