@@ -208,6 +208,30 @@ function requireCurrent(row: IntegrationRow) {
 const rotationInProgress =
   "A rotation is already in progress: use “Expire Now” to stop the old token or “Cancel rotation” to keep it, then rotate again.";
 
+/** What every action but `Rotate and expire this token now`, `Edit` and `Delete` answers while the integration is `Revoked`. */
+export const revokedRefusal =
+  "This integration's token was reported as leaked and revoked: use “Rotate and expire this token now” to issue a new token (or delete the integration).";
+
+/**
+ * `Rotate and expire this token now` on a `Revoked` integration: its tokens were all revoked when
+ * it was reported as leaked; a new current token brings it back to `active`.
+ */
+async function restoreRevoked(
+  tx: Tx,
+  row: IntegrationRow,
+  minted: { tokenHash: string; hint: string },
+  now: Date,
+): Promise<Prisma.InputJsonObject> {
+  // Whatever slot a revoked token still held is freed (revocation already took them all out).
+  await tx.privateIntegrationToken.updateMany({
+    where: { integrationId: row.id, slot: { not: null } },
+    data: { slot: null, revokedAt: now },
+  });
+  await tx.privateIntegrationToken.create({ data: { integrationId: row.id, ...currentSlot(minted, now) } });
+  await tx.privateIntegration.update({ where: { id: row.id }, data: { revokedAt: null, revokedReason: null } });
+  return { name: row.name, tokenHint: minted.hint, restoredFromRevoked: true, revokedReason: row.revokedReason ?? "" };
+}
+
 /**
  * Both rotations: a new current token, shown once. `later` keeps the old one working for the
  * chosen overlap (1, 3, 7, 14 or 30 days) from `now` (slot `previous`); `now` revokes it at once.
@@ -224,6 +248,10 @@ function rotation(when: "later" | "now") {
     const integration = await changeIntegration(actor, owner, integrationId, now, () => ({
       audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
       async apply(tx, row) {
+        if (row.revokedAt) {
+          if (when === "later") throw conflict(revokedRefusal);
+          return restoreRevoked(tx, row, minted, now);
+        }
         if (livePreviousToken(row, now)) throw conflict(rotationInProgress);
         const current = requireCurrent(row);
         const expiresAt = when === "later" ? oldTokenExpiresAt(overlapDays, now) : null;
@@ -258,6 +286,7 @@ export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id
   changeIntegration(actor, owner, id, now, () => ({
     audit: "private_integration_old_token_expired",
     async apply(tx, row) {
+      if (row.revokedAt) throw conflict(revokedRefusal);
       const previous = livePreviousToken(row, now);
       if (!previous) throw conflict(noRotation);
       await tx.privateIntegrationToken.update({ where: { id: previous.id }, data: { slot: null, revokedAt: now } });
@@ -270,6 +299,7 @@ export const cancelRotation: Step<PrivateIntegrationView> = (actor, owner, id, n
   changeIntegration(actor, owner, id, now, () => ({
     audit: "private_integration_rotation_cancelled",
     async apply(tx, row) {
+      if (row.revokedAt) throw conflict(revokedRefusal);
       const previous = livePreviousToken(row, now);
       if (!previous) throw conflict(noRotation);
       const current = requireCurrent(row);
