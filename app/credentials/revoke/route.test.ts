@@ -10,6 +10,7 @@ import { generatePrivateIntegrationToken } from "@/lib/integrations/token";
 import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { callRoute, formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
+import { POST as githubPOST } from "../github-secret-scanning/route";
 import { POST } from "./route";
 
 let A: TestAgency;
@@ -149,5 +150,21 @@ describe("POST /credentials/revoke", () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(3600);
     expect((await revoke(body)).status).toBe(202);
+  });
+
+  it("the GitHub partner endpoint counts in the same hourly limit", async () => {
+    const address = newAddress();
+    const body = { credentials: [generatePrivateIntegrationToken()] };
+    for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR - 1; i++) expect((await revoke(body, address)).status).toBe(202);
+    const github = await callRoute(
+      githubPOST,
+      new Request("http://localhost/credentials/github-secret-scanning", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-peer-address": address },
+        body: "[]",
+      }),
+    );
+    expect(github.status).not.toBe(429);
+    expect((await revoke(body, address)).status).toBe(429);
   });
 });
