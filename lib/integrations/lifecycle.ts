@@ -1,12 +1,17 @@
 // Over 250 lines on purpose: SPEC.md's lifecycle table, one function per row around one frame
 // (changeIntegration), reads best in one place; the guard rails and the maximum live beside it.
 import { recordAudit } from "@/lib/accounts/audit";
-import type { Actor } from "@/lib/accounts/permissions";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { conflict, notFound } from "@/lib/errors";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
-import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } from "./access";
+import {
+  type IntegrationOwner,
+  isIntegrationActor,
+  type LifecycleActor,
+  type ResolvedOwner,
+  requireIntegrationAccess,
+} from "./access";
 import {
   changedGuardRails,
   DEFAULT_ROTATION_OVERLAP_DAYS,
@@ -17,6 +22,7 @@ import {
   readGuardRails,
   writeGuardRails,
 } from "./guard-rails";
+import { requireNoEscalation, requireNoStrongerToken } from "./no-escalation";
 import { integrationInclude, notFoundMessage, ownerWhere, viewOf } from "./read";
 import { type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
 import { mintToken } from "./token";
@@ -38,16 +44,19 @@ export interface IssuedToken {
 }
 
 /** The shape of every row of the table but Create and Edit. */
-type Step<T> = (actor: Actor, owner: IntegrationOwner, integrationId: string, now?: Date) => Promise<T>;
+type Step<T> = (actor: LifecycleActor, owner: IntegrationOwner, integrationId: string, now?: Date) => Promise<T>;
 
 /** A new token's row in the `current` slot: its keyed hash and hint, never the token. */
 function currentSlot(minted: { tokenHash: string; hint: string }, now: Date) {
   return { slot: "current" as const, tokenHash: minted.tokenHash, hint: minted.hint, createdAt: now };
 }
 
-/** Who changed whose integration, for its audit entry. */
-export function auditBy(actor: Actor, owner: ResolvedOwner) {
-  return { companyId: owner.companyId, locationId: owner.locationId, actorUserId: actor.id };
+/** Who changed whose integration, for its audit entry: a person, or the integration that acted. */
+export function auditBy(actor: LifecycleActor, owner: ResolvedOwner) {
+  const by = isIntegrationActor(actor)
+    ? { actorUserId: null, actorIntegrationId: actor.integrationId }
+    : { actorUserId: actor.id, actorIntegrationId: null };
+  return { companyId: owner.companyId, locationId: owner.locationId, ...by };
 }
 
 /** One row of SPEC.md's table, run by `changeIntegration` under the integration's row lock. */
@@ -65,7 +74,7 @@ interface Change {
  * unique (integrationId, slot) index is the backstop: at most one current and one previous token.
  */
 async function changeIntegration(
-  actor: Actor,
+  actor: LifecycleActor,
   owner: IntegrationOwner,
   integrationId: string,
   now: Date,
@@ -121,13 +130,14 @@ async function lockedMaximumLifetime(tx: Tx, companyId: string): Promise<number 
  * shown once.
  */
 export async function createPrivateIntegration(
-  actor: Actor,
+  actor: LifecycleActor,
   owner: IntegrationOwner,
   input: PrivateIntegrationInput,
   now: Date = new Date(),
 ): Promise<IssuedToken> {
   const resolved = await requireIntegrationAccess(actor, owner);
   const data = parseIntegrationInput(input, resolved.level);
+  if (isIntegrationActor(actor)) requireNoEscalation(actor.scopes, data.scopes);
   const minted = mintToken();
   // Under changeCachedState like every change of what a token may do (lib/db/read-cache.ts).
   const row = await changeCachedState(() =>
@@ -140,7 +150,9 @@ export async function createPrivateIntegration(
           name: data.name,
           description: data.description,
           scopes: data.scopes,
-          createdByUserId: actor.id,
+          ...(isIntegrationActor(actor)
+            ? { createdByUserId: null, createdByIntegrationId: actor.integrationId }
+            : { createdByUserId: actor.id }),
           createdAt: now,
           tokens: { create: currentSlot(minted, now) },
         },
@@ -165,7 +177,7 @@ export async function createPrivateIntegration(
  * guard rails apply at once (the cache of every instance is emptied when it commits).
  */
 export async function updatePrivateIntegration(
-  actor: Actor,
+  actor: LifecycleActor,
   owner: IntegrationOwner,
   integrationId: string,
   input: PrivateIntegrationInput,
@@ -176,6 +188,9 @@ export async function updatePrivateIntegration(
     return {
       audit: "private_integration_updated",
       async apply(tx, before) {
+        // Giving is what escalates: scopes it already had may stay.
+        const added = data.scopes.filter((s) => !before.scopes.includes(s));
+        if (isIntegrationActor(actor)) requireNoEscalation(actor.scopes, added);
         const stored = await readGuardRails(tx, before.id);
         const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
         const rails = await guardRailsFromInput(tx, resolved, data, stored, maximum, now);
@@ -238,7 +253,7 @@ async function restoreRevoked(
  */
 function rotation(when: "later" | "now") {
   return async (
-    actor: Actor,
+    actor: LifecycleActor,
     owner: IntegrationOwner,
     integrationId: string,
     now: Date = new Date(),
@@ -248,6 +263,7 @@ function rotation(when: "later" | "now") {
     const integration = await changeIntegration(actor, owner, integrationId, now, () => ({
       audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
       async apply(tx, row) {
+        if (isIntegrationActor(actor)) requireNoStrongerToken(actor.scopes, row.scopes);
         if (row.revokedAt) {
           if (when === "later") throw conflict(revokedRefusal);
           return restoreRevoked(tx, row, minted, now);

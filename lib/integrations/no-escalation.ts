@@ -41,3 +41,17 @@ export function requireNoEscalation(callerScopes: readonly string[], requested: 
     );
   }
 }
+
+/**
+ * Refuses (403 forbidden) a rotation by an integration of one whose scopes it does not all hold:
+ * the new token would be stronger than the caller's own. Rotating itself is always allowed.
+ */
+export function requireNoStrongerToken(callerScopes: readonly string[], targetScopes: readonly string[]): void {
+  const held = heldScopes(callerScopes);
+  const beyond = targetScopes.filter((scope) => !held.has(scope));
+  if (beyond.length) {
+    throw forbidden(
+      `An integration can only rotate integrations whose scopes it holds itself; this one does not hold ${beyond.join(", ")}.`,
+    );
+  }
+}

@@ -74,7 +74,7 @@ export interface IntegrationRow {
   name: string;
   description: string;
   scopes: string[];
-  createdByUserId: string;
+  createdByUserId: string | null;
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date | null;
@@ -130,7 +130,7 @@ export function toView(
     scopes: row.scopes as Scope[],
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-    createdBy: creators.get(row.createdByUserId) ?? null,
+    createdBy: row.createdByUserId ? (creators.get(row.createdByUserId) ?? null) : null,
     status: row.revokedAt ? "revoked" : previous ? "rotating" : "active",
     revoked: row.revokedAt ? { at: row.revokedAt, reason: row.revokedReason ?? "Reported as leaked." } : null,
     token: {
