@@ -159,17 +159,27 @@ export async function handleSecretScanningMatches(
   matches: readonly SecretScanningMatch[],
   now: Date = new Date(),
 ): Promise<SecretScanningLabel[]> {
-  const where = matches.find((m) => m.url)?.url;
-  const reason = `Reported as leaked by GitHub secret scanning${where ? ` (found at ${where.slice(0, 300)})` : ""}.`;
-  const { revoked } = await revokeLeakedCredentials(
-    matches.map((m) => m.token),
-    reason,
-    now,
-  );
+  // One revocation per place found, so each integration's reason names where its token was.
+  const live = new Array<boolean>(matches.length).fill(false);
+  const byUrl = new Map<string, number[]>();
+  matches.forEach((m, i) => {
+    byUrl.set(m.url ?? "", [...(byUrl.get(m.url ?? "") ?? []), i]);
+  });
+  for (const [url, indexes] of byUrl) {
+    const reason = `Reported as leaked by GitHub secret scanning${url ? ` (found at ${url.slice(0, 300)})` : ""}.`;
+    const { revoked } = await revokeLeakedCredentials(
+      indexes.map((i) => matches[i]?.token ?? ""),
+      reason,
+      now,
+    );
+    indexes.forEach((i, k) => {
+      live[i] = revoked[k] ?? false;
+    });
+  }
   return matches.map((m, i) => ({
     token_hash: createHash("sha256").update(m.token, "utf8").digest("hex"),
     token_type: m.type,
-    label: revoked[i] ? "true_positive" : "false_positive",
+    label: live[i] ? "true_positive" : "false_positive",
   }));
 }
 

@@ -103,6 +103,25 @@ describe("POST /credentials/github-secret-scanning", () => {
     expect((again.body as unknown as { label: string }[])[0]?.label).toBe("false_positive");
   });
 
+  it("several places in one report: labels in the order reported, each reason naming where its token was", async () => {
+    const owner = { level: "agency", companyId: A.company.id } as const;
+    const one = await createPrivateIntegration(A.owner, owner, { name: "One", scopes: ["locations.readonly"] });
+    const two = await createPrivateIntegration(A.owner, owner, { name: "Two", scopes: ["locations.readonly"] });
+    const gist = { ...match(two.token), url: "https://gist.github.com/octo/1", source: "gist" };
+    const unknown = generatePrivateIntegrationToken();
+    const body = JSON.stringify([match(one.token), match(unknown), gist]);
+    const answer = await report(body, keyA.id, keyA.privateKey);
+    expect((answer.body as unknown as { label: string }[]).map((l) => l.label)).toEqual([
+      "true_positive",
+      "false_positive",
+      "true_positive",
+    ]);
+    expect((await getPrivateIntegration(A.owner, owner, one.integration.id)).revoked?.reason).toContain("issues/12");
+    expect((await getPrivateIntegration(A.owner, owner, two.integration.id)).revoked?.reason).toContain(
+      "gist.github.com",
+    );
+  });
+
   it.each([
     ["signed by another key under A's id", () => report("[]", keyA.id, keyB.privateKey)],
     [
