@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import type { IntegrationActor } from "./access";
 import { createPrivateIntegration, rotateNow, updatePrivateIntegration } from "./lifecycle";
+import { setMaximumTokenLifetime } from "./maximum-lifetime";
 import { getPrivateIntegration, listPrivateIntegrations } from "./read";
 
 /** Point 1's lib layer: an agency integration acting through the management API (no routes yet). */
@@ -115,5 +116,40 @@ describe("an integration acting on private integrations", () => {
     expect(await listPrivateIntegrations({ ...writer, allowedLocationIds: [locationId] }, sub())).toEqual(
       expect.any(Array),
     );
+  });
+
+  it("the agency maximum holds for it as for a person", async () => {
+    const C = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    const { integration } = await createPrivateIntegration(
+      C.owner,
+      { level: "agency", companyId: C.company.id },
+      {
+        name: "Automation",
+        scopes: ["private-integrations.write", "locations.readonly"],
+      },
+    );
+    const actor: IntegrationActor = {
+      kind: "integration",
+      integrationId: integration.id,
+      companyId: C.company.id,
+      scopes: ["private-integrations.write", "locations.readonly"],
+    };
+    const now = new Date("2032-04-10T12:00:00Z");
+    await setMaximumTokenLifetime(C.owner, "30", now);
+    const owner = { level: "agency", companyId: C.company.id } as const;
+    await expect(
+      createPrivateIntegration(actor, owner, { name: "Forever", scopes: ["locations.readonly"] }, now),
+    ).rejects.toMatchObject({
+      field: "expires",
+      message: expect.stringContaining("Maximum token lifetime is 30 days"),
+    });
+    await expect(
+      createPrivateIntegration(
+        actor,
+        owner,
+        { name: "Within", scopes: ["locations.readonly"], expires: "2032-05-10" },
+        now,
+      ),
+    ).resolves.toBeDefined();
   });
 });
