@@ -521,6 +521,9 @@ const tenantFree: Record<string, string> = {
   "[...path]/route.ts": "the 404 for paths nothing serves",
   "api/auth/[...nextauth]/route.ts": "sign-in with e-mail and password; no ids",
   "api/health/route.ts": "liveness",
+  "credentials/revoke/route.ts": "revokes only the tokens in its body (whoever holds a token may revoke it); no ids",
+  "credentials/github-secret-scanning/route.ts":
+    "GitHub's signed reports of tokens, revoked as /credentials/revoke does; no ids",
   "openapi.json/route.ts": "the public API description",
 };
 

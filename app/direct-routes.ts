@@ -7,6 +7,8 @@ import * as health from "./api/health/route";
 import * as operator from "./api/operator/route";
 import * as contact from "./contacts/[contactId]/route";
 import * as contacts from "./contacts/route";
+import * as githubSecretScanning from "./credentials/github-secret-scanning/route";
+import * as revokeCredentials from "./credentials/revoke/route";
 import * as location from "./locations/[locationId]/route";
 import * as installedLocations from "./oauth/installedLocations/route";
 import * as introspect from "./oauth/introspect/route";
@@ -34,6 +36,8 @@ export const apiRoutes: DirectRoute[] = [
   route("/contacts", contacts),
   route("/contacts/[contactId]", contact),
   route("/webhooks/events", webhookEvents),
+  route("/credentials/revoke", revokeCredentials),
+  route("/credentials/github-secret-scanning", githubSecretScanning),
   route("/.well-known/jwks.json", jwks),
   route("/.well-known/oauth-authorization-server", authorizationServer),
   route("/.well-known/webhook-keys", webhookKeys),

@@ -148,6 +148,13 @@ export const envSchema = z.object({
     .max(300, { message: "must be a whole number of seconds from 1 to 300" })
     .optional()
     .transform((v) => v ?? 20),
+  /**
+   * GitHub's secret scanning public keys (`{"public_keys":[…]}`), for POST
+   * /credentials/github-secret-scanning; unset: that endpoint answers 404.
+   */
+  SECRET_SCANNING_KEYS_URL: z
+    .url({ message: "must be an absolute URL such as https://api.github.com/meta/public_keys/secret_scanning" })
+    .optional(),
   /** POST /api/operator answers callers on other machines too (default: loopback only). */
   OPERATOR_ALLOW_REMOTE: flag,
   LOG_LEVEL: z

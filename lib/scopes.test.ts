@@ -13,6 +13,10 @@ describe("the scope catalog", () => {
     expect(agency).not.toContain("contacts.write");
     expect(location).toEqual(expect.arrayContaining(["contacts.write", "businesses.readonly", "locations.readonly"]));
     expect(location).not.toContain("oauth.write");
+    // Ours, SPEC.md › Private integrations under automation: agency only.
+    expect(agency).toEqual(expect.arrayContaining(["private-integrations.readonly", "private-integrations.write"]));
+    expect(location).not.toContain("private-integrations.readonly");
+    expect(location).not.toContain("private-integrations.write");
     expect(
       scopeGroups()
         .flatMap((g) => g.scopes)

@@ -2,7 +2,8 @@ import { z } from "zod";
 
 /**
  * The one scope catalog: every scope and the levels it applies at, as SPEC.md lists them:
- * `oauth.readonly`, `oauth.write`, `locations.write` agency only; `locations.readonly`,
+ * `oauth.readonly`, `oauth.write`, `locations.write` agency only (and ours,
+ * `private-integrations.readonly` and `private-integrations.write`); `locations.readonly`,
  * `users.readonly`, `users.write` both; every other scope sub-account only (also `companies.*`,
  * `snapshots.*` and `saas/*`, which the platform's own table puts elsewhere: SPEC.md decides).
  * Apps may request any; a token carries the granted scopes valid at its own level; the
@@ -24,6 +25,17 @@ export const scopeCatalog = {
   "oauth.readonly": { levels: agency, group: "OAuth", description: "See the sub-accounts the app is installed on" },
   "oauth.write": { levels: agency, group: "OAuth", description: "Exchange an agency token for sub-account tokens" },
   "locations.write": { levels: agency, group: "Sub-accounts", description: "Create and change sub-accounts" },
+  // Ours: the management API of private integrations (SPEC.md › Private integrations under automation).
+  "private-integrations.readonly": {
+    levels: agency,
+    group: "Private integrations",
+    description: "See the agency's and its sub-accounts' private integrations (never their tokens)",
+  },
+  "private-integrations.write": {
+    levels: agency,
+    group: "Private integrations",
+    description: "Create, edit, rotate and delete private integrations (includes seeing them)",
+  },
   "locations.readonly": { levels: both, group: "Sub-accounts", description: "See sub-account details" },
   "locations/customFields.readonly": { levels: location, group: "Sub-accounts", description: "See custom fields" },
   "locations/customFields.write": { levels: location, group: "Sub-accounts", description: "Change custom fields" },

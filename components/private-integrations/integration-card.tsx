@@ -26,6 +26,7 @@ export function IntegrationCard({
 }) {
   const titleId = integrationTitleId(item.id);
   const rotating = item.status === "rotating" && item.previousToken;
+  const revoked = item.status === "revoked" ? item.revoked : null;
 
   return (
     <article aria-labelledby={titleId} className="rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
@@ -39,7 +40,13 @@ export function IntegrationCard({
           ) : null}
         </div>
         <div className="flex flex-wrap gap-2">
-          {rotating ? <Badge tone="blue">Rotating</Badge> : <Badge tone="green">Active</Badge>}
+          {revoked ? (
+            <Badge tone="red">Revoked</Badge>
+          ) : rotating ? (
+            <Badge tone="blue">Rotating</Badge>
+          ) : (
+            <Badge tone="green">Active</Badge>
+          )}
           {item.expiry.kind === "expired" ? (
             <Badge tone="red">Expired</Badge>
           ) : item.expiry.kind === "expires" ? (
@@ -57,6 +64,19 @@ export function IntegrationCard({
         <div className="mt-4 border-t border-slate-100 pt-4">{editForm}</div>
       ) : (
         <>
+          {revoked ? (
+            <section
+              aria-label="Revoked"
+              className="mt-4 rounded-md bg-red-50 p-4 text-sm text-red-950 ring-1 ring-red-200"
+            >
+              <p className="font-medium">
+                Revoked <time dateTime={revoked.at}>{formatDateTime(revoked.at)}</time>: {revoked.reason}
+              </p>
+              <p className="mt-1 text-red-900">
+                Every token of this integration is refused. Rotate and expire this token now to issue a new one.
+              </p>
+            </section>
+          ) : null}
           {rotating && item.previousToken ? (
             <section
               aria-label="Rotation in progress"
@@ -133,9 +153,11 @@ export function IntegrationCard({
           <div className="mt-5 flex flex-wrap gap-2 border-t border-slate-100 pt-4">
             {rotating ? null : (
               <>
-                <button type="button" onClick={() => onAction("rotateLater")} className={buttonClass("secondary")}>
-                  Rotate and expire this token later
-                </button>
+                {revoked ? null : (
+                  <button type="button" onClick={() => onAction("rotateLater")} className={buttonClass("secondary")}>
+                    Rotate and expire this token later
+                  </button>
+                )}
                 <button type="button" onClick={() => onAction("rotateNow")} className={buttonClass("secondary")}>
                   Rotate and expire this token now
                 </button>

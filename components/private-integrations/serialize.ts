@@ -20,6 +20,7 @@ export function toIntegrationItem(view: PrivateIntegrationView): IntegrationItem
     createdBy: view.createdBy ? memberName(view.createdBy) : null,
     lastUsedAt: view.lastUsedAt?.toISOString() ?? null,
     status: view.status,
+    revoked: view.revoked ? { at: view.revoked.at.toISOString(), reason: view.revoked.reason } : null,
     token: {
       hint: view.token.hint,
       createdAt: view.token.createdAt.toISOString(),
@@ -94,6 +95,8 @@ export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
     details.push(`Maximum token lifetime: ${to}`);
     if (typeof d.capped === "number" && d.capped > 0) details.push(`${d.capped} capped to ${str(d.cappedTo) ?? "it"}`);
   }
+  const reason = str(d.reason);
+  if (entry.action === "private_integration_revoked_as_leaked" && reason) details.push(reason);
   const cancelled = str(d.cancelledTokenHint);
   const kept = str(d.keptTokenHint);
   if (cancelled) details.push(`Token ${cancelled} stopped working`);

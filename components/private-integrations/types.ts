@@ -31,7 +31,9 @@ export interface IntegrationItem {
   createdAt: string;
   createdBy: string | null;
   lastUsedAt: string | null;
-  status: "active" | "rotating";
+  status: "active" | "rotating" | "revoked";
+  /** While `revoked`: when (ISO) and why (reported as leaked). */
+  revoked: { at: string; reason: string } | null;
   token: { hint: string; createdAt: string; ageDays: number; rotationDue: boolean };
   previousToken: { hint: string; expiresAt: string; lastUsedAt: string | null } | null;
   lastUsedAddress: string | null;

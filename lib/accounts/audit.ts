@@ -5,6 +5,8 @@ export interface AuditEntry {
   companyId: string;
   locationId?: string | null;
   actorUserId?: string | null;
+  /** A private integration acting through the management API (then no person). */
+  actorIntegrationId?: string | null;
   action: AuditAction;
   targetId?: string | null;
   /** Names and old/new values; never a token, secret or password. */

@@ -133,11 +133,20 @@ export async function parseForm<S extends z.ZodType>(request: Request, schema: S
   return parseWith(schema, await readForm(request), "form body");
 }
 
-export async function parseJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+/** A JSON body as its raw text (for a signature over the exact bytes); parse it with `parseJsonText`. */
+export async function readJsonText(request: Request): Promise<string> {
   if (mediaType(request) !== "application/json") {
     throw new ApiError("invalid_request", "Send the body as JSON (Content-Type: application/json).");
   }
-  const text = await readBody(request, MAX_JSON_BYTES);
+  return readBody(request, MAX_JSON_BYTES);
+}
+
+export async function parseJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  return parseJsonText(await readJsonText(request), schema);
+}
+
+/** The JSON text of a body read by `readJsonText`, parsed with `schema` (400 when it does not fit). */
+export function parseJsonText<S extends z.ZodType>(text: string, schema: S): z.infer<S> {
   let value: unknown;
   try {
     value = JSON.parse(text);

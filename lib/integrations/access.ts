@@ -3,9 +3,30 @@ import { type Actor, canManageAgencyIntegrations, canManageLocationIntegrations 
 import { isAgencyRole } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
+import { MANAGE_SCOPE, mayManageIntegrations, READ_SCOPE } from "./no-escalation";
 
 /** Whose integrations: the agency's own, or one sub-account's. */
 export type IntegrationOwner = { level: "agency"; companyId: string } | { level: "location"; locationId: string };
+
+/**
+ * A private integration acting through the management API (SPEC.md › Private integrations under
+ * automation): an agency integration, on its own agency and its sub-accounts, by its scopes.
+ */
+export interface IntegrationActor {
+  kind: "integration";
+  integrationId: string;
+  companyId: string;
+  scopes: readonly string[];
+  /** Its `Sub-accounts` guard rail when it names some: it reaches only those sub-accounts. */
+  allowedLocationIds?: readonly string[];
+}
+
+/** Who changes an integration: a person on the screens, or an integration through the API. */
+export type LifecycleActor = Actor | IntegrationActor;
+
+export function isIntegrationActor(actor: LifecycleActor): actor is IntegrationActor {
+  return "kind" in actor && actor.kind === "integration";
+}
 
 /** An owner checked against the database and the actor. */
 export interface ResolvedOwner {
@@ -36,7 +57,11 @@ const missingPermission = {
  * order: the agency or sub-account must be the actor's own (another agency's is "not found", never
  * "forbidden", so ids reveal nothing), Labs must be on, and the actor needs the permission.
  */
-export async function checkIntegrationAccess(actor: Actor, owner: IntegrationOwner): Promise<IntegrationAccess> {
+export async function checkIntegrationAccess(
+  actor: LifecycleActor,
+  owner: IntegrationOwner,
+  access: "read" | "write" = "write",
+): Promise<IntegrationAccess> {
   let resolved: ResolvedOwner;
   if (owner.level === "agency") {
     if (owner.companyId !== actor.companyId) return notFoundAccess("agency");
@@ -49,13 +74,22 @@ export async function checkIntegrationAccess(actor: Actor, owner: IntegrationOwn
       select: { id: true, companyId: true, name: true },
     });
     if (!location || location.companyId !== actor.companyId) return notFoundAccess("location");
-    if (!isAgencyRole(actor.role) && !actor.locationIds.includes(location.id)) {
+    if (isIntegrationActor(actor)) {
+      if (actor.allowedLocationIds && !actor.allowedLocationIds.includes(location.id)) {
+        return { ok: false, reason: "forbidden", message: "This integration's Sub-accounts do not include this one." };
+      }
+    } else if (!isAgencyRole(actor.role) && !actor.locationIds.includes(location.id)) {
       return { ok: false, reason: "forbidden", message: "You are not a member of this sub-account." };
     }
     resolved = { level: "location", companyId: location.companyId, locationId: location.id, name: location.name };
   }
   if (!(await isLabsFeatureEnabled(resolved.companyId, "private_integrations"))) {
     return { ok: false, reason: "labs_off", message: labsOffMessage };
+  }
+  if (isIntegrationActor(actor)) {
+    if (mayManageIntegrations(actor.scopes, access)) return { ok: true, owner: resolved };
+    const needed = access === "write" ? MANAGE_SCOPE : `${READ_SCOPE} (or ${MANAGE_SCOPE})`;
+    return { ok: false, reason: "forbidden", message: `This integration needs the scope ${needed}.` };
   }
   const allowed =
     resolved.level === "agency"
@@ -74,8 +108,12 @@ function notFoundAccess(level: "agency" | "location"): IntegrationAccess {
 }
 
 /** checkIntegrationAccess, throwing the refusal as a DomainError (for lifecycle functions). */
-export async function requireIntegrationAccess(actor: Actor, owner: IntegrationOwner): Promise<ResolvedOwner> {
-  const access = await checkIntegrationAccess(actor, owner);
-  if (access.ok) return access.owner;
-  throw new DomainError(access.reason === "not_found" ? "not_found" : "forbidden", access.message);
+export async function requireIntegrationAccess(
+  actor: LifecycleActor,
+  owner: IntegrationOwner,
+  access: "read" | "write" = "write",
+): Promise<ResolvedOwner> {
+  const checked = await checkIntegrationAccess(actor, owner, access);
+  if (checked.ok) return checked.owner;
+  throw new DomainError(checked.reason === "not_found" ? "not_found" : "forbidden", checked.message);
 }

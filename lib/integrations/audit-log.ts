@@ -13,6 +13,7 @@ export const integrationAuditActions = [
   "private_integration_rotation_cancelled",
   "private_integration_deleted",
   "private_integration_maximum_lifetime_changed",
+  "private_integration_revoked_as_leaked",
 ] as const satisfies readonly AuditAction[];
 export type IntegrationAuditAction = (typeof integrationAuditActions)[number];
 
@@ -26,6 +27,7 @@ export const integrationAuditLabels: Record<IntegrationAuditAction, string> = {
   private_integration_rotation_cancelled: "Rotation cancelled",
   private_integration_deleted: "Deleted",
   private_integration_maximum_lifetime_changed: "Maximum token lifetime changed",
+  private_integration_revoked_as_leaked: "Revoked: reported as leaked",
 };
 
 export interface IntegrationAuditEntry {

@@ -1,12 +1,17 @@
 // Over 250 lines on purpose: SPEC.md's lifecycle table, one function per row around one frame
 // (changeIntegration), reads best in one place; the guard rails and the maximum live beside it.
 import { recordAudit } from "@/lib/accounts/audit";
-import type { Actor } from "@/lib/accounts/permissions";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { conflict, notFound } from "@/lib/errors";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
-import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } from "./access";
+import {
+  type IntegrationOwner,
+  isIntegrationActor,
+  type LifecycleActor,
+  type ResolvedOwner,
+  requireIntegrationAccess,
+} from "./access";
 import {
   changedGuardRails,
   DEFAULT_ROTATION_OVERLAP_DAYS,
@@ -17,6 +22,7 @@ import {
   readGuardRails,
   writeGuardRails,
 } from "./guard-rails";
+import { requireNoEscalation, requireNoStrongerToken } from "./no-escalation";
 import { integrationInclude, notFoundMessage, ownerWhere, viewOf } from "./read";
 import { type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
 import { mintToken } from "./token";
@@ -38,16 +44,19 @@ export interface IssuedToken {
 }
 
 /** The shape of every row of the table but Create and Edit. */
-type Step<T> = (actor: Actor, owner: IntegrationOwner, integrationId: string, now?: Date) => Promise<T>;
+type Step<T> = (actor: LifecycleActor, owner: IntegrationOwner, integrationId: string, now?: Date) => Promise<T>;
 
 /** A new token's row in the `current` slot: its keyed hash and hint, never the token. */
 function currentSlot(minted: { tokenHash: string; hint: string }, now: Date) {
   return { slot: "current" as const, tokenHash: minted.tokenHash, hint: minted.hint, createdAt: now };
 }
 
-/** Who changed whose integration, for its audit entry. */
-export function auditBy(actor: Actor, owner: ResolvedOwner) {
-  return { companyId: owner.companyId, locationId: owner.locationId, actorUserId: actor.id };
+/** Who changed whose integration, for its audit entry: a person, or the integration that acted. */
+export function auditBy(actor: LifecycleActor, owner: ResolvedOwner) {
+  const by = isIntegrationActor(actor)
+    ? { actorUserId: null, actorIntegrationId: actor.integrationId }
+    : { actorUserId: actor.id, actorIntegrationId: null };
+  return { companyId: owner.companyId, locationId: owner.locationId, ...by };
 }
 
 /** One row of SPEC.md's table, run by `changeIntegration` under the integration's row lock. */
@@ -65,7 +74,7 @@ interface Change {
  * unique (integrationId, slot) index is the backstop: at most one current and one previous token.
  */
 async function changeIntegration(
-  actor: Actor,
+  actor: LifecycleActor,
   owner: IntegrationOwner,
   integrationId: string,
   now: Date,
@@ -121,13 +130,14 @@ async function lockedMaximumLifetime(tx: Tx, companyId: string): Promise<number 
  * shown once.
  */
 export async function createPrivateIntegration(
-  actor: Actor,
+  actor: LifecycleActor,
   owner: IntegrationOwner,
   input: PrivateIntegrationInput,
   now: Date = new Date(),
 ): Promise<IssuedToken> {
   const resolved = await requireIntegrationAccess(actor, owner);
   const data = parseIntegrationInput(input, resolved.level);
+  if (isIntegrationActor(actor)) requireNoEscalation(actor.scopes, data.scopes);
   const minted = mintToken();
   // Under changeCachedState like every change of what a token may do (lib/db/read-cache.ts).
   const row = await changeCachedState(() =>
@@ -140,7 +150,9 @@ export async function createPrivateIntegration(
           name: data.name,
           description: data.description,
           scopes: data.scopes,
-          createdByUserId: actor.id,
+          ...(isIntegrationActor(actor)
+            ? { createdByUserId: null, createdByIntegrationId: actor.integrationId }
+            : { createdByUserId: actor.id }),
           createdAt: now,
           tokens: { create: currentSlot(minted, now) },
         },
@@ -165,7 +177,7 @@ export async function createPrivateIntegration(
  * guard rails apply at once (the cache of every instance is emptied when it commits).
  */
 export async function updatePrivateIntegration(
-  actor: Actor,
+  actor: LifecycleActor,
   owner: IntegrationOwner,
   integrationId: string,
   input: PrivateIntegrationInput,
@@ -176,6 +188,9 @@ export async function updatePrivateIntegration(
     return {
       audit: "private_integration_updated",
       async apply(tx, before) {
+        // Giving is what escalates: scopes it already had may stay.
+        const added = data.scopes.filter((s) => !before.scopes.includes(s));
+        if (isIntegrationActor(actor)) requireNoEscalation(actor.scopes, added);
         const stored = await readGuardRails(tx, before.id);
         const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
         const rails = await guardRailsFromInput(tx, resolved, data, stored, maximum, now);
@@ -208,13 +223,37 @@ function requireCurrent(row: IntegrationRow) {
 const rotationInProgress =
   "A rotation is already in progress: use “Expire Now” to stop the old token or “Cancel rotation” to keep it, then rotate again.";
 
+/** What every action but `Rotate and expire this token now`, `Edit` and `Delete` answers while the integration is `Revoked`. */
+export const revokedRefusal =
+  "This integration's token was reported as leaked and revoked: use “Rotate and expire this token now” to issue a new token (or delete the integration).";
+
+/**
+ * `Rotate and expire this token now` on a `Revoked` integration: its tokens were all revoked when
+ * it was reported as leaked; a new current token brings it back to `active`.
+ */
+async function restoreRevoked(
+  tx: Tx,
+  row: IntegrationRow,
+  minted: { tokenHash: string; hint: string },
+  now: Date,
+): Promise<Prisma.InputJsonObject> {
+  // Whatever slot a revoked token still held is freed (revocation already took them all out).
+  await tx.privateIntegrationToken.updateMany({
+    where: { integrationId: row.id, slot: { not: null } },
+    data: { slot: null, revokedAt: now },
+  });
+  await tx.privateIntegrationToken.create({ data: { integrationId: row.id, ...currentSlot(minted, now) } });
+  await tx.privateIntegration.update({ where: { id: row.id }, data: { revokedAt: null, revokedReason: null } });
+  return { name: row.name, tokenHint: minted.hint, restoredFromRevoked: true, revokedReason: row.revokedReason ?? "" };
+}
+
 /**
  * Both rotations: a new current token, shown once. `later` keeps the old one working for the
  * chosen overlap (1, 3, 7, 14 or 30 days) from `now` (slot `previous`); `now` revokes it at once.
  */
 function rotation(when: "later" | "now") {
   return async (
-    actor: Actor,
+    actor: LifecycleActor,
     owner: IntegrationOwner,
     integrationId: string,
     now: Date = new Date(),
@@ -224,6 +263,11 @@ function rotation(when: "later" | "now") {
     const integration = await changeIntegration(actor, owner, integrationId, now, () => ({
       audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
       async apply(tx, row) {
+        if (isIntegrationActor(actor)) requireNoStrongerToken(actor.scopes, row.scopes);
+        if (row.revokedAt) {
+          if (when === "later") throw conflict(revokedRefusal);
+          return restoreRevoked(tx, row, minted, now);
+        }
         if (livePreviousToken(row, now)) throw conflict(rotationInProgress);
         const current = requireCurrent(row);
         const expiresAt = when === "later" ? oldTokenExpiresAt(overlapDays, now) : null;
@@ -258,6 +302,7 @@ export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id
   changeIntegration(actor, owner, id, now, () => ({
     audit: "private_integration_old_token_expired",
     async apply(tx, row) {
+      if (row.revokedAt) throw conflict(revokedRefusal);
       const previous = livePreviousToken(row, now);
       if (!previous) throw conflict(noRotation);
       await tx.privateIntegrationToken.update({ where: { id: previous.id }, data: { slot: null, revokedAt: now } });
@@ -270,6 +315,7 @@ export const cancelRotation: Step<PrivateIntegrationView> = (actor, owner, id, n
   changeIntegration(actor, owner, id, now, () => ({
     audit: "private_integration_rotation_cancelled",
     async apply(tx, row) {
+      if (row.revokedAt) throw conflict(revokedRefusal);
       const previous = livePreviousToken(row, now);
       if (!previous) throw conflict(noRotation);
       const current = requireCurrent(row);

@@ -1,8 +1,7 @@
-import type { Actor } from "@/lib/accounts/permissions";
 import { membersById } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { type IntegrationOwner, type ResolvedOwner, requireIntegrationAccess } from "./access";
+import { type IntegrationOwner, type LifecycleActor, type ResolvedOwner, requireIntegrationAccess } from "./access";
 import { type IntegrationRow, type PrivateIntegrationView, type TeamMemberName, toView } from "./views";
 
 /** Reading private integrations for the screens: the rows of one owner, and their views. */
@@ -34,7 +33,7 @@ export function ownerWhere(owner: ResolvedOwner) {
 async function creatorsOf(companyId: string, rows: IntegrationRow[]): Promise<Map<string, TeamMemberName>> {
   const members = await membersById(
     companyId,
-    rows.map((r) => r.createdByUserId),
+    rows.map((r) => r.createdByUserId).filter((id): id is string => id !== null),
   );
   return new Map([...members].map(([id, { name, removed }]) => [id, { id, name, removed }]));
 }
@@ -48,11 +47,11 @@ export const notFoundMessage =
 
 /** The integrations of an agency (agency level only) or of one sub-account, newest first. */
 export async function listPrivateIntegrations(
-  actor: Actor,
+  actor: LifecycleActor,
   owner: IntegrationOwner,
   now: Date = new Date(),
 ): Promise<PrivateIntegrationView[]> {
-  const resolved = await requireIntegrationAccess(actor, owner);
+  const resolved = await requireIntegrationAccess(actor, owner, "read");
   const rows = await db().privateIntegration.findMany({
     where: ownerWhere(resolved),
     include: integrationInclude,
@@ -63,12 +62,12 @@ export async function listPrivateIntegrations(
 }
 
 export async function getPrivateIntegration(
-  actor: Actor,
+  actor: LifecycleActor,
   owner: IntegrationOwner,
   integrationId: string,
   now: Date = new Date(),
 ): Promise<PrivateIntegrationView> {
-  const resolved = await requireIntegrationAccess(actor, owner);
+  const resolved = await requireIntegrationAccess(actor, owner, "read");
   const row = await db().privateIntegration.findFirst({
     where: { id: integrationId, ...ownerWhere(resolved) },
     include: integrationInclude,

@@ -35,7 +35,9 @@ export interface PrivateIntegrationView {
   updatedAt: Date;
   /** Who created it; `removed` once they were removed from the team (their name still says who it was). */
   createdBy: TeamMemberName | null;
-  status: "active" | "rotating";
+  status: "active" | "rotating" | "revoked";
+  /** While `revoked`: when and why (reported as leaked); only `Rotate and expire this token now` brings it back. */
+  revoked: { at: Date; reason: string } | null;
   /** The token issued last. */
   token: TokenView & { ageDays: number; rotationDue: boolean };
   /** While rotating: the old token and the moment it stops working. */
@@ -72,12 +74,14 @@ export interface IntegrationRow {
   name: string;
   description: string;
   scopes: string[];
-  createdByUserId: string;
+  createdByUserId: string | null;
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date | null;
   allSubAccounts: boolean;
   allowedIpAddresses: string[];
+  revokedAt: Date | null;
+  revokedReason: string | null;
   chosenLocations: { locationId: string; location: { name: string } }[];
   tokens: TokenRow[];
 }
@@ -126,8 +130,9 @@ export function toView(
     scopes: row.scopes as Scope[],
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-    createdBy: creators.get(row.createdByUserId) ?? null,
-    status: previous ? "rotating" : "active",
+    createdBy: row.createdByUserId ? (creators.get(row.createdByUserId) ?? null) : null,
+    status: row.revokedAt ? "revoked" : previous ? "rotating" : "active",
+    revoked: row.revokedAt ? { at: row.revokedAt, reason: row.revokedReason ?? "Reported as leaked." } : null,
     token: {
       ...(current ? pick(current) : { id: "", hint: "—", createdAt: row.createdAt, lastUsedAt: null }),
       ageDays: Math.floor(age / DAY_MS),

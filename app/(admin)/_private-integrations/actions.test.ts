@@ -320,4 +320,29 @@ describe("the integration card", () => {
     expect(after).toContain("Expired");
     expect(after).not.toContain("Expires in");
   });
+
+  it("a token reported as leaked: Revoked with the reason; only Rotate and expire this token now (and Edit, Delete) offered", async () => {
+    const { company, owner } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+    const owned = { level: "agency", companyId: company.id } as const;
+    const { integration, token } = await createPrivateIntegration(owner, owned, {
+      name: "Pasted",
+      scopes: ["locations.readonly"],
+    });
+    const { revokeLeakedCredentials } = await import("@/lib/credentials/revoke");
+    await revokeLeakedCredentials([token], "Reported as leaked by GitHub secret scanning.");
+    const view = await getPrivateIntegration(owner, owned, integration.id);
+    const html = renderToStaticMarkup(
+      createElement(IntegrationCard, { item: toIntegrationItem(view), onEdit: () => {}, onAction: () => {} }),
+    );
+    expect(html).toContain(">Revoked<");
+    expect(html).not.toContain(">Active<");
+    expect(html).toContain("Reported as leaked by GitHub secret scanning.");
+    expect(html).toContain("Rotate and expire this token now");
+    expect(html).not.toContain("Rotate and expire this token later");
+    expect(html).toContain("Edit");
+    expect(html).toContain("Delete");
+    const audit = (await listAuditLog(owner, owned, { integrationId: integration.id })).map(toAuditItem);
+    expect(audit[0]).toMatchObject({ label: "Revoked: reported as leaked", actor: null });
+    expect(audit[0]?.details).toContain("Reported as leaked by GitHub secret scanning.");
+  });
 });

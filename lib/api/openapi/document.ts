@@ -30,6 +30,7 @@ const tagDescriptions: Record<string, string> = {
   Discovery: "Metadata and public keys: RFC 8414 metadata, the JWKS of access tokens, the webhook signing keys.",
   Service: "The service itself: health and this document.",
   Webhooks: "The app's events: catching up on what a webhook delivery missed.",
+  "Leaked tokens": "Revoking leaked tokens: by whoever holds them, and by GitHub's secret scanning.",
 };
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema, as requests send or responses carry it. */

@@ -54,6 +54,64 @@ const id = (example: string, description?: string) => z.string().meta({ examples
 const jwk = z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string().optional(), use: z.string().optional() });
 const jwks = z.object({ keys: z.array(jwk) });
 
+const revokeCredentialsRequest = z
+  .object({
+    credentials: z
+      .array(z.string())
+      .min(1)
+      .max(100)
+      .meta({
+        description: "1 to 100 private-integration (pit-…) or refresh tokens.",
+        examples: [["pit-3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c"]],
+      }),
+  })
+  .meta({ examples: [{ credentials: ["pit-3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c"] }] });
+const revokeCredentialsAnswer = z
+  .object({ received: z.number().int().min(1).max(100) })
+  .meta({ examples: [{ received: 1 }] });
+const secretScanningReport = z
+  .array(
+    z.object({
+      token: z.string(),
+      type: z.string(),
+      url: z.string().optional(),
+      source: z.string().optional(),
+    }),
+  )
+  .min(1)
+  .max(100)
+  .meta({
+    examples: [
+      [
+        {
+          token: "pit-3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c",
+          type: "platform_private_integration_token",
+          url: "https://github.com/octo-org/docs/issues/12",
+          source: "issue",
+        },
+      ],
+    ],
+  });
+const secretScanningLabels = z
+  .array(
+    z.object({
+      token_hash: z.string().regex(/^[0-9a-f]{64}$/),
+      token_type: z.string(),
+      label: z.enum(["true_positive", "false_positive"]),
+    }),
+  )
+  .meta({
+    examples: [
+      [
+        {
+          token_hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+          token_type: "platform_private_integration_token",
+          label: "true_positive",
+        },
+      ],
+    ],
+  });
+
 const userType = z.enum(["Company", "Location"]);
 const tokenForm = z.object({
   grant_type: z.enum(["authorization_code", "refresh_token"]),
@@ -358,6 +416,51 @@ export const operations: Operation[] = [
     body: { contentType: "application/x-www-form-urlencoded", name: "IntrospectRequest", schema: revokeForm },
     success: { status: 200, description: "The token's state.", name: "Introspection", schema: introspection },
     errors: { invalid_request: "Not a form body, or token missing.", invalid_client: "Client authentication failed." },
+  },
+  {
+    method: "post",
+    path: "/credentials/revoke",
+    operationId: "revokeLeakedCredentials",
+    tag: "Leaked tokens",
+    summary: "Revoke leaked tokens (anyone who holds them)",
+    description:
+      "Unauthenticated: whoever holds a private-integration token (pit-…) or a refresh token may revoke it. Each live one stops working at once on every instance: a private integration becomes Revoked (reported as leaked; only Rotate and expire this token now brings it back with a new token), a refresh token takes its whole family with it. Every revocation is audited and notified. The answer is 202 with the number received, whatever the tokens were: it never says which were valid. At most 60 calls per hour per client address, this endpoint and /credentials/github-secret-scanning together, every call counted.",
+    auth: "none",
+    body: { contentType: "application/json", name: "RevokeCredentialsRequest", schema: revokeCredentialsRequest },
+    success: {
+      status: 202,
+      description: "Received; every live token among them is revoked.",
+      name: "RevokeCredentialsAnswer",
+      schema: revokeCredentialsAnswer,
+    },
+    errors: {
+      rate_limited: "More than 60 calls this hour from this address (Retry-After: seconds to the next hour).",
+      invalid_request: "Not JSON, or credentials is not an array of 1 to 100 tokens (strings).",
+    },
+  },
+  {
+    method: "post",
+    path: "/credentials/github-secret-scanning",
+    operationId: "githubSecretScanning",
+    tag: "Leaked tokens",
+    summary: "GitHub secret scanning partner reports",
+    description:
+      "GitHub's secret scanning partner format: a JSON array of {token, type, url, source}, signed with ECDSA P-256 and SHA-256 over the raw body; the key is named in the Github-Public-Key-Identifier header and the base64 DER signature is in Github-Public-Key-Signature. Keys come from SECRET_SCANNING_KEYS_URL (cached; an unknown key id fetches them again, at most once a second). The answer labels each token: true_positive when it was live (it is now revoked, as by /credentials/revoke), false_positive otherwise, with the SHA-256 of the token in hex. 404 while SECRET_SCANNING_KEYS_URL is unset. Counted with /credentials/revoke: 60 calls per hour per client address.",
+    auth: "none",
+    body: { contentType: "application/json", name: "SecretScanningReport", schema: secretScanningReport },
+    success: {
+      status: 200,
+      description: "One label per reported token, in the order reported.",
+      name: "SecretScanningLabels",
+      schema: secretScanningLabels,
+    },
+    errors: {
+      rate_limited: "More than 60 calls this hour from this address (Retry-After: seconds to the next hour).",
+      not_found: "SECRET_SCANNING_KEYS_URL is not set on this server.",
+      invalid_request: "Not JSON, or not an array of 1 to 100 {token, type, url, source}.",
+      invalid_client:
+        "The signature headers are missing, name no published key, or the signature does not verify over the body.",
+    },
   },
   {
     method: "get",

@@ -1,0 +1,170 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { GET as locationGET } from "@/app/locations/[locationId]/route";
+import { POST as tokenPOST } from "@/app/oauth/token/route";
+import type { CreatedApp } from "@/lib/apps/registry";
+import { CREDENTIALS_CALLS_PER_HOUR } from "@/lib/credentials/limit";
+import { db } from "@/lib/db/client";
+import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { getPrivateIntegration } from "@/lib/integrations/read";
+import { generatePrivateIntegrationToken } from "@/lib/integrations/token";
+import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { callRoute, formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { verifyAccessToken } from "@/lib/tokens/access-token";
+import { POST as githubPOST } from "../github-secret-scanning/route";
+import { POST } from "./route";
+
+let A: TestAgency;
+let app: CreatedApp;
+let locationId: string;
+
+beforeAll(async () => {
+  A = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+  app = await makeApp(A.company.id);
+  locationId = A.locations[0]!.id;
+});
+
+const sub = () => ({ level: "location", locationId }) as const;
+/** Each test calls from an address of its own, so the hourly limit of one does not touch another. */
+const newAddress = () => `2001:db8::${uniqueSuffix().slice(0, 4)}:${uniqueSuffix().slice(0, 4)}`;
+
+function revokeRequest(body: unknown, address: string, contentType = "application/json") {
+  return new Request("http://localhost/credentials/revoke", {
+    method: "POST",
+    headers: { "content-type": contentType, "x-peer-address": address },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+const revoke = (body: unknown, address = newAddress()) => callRoute(POST, revokeRequest(body, address));
+
+function readLocation(token: string) {
+  return locationGET(
+    new Request(`http://localhost/locations/${locationId}`, {
+      headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
+    }),
+    { params: Promise.resolve({ locationId }) },
+  );
+}
+
+function refresh(refreshToken: string) {
+  return callRoute(
+    tokenPOST,
+    formRequest("/oauth/token", {
+      grant_type: "refresh_token",
+      client_id: app.app.clientId,
+      client_secret: app.clientSecret,
+      refresh_token: refreshToken,
+    }),
+  );
+}
+
+describe("POST /credentials/revoke", () => {
+  it("a live private-integration token and a refresh token stop working at once", async () => {
+    const { integration, token } = await createPrivateIntegration(A.owner, sub(), {
+      name: `Leaky ${uniqueSuffix()}`,
+      scopes: ["locations.readonly"],
+    });
+    const tokens = await installAndExchange(A.owner, app, { level: "agency", locationIds: [locationId] });
+    expect((await readLocation(token)).status).toBe(200);
+    expect((await verifyAccessToken(tokens.access_token)).ok).toBe(true);
+
+    const answer = await revoke({ credentials: [token, tokens.refresh_token] });
+    expect(answer.status).toBe(202);
+    expect(answer.body).toEqual({ received: 2 });
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+
+    expect((await readLocation(token)).status).toBe(401);
+    // The refresh token took its family with it: the access token issued beside it, and itself.
+    expect((await verifyAccessToken(tokens.access_token)).ok).toBe(false);
+    const refreshed = await refresh(tokens.refresh_token);
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe("invalid_grant");
+
+    const view = await getPrivateIntegration(A.owner, sub(), integration.id);
+    expect(view.status).toBe("revoked");
+    expect(view.revoked?.reason).toMatch(/reported as leaked/i);
+    const audit = await db().auditLog.findMany({
+      where: {
+        companyId: A.company.id,
+        action: { in: ["private_integration_revoked_as_leaked", "refresh_token_revoked_as_leaked"] },
+      },
+      select: { action: true, actorUserId: true, details: true },
+    });
+    expect(audit.map((a) => a.action).sort()).toEqual([
+      "private_integration_revoked_as_leaked",
+      "refresh_token_revoked_as_leaked",
+    ]);
+    expect(audit.every((a) => a.actorUserId === null)).toBe(true);
+    // The audit log names the token by its hint, never the token.
+    expect(JSON.stringify(audit)).not.toContain(token);
+    expect(JSON.stringify(audit)).not.toContain(tokens.refresh_token);
+  });
+
+  it("unknown, invalid and already revoked tokens get the same 202 and body as live ones", async () => {
+    const { token } = await createPrivateIntegration(A.owner, sub(), { name: "Twice", scopes: ["locations.readonly"] });
+    const live = await revoke({ credentials: [token] });
+    const again = await revoke({ credentials: [token] });
+    const unknown = await revoke({ credentials: [generatePrivateIntegrationToken()] });
+    const invalid = await revoke({ credentials: ["not a token at all"] });
+    for (const answer of [live, again, unknown, invalid]) {
+      expect(answer.status).toBe(202);
+      expect(answer.text).toBe('{"received":1}');
+    }
+  });
+
+  it.each([
+    ["no tokens", { credentials: [] }],
+    ["101 tokens", { credentials: Array.from({ length: 101 }, () => generatePrivateIntegrationToken()) }],
+    ["credentials missing", {}],
+    ["a token that is not a string", { credentials: [42] }],
+    ["an unknown field", { credentials: ["pit-x"], extra: 1 }],
+  ])("%s: 400 invalid_request with SPEC's error body", async (_name, body) => {
+    const answer = await revoke(body);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: "invalid_request", statusCode: 400 });
+    expect(answer.body.error_description).toEqual(expect.any(String));
+    expect(answer.body.traceId).toBe(answer.headers.get("x-trace-id"));
+  });
+
+  it("not JSON: 400 invalid_request", async () => {
+    const answer = await callRoute(
+      POST,
+      revokeRequest("credentials=pit-x", newAddress(), "application/x-www-form-urlencoded"),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe("invalid_request");
+  });
+
+  it(`the ${CREDENTIALS_CALLS_PER_HOUR + 1}st call of an hour from one address is 429 with Retry-After; others still pass`, async () => {
+    const address = newAddress();
+    const body = { credentials: [generatePrivateIntegrationToken()] };
+    for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR; i++) {
+      // Every call counts, malformed ones too.
+      const answer = await revoke(i % 2 ? body : { credentials: [] }, address);
+      expect(answer.status).toBe(i % 2 ? 202 : 400);
+    }
+    const refused = await revoke(body, address);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toBe("rate_limited");
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect((await revoke(body)).status).toBe(202);
+  });
+
+  it("the GitHub partner endpoint counts in the same hourly limit", async () => {
+    const address = newAddress();
+    const body = { credentials: [generatePrivateIntegrationToken()] };
+    for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR - 1; i++) expect((await revoke(body, address)).status).toBe(202);
+    const github = await callRoute(
+      githubPOST,
+      new Request("http://localhost/credentials/github-secret-scanning", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-peer-address": address },
+        body: "[]",
+      }),
+    );
+    expect(github.status).not.toBe(429);
+    expect((await revoke(body, address)).status).toBe(429);
+  });
+});
