@@ -42,6 +42,10 @@ export interface IntegrationItem {
   expiry: { kind: "never" } | { kind: "expires"; days: number } | { kind: "expired" };
   subAccounts: { all: true } | { all: false; chosen: SubAccountOption[] };
   allowedIpAddresses: string[];
+  /** API requests in the last 7 days; filled in by the usage issue, "—" until then. */
+  requests7d?: number;
+  /** When it was revoked (the leaked-token issue); its status is then `Revoked`. */
+  revokedAt?: string | null;
 }
 
 export interface ScopeOption {
@@ -56,6 +60,7 @@ export interface ScopeGroup {
 
 export interface AuditItem {
   id: string;
+  integrationId: string | null;
   label: string;
   at: string;
   integrationName: string;

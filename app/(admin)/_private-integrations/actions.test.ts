@@ -1,12 +1,12 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { IntegrationCard } from "@/components/private-integrations/integration-card";
+import { IntegrationDetails } from "@/components/private-integrations/integration-card";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
 import type { Actor } from "@/lib/accounts/permissions";
 import { listAuditLog } from "@/lib/integrations/audit-log";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
-import { getPrivateIntegration } from "@/lib/integrations/read";
+import { getPrivateIntegration, readMaximumTokenLifetime } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 
@@ -218,6 +218,26 @@ describe("guard rails through the forms", () => {
     expect(bad.fieldErrors?.expires).toMatch(/YYYY-MM-DD/);
   });
 
+  it("reports every invalid field at once, each beside its field (SPEC.md: not one per submit)", async () => {
+    const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    signedIn = owner;
+    const result = await actions.createIntegration(
+      {},
+      form({ name: "X", "scopes[]": ["no.such.scope"], expires: "soon", allowedIpAddresses: "300.1.1.1" }),
+    );
+    expect(result.ok).toBeFalsy();
+    expect(Object.keys(result.fieldErrors ?? {}).sort()).toEqual(["allowedIpAddresses", "expires", "scopes"]);
+    expect(result.fieldErrors?.scopes).toMatch(/not a known scope/);
+    expect(result.fieldErrors?.expires).toMatch(/YYYY-MM-DD/);
+    expect(result.fieldErrors?.allowedIpAddresses).toMatch(/300\.1\.1\.1/);
+    const past = await actions.createIntegration(
+      {},
+      form({ name: "X", "scopes[]": ["no.such.scope"], expires: "2000-01-01", allowedIpAddresses: "300.1.1.1" }),
+    );
+    expect(Object.keys(past.fieldErrors ?? {}).sort()).toEqual(["allowedIpAddresses", "expires", "scopes"]);
+    expect(past.fieldErrors?.expires).toMatch(/has passed/);
+  });
+
   it("rotate later takes the overlap; another one is refused beside the field", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
@@ -237,7 +257,16 @@ describe("guard rails through the forms", () => {
     signedIn = owner;
     const owned = { level: "agency", companyId: company.id } as const;
     await createPrivateIntegration(owner, owned, { name: "Forever", scopes: ["locations.readonly"] });
-    const saved = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30" }));
+    // SPEC.md: a maximum that would re-date integrations first says how many and to which date.
+    const asked = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30" }));
+    expect(asked.ok).toBeFalsy();
+    expect(asked.data).toMatchObject({
+      confirm: true,
+      wouldCap: 1,
+      capTo: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+    });
+    expect(await readMaximumTokenLifetime(company.id)).toBeNull();
+    const saved = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30", confirmed: "yes" }));
     expect(saved.ok).toBe(true);
     expect(saved.message).toMatch(
       /^Maximum token lifetime saved: 30 days\. 1 integration now expires on \d{4}-\d{2}-\d{2}\.$/,
@@ -258,7 +287,7 @@ describe("guard rails through the forms", () => {
   });
 });
 
-describe("the integration card", () => {
+describe("the integration details", () => {
   it("flags a token of 90 days or more, and shows when a rotating old token stops working", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     const owned = { level: "agency", companyId: company.id } as const;
@@ -272,7 +301,7 @@ describe("the integration card", () => {
     const render = (now: Date) =>
       getPrivateIntegration(owner, owned, integration.id, now).then((view) =>
         renderToStaticMarkup(
-          createElement(IntegrationCard, { item: toIntegrationItem(view), onEdit: () => {}, onAction: () => {} }),
+          createElement(IntegrationDetails, { item: toIntegrationItem(view), now: now.toISOString() }),
         ),
       );
     expect(await render(new Date("2030-03-31T09:00:00Z"))).not.toContain("Rotation recommended");
@@ -308,16 +337,18 @@ describe("the integration card", () => {
     const render = (now: Date) =>
       getPrivateIntegration(owner, owned, integration.id, now).then((view) =>
         renderToStaticMarkup(
-          createElement(IntegrationCard, { item: toIntegrationItem(view), onEdit: () => {}, onAction: () => {} }),
+          createElement(IntegrationDetails, { item: toIntegrationItem(view), now: now.toISOString() }),
         ),
       );
     const before = await render(created);
-    expect(before).toContain("Expires in 10 days");
+    // Expires 2030-01-10, nine whole UTC days after 2030-01-01 (SPEC.md: `in N days`).
+    expect(before).toContain("After 2030-01-10 (in 9 days)");
     expect(before).toContain(locations[1]!.name);
     expect(before).toContain("127.0.0.9");
     expect(before).toContain("Never used");
     const after = await render(new Date("2030-01-11T00:00:00Z"));
     expect(after).toContain("Expired");
-    expect(after).not.toContain("Expires in");
+    expect(after).toContain("Expired after 2030-01-10");
+    expect(after).not.toContain("(in 9 days)");
   });
 });

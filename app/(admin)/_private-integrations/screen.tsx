@@ -37,7 +37,7 @@ const actions = {
  * both routes. The gate is decided here on the server before any data is read: another agency's
  * sub-account is "not found", Labs off says so, no permission says so.
  */
-export async function PrivateIntegrationsScreen({ locationId }: { locationId?: string }) {
+export async function PrivateIntegrationsScreen({ locationId, status }: { locationId?: string; status?: string }) {
   const actor = await requireActor();
   const owner: IntegrationOwner = locationId
     ? { level: "location", locationId }
@@ -61,6 +61,7 @@ export async function PrivateIntegrationsScreen({ locationId }: { locationId?: s
     readMaximumTokenLifetime(access.owner.companyId),
     listSubAccountOptions(access.owner),
   ]);
+  const auditItems = audit.map(toAuditItem);
   return (
     <PrivateIntegrationsManager
       level={access.owner.level}
@@ -73,8 +74,10 @@ export async function PrivateIntegrationsScreen({ locationId }: { locationId?: s
       // The maximum is the agency's: set on its screen only, shown read-only on a sub-account's.
       actions={agency ? { ...actions, setMaximumLifetime } : actions}
       renderedAt={now.toISOString()}
+      initialFilter={status}
+      audit={auditItems}
     >
-      <AuditLogView entries={audit.map(toAuditItem)} limit={AUDIT_LIMIT} />
+      <AuditLogView entries={auditItems} limit={AUDIT_LIMIT} />
     </PrivateIntegrationsManager>
   );
 }

@@ -4,6 +4,11 @@ import { PrivateIntegrationsScreen } from "@/app/(admin)/_private-integrations/s
 export const metadata: Metadata = { title: "Private Integrations" };
 
 /** The agency's own integrations. */
-export default function AgencyPrivateIntegrationsPage() {
-  return <PrivateIntegrationsScreen />;
+export default async function AgencyPrivateIntegrationsPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ status?: string | string[] }>;
+}) {
+  const { status } = await searchParams;
+  return <PrivateIntegrationsScreen status={typeof status === "string" ? status : undefined} />;
 }

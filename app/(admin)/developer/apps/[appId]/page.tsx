@@ -46,7 +46,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
       <div className="space-y-6">
         <section
           aria-labelledby="credentials-title"
-          className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200"
+          className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200"
         >
           <h2 id="credentials-title" className="mb-3 font-semibold">
             Client credentials
@@ -69,7 +69,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
           </dl>
           <ReplaceSecret kind="client" action={regenerateSecretAction} appId={app.id} clientId={app.clientId} />
         </section>
-        <section aria-labelledby="webhooks-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
+        <section aria-labelledby="webhooks-title" className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
           <h2 id="webhooks-title" className="mb-2 font-semibold">
             Webhooks
           </h2>
@@ -153,7 +153,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             {verifyHowto}
           </pre>
         </section>
-        <section aria-labelledby="settings-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
+        <section aria-labelledby="settings-title" className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
           <h2 id="settings-title" className="mb-4 font-semibold">
             Settings
           </h2>
