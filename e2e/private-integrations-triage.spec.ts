@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { onServerDatabase } from "./support/database";
-import { card, openActions, rowAction } from "./support/private-integrations";
+import { card, openActions, rowAction, takeShownToken } from "./support/private-integrations";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -223,6 +223,26 @@ test("triage: Needs attention, every Status filter, search, relative times, the 
   await expect(page.getByTestId("pit-token")).toHaveCount(0);
   await dialog.getByRole("button", { name: "Cancel" }).click();
 
+  // A dropped connection during Confirm keeps the dialog with what went wrong and Retry; the retry
+  // succeeds (the server action's request is aborted once with Playwright's route.abort).
+  let aborted = 0;
+  await page.route("**/settings/private-integrations*", async (route) => {
+    if (route.request().method() === "POST" && aborted === 0) {
+      aborted++;
+      await route.abort("connectionreset");
+    } else await route.fallback();
+  });
+  await rowAction(card(page, "Sync 01"), "Rotate and expire this token later");
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await expect(dialog.getByRole("alert")).toContainText("did not reach the server");
+  await expect(page.getByRole("heading", { name: "Private Integrations", level: 1 })).toBeVisible();
+  expect(aborted).toBe(1);
+  await dialog.getByRole("button", { name: "Retry" }).click();
+  await expect(dialog).toBeHidden();
+  await takeShownToken(page);
+  await expect(card(page, "Sync 01").getByRole("cell").first()).toHaveText("Rotating");
+  await page.unroute("**/settings/private-integrations*");
+
   // Screenshots: the list of 30 at both widths, in both schemes.
   const state = await page.context().storageState();
   for (const width of [390, 1280])
@@ -240,4 +260,22 @@ test("triage: Needs attention, every Status filter, search, relative times, the 
       await test.info().attach(`30 integrations at ${width} px, ${scheme}`, { path, contentType: "image/png" });
       await context.close();
     }
+
+  // Save maximum that would re-date integrations first says how many and to which date.
+  await page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }).fill("30");
+  await page.getByRole("button", { name: "Save maximum" }).click();
+  const redate = page.getByRole("alertdialog", { name: /^Re-date \d+ integrations\?$/ });
+  const latest = new Date(Date.now() + 30 * DAY).toISOString().slice(0, 10);
+  await expect(redate).toContainText(`to expire on ${latest}`);
+  const count = Number(/Re-date (\d+)/.exec((await redate.getByRole("heading").textContent()) ?? "")?.[1]);
+  expect(count).toBeGreaterThan(20);
+  await expectAccessible(page, "agency PI (Save maximum: re-date confirmation)");
+  await redate.getByRole("button", { name: "Cancel" }).click();
+  await expect(card(page, "Sync 02")).toContainText("Never");
+  await page.getByRole("button", { name: "Save maximum" }).click();
+  await redate.getByRole("button", { name: "Confirm" }).click();
+  await expect(
+    page.getByRole("status").filter({ hasText: `${count} integrations now expire on ${latest}` }),
+  ).toBeVisible();
+  await expect(card(page, "Sync 02").locator("time").nth(1)).toHaveText("in 30 days");
 });

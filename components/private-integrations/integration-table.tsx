@@ -187,7 +187,7 @@ export function IntegrationTable({
               <th scope="col" className="px-3 py-2 text-right">
                 Requests (7 days)
               </th>
-              <th scope="col" className="px-3 py-2">
+              <th scope="col" className="sticky right-0 bg-slate-50 px-3 py-2">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
@@ -236,7 +236,8 @@ export function IntegrationTable({
                       item.requests7d.toLocaleString("en")
                     )}
                   </td>
-                  <td className="px-3 py-2.5 text-right">
+                  {/* Sticky: on a phone the menu stays in reach while the other columns scroll. */}
+                  <td className="sticky right-0 bg-surface px-3 py-2.5 text-right">
                     <ActionsMenu
                       name={item.name}
                       actions={menuActions(

@@ -9,13 +9,21 @@ import { requireActor } from "@/lib/auth/session";
 import { appUrl } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { developerWebhookLog, type WebhookDeliveryLog } from "@/lib/webhooks/deliveries";
+import { deliveryState, deliveryStateLabels, deliveryStates, isDeliveryState } from "@/lib/webhooks/delivery-state";
 import { webhookKeysJwks } from "@/lib/webhooks/signing-key";
 import { redeliverEvent } from "./actions";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
-export default async function AppWebhooksPage({ params }: { params: Promise<{ appId: string }> }) {
-  const { appId } = await params;
+export default async function AppWebhooksPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ appId: string }>;
+  searchParams: Promise<{ status?: string | string[] }>;
+}) {
+  const [{ appId }, { status: asked }] = await Promise.all([params, searchParams]);
+  const filter = isDeliveryState(asked) ? asked : "all";
   const actor = await requireActor();
   let log: WebhookDeliveryLog;
   try {
@@ -40,7 +48,9 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
     }
     throw error;
   }
-  const { app, events } = log;
+  const { app } = log;
+  const all = log.events.map((event) => ({ ...event, state: deliveryState(event) }));
+  const events = filter === "all" ? all : all.filter((event) => event.state === filter);
   const jwks = await webhookKeysJwks();
   const keysUrl = `${appUrl()}/.well-known/webhook-keys`;
   const path = `/developer/apps/${encodeURIComponent(app.id)}/webhooks`;
@@ -61,7 +71,29 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
         <h2 id="deliveries" className="mb-3 font-semibold">
           Delivery log
         </h2>
-        {events.length === 0 ? (
+        <nav aria-label="Filter the delivery log by status" className="mb-3">
+          <ul className="flex flex-wrap gap-2 text-sm">
+            {(["all", ...deliveryStates] as const).map((value) => {
+              const count = value === "all" ? all.length : all.filter((e) => e.state === value).length;
+              return (
+                <li key={value}>
+                  <Link
+                    href={value === "all" ? path : `${path}?status=${value}`}
+                    aria-current={filter === value ? "page" : undefined}
+                    className={`inline-block rounded-full px-3 py-1 ring-1 ring-slate-300 ${filter === value ? "bg-brand-50 font-medium text-brand-700" : "text-slate-700 hover:bg-slate-100"}`}
+                  >
+                    {value === "all" ? "All" : deliveryStateLabels[value]} ({count})
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
+        {events.length === 0 && all.length > 0 ? (
+          <p className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
+            No event is {deliveryStateLabels[filter === "all" ? "pending" : filter]} among the newest {all.length}.
+          </p>
+        ) : events.length === 0 ? (
           <div className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
             <p className="font-medium text-slate-800">No events yet.</p>
             <p className="mt-1">
@@ -109,7 +141,12 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
                         {event.type}
                       </th>
                       <td className="px-3 py-2">
-                        <StatusBadge status={event.status} />
+                        <StatusBadge status={event.state} />
+                        {event.state === "retrying" ? (
+                          <span className="mt-1 block text-xs text-slate-600">
+                            Attempt {event.attempts} failed; next <Timestamp value={event.nextAttemptAt} />
+                          </span>
+                        ) : null}
                       </td>
                       <td className="px-3 py-2 tabular-nums">
                         {event.attempts}
@@ -187,6 +224,14 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
                               </tbody>
                             </table>
                           )}
+                          <p className="mt-2 font-medium text-slate-700">Request body</p>
+                          <pre
+                            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+                            tabIndex={0}
+                            className="mt-1 max-h-48 overflow-auto rounded bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all text-slate-800"
+                          >
+                            {event.body}
+                          </pre>
                           {event.totalAttempts > event.recentAttempts.length ? (
                             <p className="mt-1 text-slate-500">
                               Showing the newest {event.recentAttempts.length} of {event.totalAttempts} attempts.
