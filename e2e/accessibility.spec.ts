@@ -60,6 +60,14 @@ test.describe("axe-core on every screen", () => {
     await expect(page.getByRole("alert")).toBeVisible();
     await expectAccessible(page, "/login with a refusal");
     await visit(page, "/docs", "/docs");
+    // SPEC.md › /docs: code shown as code (no literal backticks), a side navigation of the
+    // operations, a curl example for each operation.
+    const operations = page.locator("main section[aria-label]");
+    const count = await operations.count();
+    expect(count).toBeGreaterThan(5);
+    await expect(page.locator("main pre code").filter({ hasText: /^curl -X / })).toHaveCount(count);
+    expect(await page.locator("main").textContent()).not.toContain("`");
+    await expect(page.getByRole("navigation", { name: "Endpoints" }).locator('a[href^="#"]')).toHaveCount(count + 1);
   });
 
   test("agency owner: home, settings, labs, team and its dialogs, account, sub-account settings, marketplace, developer apps", async ({

@@ -109,6 +109,11 @@ function AccessNotice({
     return (
       <Notice title={level === "location" ? "Sub-account not found" : "Agency not found"} tone="warning">
         <p>There is nothing here that you can open. Pick a sub-account from the sub-account switcher.</p>
+        <p>
+          <Link href="/settings" className="font-medium text-brand-700 underline">
+            Back to your settings
+          </Link>
+        </p>
       </Notice>
     );
   }

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { AppForm } from "@/components/developer/app-form";
 import { ReplaceSecret } from "@/components/developer/replace-secret";
 import { PageHeader } from "@/components/page-header";
@@ -36,6 +37,13 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
         tone="warning"
       >
         <p>{error.message}</p>
+        {error.kind === "not_found" ? (
+          <p>
+            <Link href="/developer/apps" className="font-medium text-brand-700 underline">
+              Back to your apps
+            </Link>
+          </p>
+        ) : null}
       </Notice>
     );
   }
