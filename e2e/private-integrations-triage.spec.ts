@@ -222,6 +222,8 @@ test("triage: Needs attention, every Status filter, search, relative times, the 
   await expect(dialog.getByRole("alert")).toContainText("extend its expiry first");
   await expect(page.getByTestId("pit-token")).toHaveCount(0);
   await dialog.getByRole("button", { name: "Cancel" }).click();
+  // After the refusal the screen read the integrations again: the row says what it is now.
+  await expect(card(page, "Later reports").getByRole("cell").first()).toHaveText("Expired");
 
   // A dropped connection during Confirm keeps the dialog with what went wrong and Retry; the retry
   // succeeds (the server action's request is aborted once with Playwright's route.abort).

@@ -102,11 +102,11 @@ function Fields({ doc, schema }: { doc: Node; schema: Node }) {
   if (!properties.length) return <p className="text-sm text-gray-600">{typeOf(resolved)}</p>;
   const required = new Set<string>(resolved.required ?? []);
   return (
-    <table className="w-full border-collapse text-left text-sm">
+    <table className="w-full table-fixed border-collapse text-left text-sm [overflow-wrap:anywhere]">
       <thead>
         <tr className="border-b border-gray-200 text-gray-600">
-          <th className="py-1 pr-4 font-medium">Field</th>
-          <th className="py-1 pr-4 font-medium">Type</th>
+          <th className="w-1/4 py-1 pr-4 font-medium">Field</th>
+          <th className="w-1/4 py-1 pr-4 font-medium">Type</th>
           <th className="py-1 font-medium">Notes</th>
         </tr>
       </thead>
@@ -188,7 +188,7 @@ function Operation({ doc, method, path, op }: { doc: Node; method: string; path:
       </dl>
       {op.parameters.length ? (
         <Section title="Parameters">
-          <table className="w-full border-collapse text-left text-sm">
+          <table className="w-full table-fixed border-collapse text-left text-sm [overflow-wrap:anywhere]">
             <tbody>
               {op.parameters.map((p: Node) => (
                 <tr key={`${p.in}-${p.name}`} className="border-b border-gray-100 align-top">
@@ -327,11 +327,11 @@ export default function DocsPage() {
           <p className="mt-1 text-sm text-gray-700">
             Every error answer has this body; the list is generated from the code, so it is complete.
           </p>
-          <table className="mt-2 w-full border-collapse text-left text-sm">
+          <table className="mt-2 w-full table-fixed border-collapse text-left text-sm [overflow-wrap:anywhere]">
             <thead>
               <tr className="border-b border-gray-300 text-gray-600">
-                <th className="py-1 pr-4 font-medium">Code</th>
-                <th className="py-1 pr-4 font-medium">Status</th>
+                <th className="w-1/4 py-1 pr-4 font-medium">Code</th>
+                <th className="w-16 py-1 pr-4 font-medium">Status</th>
                 <th className="py-1 font-medium">Meaning and example</th>
               </tr>
             </thead>
