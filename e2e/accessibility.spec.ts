@@ -105,6 +105,12 @@ test.describe("axe-core on every screen", () => {
 
     await visit(page, "/developer/apps", "/developer/apps");
     await visit(page, "/developer/apps/new", "/developer/apps/new");
+    // SPEC.md: the developer's app form has the same scope search as the integration form.
+    const scopeSearch = page.getByRole("searchbox", { name: "Search scopes" });
+    await scopeSearch.fill("contacts.write");
+    await expect(page.getByRole("checkbox", { name: "contacts.write", exact: true })).toBeVisible();
+    await expect(page.getByRole("checkbox", { name: "locations.readonly", exact: true })).toBeHidden();
+    await scopeSearch.fill("");
     await page
       .getByRole("button", { name: /create/i })
       .last()
