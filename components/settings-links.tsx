@@ -8,7 +8,7 @@ export function SettingsLinks({ links }: { links: readonly { href: string; label
         <li key={link.href}>
           <Link
             href={link.href}
-            className="block rounded-lg bg-white p-5 font-medium shadow-sm ring-1 ring-slate-200 hover:ring-brand-500"
+            className="block rounded-lg bg-surface p-5 font-medium shadow-sm ring-1 ring-slate-200 hover:ring-brand-500"
           >
             {link.label}
           </Link>

@@ -4,7 +4,14 @@ import { join, relative, sep } from "node:path";
 import type { Locator, Page } from "@playwright/test";
 import { checkedPaths, expectAccessible } from "./support/accessibility";
 import { runCli } from "./support/cli";
-import { card, confirmAction, takeShownToken } from "./support/private-integrations";
+import {
+  card,
+  confirmAction,
+  openActions,
+  openDetails,
+  rowAction,
+  takeShownToken,
+} from "./support/private-integrations";
 import { rememberSecret } from "./support/secrets";
 import { expect as baseExpect, test } from "./support/test";
 import { createAgency, createUser, signIn } from "./support/world";
@@ -53,6 +60,14 @@ test.describe("axe-core on every screen", () => {
     await expect(page.getByRole("alert")).toBeVisible();
     await expectAccessible(page, "/login with a refusal");
     await visit(page, "/docs", "/docs");
+    // SPEC.md › /docs: code shown as code (no literal backticks), a side navigation of the
+    // operations, a curl example for each operation.
+    const operations = page.locator("main section[aria-label]");
+    const count = await operations.count();
+    expect(count).toBeGreaterThan(5);
+    await expect(page.locator("main pre code").filter({ hasText: /^curl -X / })).toHaveCount(count);
+    expect(await page.locator("main").textContent()).not.toContain("`");
+    await expect(page.getByRole("navigation", { name: "Endpoints" }).locator('a[href^="#"]')).toHaveCount(count + 1);
   });
 
   test("agency owner: home, settings, labs, team and its dialogs, account, sub-account settings, marketplace, developer apps", async ({
@@ -77,6 +92,10 @@ test.describe("axe-core on every screen", () => {
     await expectAccessible(page, "/settings/team (Remove confirmation)");
     await removal.getByRole("button", { name: "Cancel" }).click();
     await memberCard.getByRole("button", { name: "Reset password" }).click();
+    const resetting = page.getByRole("alertdialog", { name: `Reset the password of ${member.name}?` });
+    await expect(resetting).toBeVisible();
+    await expectAccessible(page, "/settings/team (Reset password confirmation)");
+    await resetting.getByRole("button", { name: "Confirm" }).click();
     const oneTime = page.getByRole("dialog", { name: `One-time password for ${member.name}` });
     rememberSecret((await oneTime.getByTestId("one-time-password").textContent())?.trim(), "screen: one-time password");
     await expectAccessible(page, "/settings/team (one-time password)");
@@ -87,6 +106,12 @@ test.describe("axe-core on every screen", () => {
 
     await visit(page, "/developer/apps", "/developer/apps");
     await visit(page, "/developer/apps/new", "/developer/apps/new");
+    // SPEC.md: the developer's app form has the same scope search as the integration form.
+    const scopeSearch = page.getByRole("searchbox", { name: "Search scopes" });
+    await scopeSearch.fill("contacts.write");
+    await expect(page.getByRole("checkbox", { name: "contacts.write", exact: true })).toBeVisible();
+    await expect(page.getByRole("checkbox", { name: "locations.readonly", exact: true })).toBeHidden();
+    await scopeSearch.fill("");
     await page
       .getByRole("button", { name: /create/i })
       .last()
@@ -167,12 +192,16 @@ test.describe("axe-core on every screen", () => {
       await expectAccessible(page, `${where} (with integrations)`);
 
       const item = card(page, "Reporting");
+      await openActions(item);
+      await expectAccessible(page, `${where} (actions menu open)`);
       await item.getByRole("button", { name: "Edit", exact: true }).click();
       await expect(item.getByLabel("Name")).toBeVisible();
       await expectAccessible(page, `${where} (edit)`);
       await item.getByRole("button", { name: "Cancel" }).click();
+      await openDetails(item, "Reporting");
+      await expectAccessible(page, `${where} (details)`);
 
-      await item.getByRole("button", { name: "Rotate and expire this token later", exact: true }).click();
+      await rowAction(item, "Rotate and expire this token later");
       await expect(page.getByRole("alertdialog")).toBeVisible();
       await expectAccessible(page, `${where} (confirmation dialog)`);
       await page.keyboard.press("Escape");
@@ -198,23 +227,28 @@ test.describe("axe-core on every screen", () => {
     await form.getByLabel("Expires").fill("2000-01-01");
     await form.getByLabel("Allowed IP addresses").fill("not-an-address");
     await form.getByRole("button", { name: "Create", exact: true }).click();
+    // Every invalid field at once, each beside its field; fixing one clears only its own error.
     await expect(form.getByLabel("Expires")).toHaveAccessibleDescription(/has passed/);
+    await expect(form.getByLabel("Allowed IP addresses")).toHaveAccessibleDescription(/not-an-address/);
     await expectAccessible(page, "agency PI (create form, Advanced with field errors)");
     await form.getByLabel("Expires").fill(new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10));
+    await expect(form.getByLabel("Expires")).not.toHaveAccessibleDescription(/has passed/);
+    await expect(form.getByLabel("Allowed IP addresses")).toHaveAccessibleDescription(/not-an-address/);
     await form.getByRole("checkbox", { name: "Sub-account 1", exact: true }).check();
     await form.getByLabel("Allowed IP addresses").fill("127.0.0.1\n2001:db8::/32");
     await form.getByRole("button", { name: "Create", exact: true }).click();
     await takeShownToken(page);
     const item = card(page, "Guarded");
-    await expect(item).toContainText("Expires in 6 days");
+    // SPEC.md: an Expires date N whole UTC days after today reads `in N days`.
+    await expect(item).toContainText("in 5 days");
     await expectAccessible(page, "agency PI (list with guard rails)");
 
-    await item.getByRole("button", { name: "Edit", exact: true }).click();
+    await rowAction(item, "Edit");
     await expect(item.getByLabel("Expires")).toBeVisible();
     await expectAccessible(page, "agency PI (edit with guard rails)");
     await item.getByRole("button", { name: "Cancel" }).click();
 
-    await item.getByRole("button", { name: "Rotate and expire this token later", exact: true }).click();
+    await rowAction(item, "Rotate and expire this token later");
     const dialog = page.getByRole("alertdialog");
     await dialog.getByRole("radio", { name: "14 days" }).check();
     await expectAccessible(page, "agency PI (rotate later, overlap choice)");
@@ -300,12 +334,29 @@ test("keyboard only: create, rotate and delete a private integration", async ({ 
   await expect(tokenDialog).toBeVisible();
   await expectVisibleFocus(tokenDialog.getByRole("button", { name: "Copy", exact: true }));
   rememberSecret(((await tokenDialog.getByTestId("pit-token").textContent()) ?? "").trim(), "screen: pit- token");
+  // Escape before Copy asks first, with the focus on the safe choice; Go back keeps the token.
   await page.keyboard.press("Escape");
+  const notAgain = page.getByRole("alertdialog", { name: "The token will not be shown again" });
+  await expectVisibleFocus(notAgain.getByRole("button", { name: "Go back" }));
+  await expectAccessible(page, "agency PI (closing the token unseen: The token will not be shown again)");
+  await page.keyboard.press("Enter");
+  await expect(notAgain).toBeHidden();
+  await expect(tokenDialog.getByTestId("pit-token")).toBeVisible();
+  await expectVisibleFocus(tokenDialog.getByRole("button", { name: "Copy", exact: true }));
+  await page.keyboard.press("Escape");
+  await tabTo(page, notAgain.getByRole("button", { name: "Close anyway" }));
+  await page.keyboard.press("Enter");
   await expect(tokenDialog).toBeHidden();
   const item = card(page, "Keyboard sync");
-  await expect(item.getByRole("heading", { name: "Keyboard sync" })).toBeFocused();
+  await expect(item.getByRole("button", { name: "Keyboard sync", exact: true })).toBeFocused();
 
-  // Rotate now: Tab to the button, Enter opens the confirmation with the focus on the safe choice.
+  // Rotate now: Tab to the row's actions menu, Enter opens it with the focus on its first entry;
+  // Tab to the button, Enter opens the confirmation with the focus on the safe choice.
+  const actions = item.getByRole("button", { name: "Actions for Keyboard sync" });
+  await tabTo(page, actions);
+  await page.keyboard.press("Enter");
+  await expect(actions).toHaveAttribute("aria-expanded", "true");
+  await expectVisibleFocus(item.getByRole("button", { name: "Rotate and expire this token later", exact: true }));
   const rotate = item.getByRole("button", { name: "Rotate and expire this token now", exact: true });
   await tabTo(page, rotate);
   await page.keyboard.press("Enter");
@@ -325,19 +376,25 @@ test("keyboard only: create, rotate and delete a private integration", async ({ 
   rememberSecret(((await tokenDialog.getByTestId("pit-token").textContent()) ?? "").trim(), "screen: pit- token");
   await tabTo(page, tokenDialog.getByRole("button", { name: "Done" }));
   await page.keyboard.press("Space");
+  await tabTo(page, notAgain.getByRole("button", { name: "Close anyway" }));
+  await page.keyboard.press("Space");
   await expect(tokenDialog).toBeHidden();
   expect(await item.evaluate((el) => el.contains(document.activeElement)), "focus is back on the integration").toBe(
     true,
   );
 
-  // Delete: Escape on the confirmation changes nothing and gives the focus back to Delete.
+  // Delete: Escape on the confirmation changes nothing and gives the focus back to the actions menu.
   const del = item.getByRole("button", { name: "Delete", exact: true });
+  await tabTo(page, actions);
+  await page.keyboard.press("Enter");
   await tabTo(page, del);
   await page.keyboard.press("Space");
   await expect(confirm).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(confirm).toBeHidden();
-  await expectVisibleFocus(del);
+  await expectVisibleFocus(actions);
+  await page.keyboard.press("Enter");
+  await tabTo(page, del);
   await page.keyboard.press("Enter");
   await expect(confirm).toBeVisible();
   await tabTo(page, confirm.getByRole("button", { name: "Confirm" }));

@@ -2,7 +2,7 @@ import { expect } from "@playwright/test";
 import { onServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
 import { randomLoopback, send } from "./support/http";
-import { card, takeShownToken } from "./support/private-integrations";
+import { card, openDetails, rowAction, takeShownToken } from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -61,10 +61,12 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   const token = await takeShownToken(page);
 
   const item = card(page, "Guarded");
-  await expect(item).toContainText("Expires in 11 days");
-  await expect(item).toContainText("Sub-account 1");
-  await expect(item).toContainText(allowed);
+  // SPEC.md: an Expires date N whole UTC days after today reads `in N days`.
+  await expect(item).toContainText("in 10 days");
   await expect(item).toContainText("Never used");
+  const details = await openDetails(item, "Guarded");
+  await expect(details).toContainText("Sub-account 1");
+  await expect(details).toContainText(allowed);
 
   // Allowed IP addresses: the allowed peer passes, another is refused naming the rule.
   expect(await getLocation(token, chosen, allowed)).toMatchObject({ status: 200 });
@@ -80,11 +82,13 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   // Last used: when and from which address (written in the background).
   await expect(async () => {
     await page.reload();
-    await expect(card(page, "Guarded")).toContainText(`from ${allowed}`, { timeout: 2_000 });
+    await expect(await openDetails(card(page, "Guarded"), "Guarded")).toContainText(`from ${allowed}`, {
+      timeout: 2_000,
+    });
   }).toPass({ timeout: 30_000 });
 
   // Rotate later with an overlap of 1 day: the old token's end date is said and shown.
-  await card(page, "Guarded").getByRole("button", { name: "Rotate and expire this token later" }).click();
+  await rowAction(card(page, "Guarded"), "Rotate and expire this token later");
   const dialog = page.getByRole("alertdialog");
   await expect(dialog.getByRole("radio", { name: "7 days" })).toBeChecked();
   await dialog.getByRole("radio", { name: "1 day", exact: true }).check();
@@ -92,7 +96,7 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   await dialog.getByRole("button", { name: "Confirm" }).click();
   await expect(page.getByRole("dialog")).toContainText(`keeps working until ${dayShown(DAY)}`);
   const rotated = await takeShownToken(page);
-  await expect(card(page, "Guarded")).toContainText(`stops working on ${dayShown(DAY)}`);
+  await expect(await openDetails(card(page, "Guarded"), "Guarded")).toContainText(`stops working on ${dayShown(DAY)}`);
   expect(await getLocation(rotated, chosen, allowed)).toMatchObject({ status: 200 });
   expect(await getLocation(token, chosen, allowed)).toMatchObject({ status: 200 });
 
@@ -124,6 +128,11 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   const second = page.getByRole("region", { name: "New private integration" });
   await second.getByLabel("Name").fill("Bounded");
   await second.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  // SPEC.md: with a maximum, Expires is outside Advanced (still closed), filled with the latest date allowed.
+  await expect(second.getByLabel("Expires")).toBeVisible();
+  await expect(second.locator("details")).not.toHaveAttribute("open");
+  await expect(second.getByLabel("Expires")).toHaveValue(ymd(30 * DAY));
+  await second.getByLabel("Expires").fill("");
   await second.getByRole("button", { name: "Create", exact: true }).click();
   await expect(second.getByLabel("Expires")).toBeVisible();
   await expect(second.getByLabel("Expires")).toHaveAccessibleDescription(
@@ -135,7 +144,7 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   await second.getByLabel("Expires").fill(ymd(20 * DAY));
   await second.getByRole("button", { name: "Create", exact: true }).click();
   await takeShownToken(page);
-  await expect(card(page, "Bounded")).toContainText("Expires in 21 days");
+  await expect(card(page, "Bounded")).toContainText("in 20 days");
 
   // The sub-account's screen shows the agency's maximum, read-only.
   await page.goto(`/location/${chosen}/settings/private-integrations`);

@@ -1,6 +1,6 @@
 import { expect, type Page } from "@playwright/test";
 import { runCliProcess } from "./support/cli";
-import { card, locationsApiServed, screenPath, takeShownToken } from "./support/private-integrations";
+import { card, locationsApiServed, rowAction, screenPath, takeShownToken } from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, createUser, signIn } from "./support/world";
 
@@ -118,7 +118,9 @@ test("another agency's sub-account is not found, and its ids cannot be slipped i
   await page.goto(screenPath("location", theirLocation));
   await createIntegration(page, "Their secret integration");
   const theirIntegrationId = (
-    await card(page, "Their secret integration").getByRole("heading").getAttribute("id")
+    await card(page, "Their secret integration")
+      .getByRole("button", { name: "Their secret integration", exact: true })
+      .getAttribute("id")
   )?.replace(/^pi-(.+)-title$/, "$1");
   expect(theirIntegrationId).toBeTruthy();
 
@@ -146,7 +148,7 @@ test("another agency's sub-account is not found, and its ids cannot be slipped i
   // An edit form whose hidden integration id is swapped for theirs.
   await createIntegration(page, "Ours");
   const ourCard = card(page, "Ours");
-  await ourCard.getByRole("button", { name: "Edit" }).click();
+  await rowAction(ourCard, "Edit");
   await ourCard.getByLabel("Name").fill("Renamed theirs");
   // After the last keystroke: React re-renders the form on each one.
   await ourCard.locator('input[name="integrationId"]').evaluate((el, id) => {

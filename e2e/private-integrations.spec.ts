@@ -3,6 +3,8 @@ import {
   card,
   confirmAction,
   locationsApiServed,
+  openDetails,
+  rowAction,
   screenPath,
   takeShownToken,
   tokenStatuses,
@@ -76,7 +78,7 @@ for (const { level, present, absent, extra } of levels) {
 
       const item = card(page, "Reporting");
       // Focus lands on the new integration once the dialog is closed.
-      await expect(item.getByRole("heading", { name: "Reporting" })).toBeFocused();
+      await expect(item.getByRole("button", { name: "Reporting", exact: true })).toBeFocused();
       await expect(item).toContainText("Nightly export to the warehouse");
       await expect(item).toContainText(`pit-…${token.slice(-4)}`);
       await expect(item).toContainText("Active");
@@ -115,7 +117,7 @@ for (const { level, present, absent, extra } of levels) {
 
       // Edit keeps the token.
       let item = card(page, "Sync");
-      await item.getByRole("button", { name: "Edit", exact: true }).click();
+      await rowAction(item, "Edit");
       await expect(item.getByLabel("Name")).toHaveValue("Sync");
       await expect(item.getByRole("checkbox", { name: extra, exact: true })).toBeChecked();
       await item.getByLabel("Name").fill("Sync v2");
@@ -123,7 +125,7 @@ for (const { level, present, absent, extra } of levels) {
       await item.getByRole("button", { name: "Save" }).click();
       item = card(page, "Sync v2");
       await expect(item).toBeVisible();
-      await expect(item.getByRole("button", { name: "Edit", exact: true })).toBeFocused();
+      await expect(item.getByRole("button", { name: "Sync v2", exact: true })).toBeFocused();
       await expect(page.getByTestId("pit-token")).toHaveCount(0);
       await expect(item).toContainText(`pit-…${t1.slice(-4)}`);
       await expect(item).not.toContainText(extra);
@@ -133,15 +135,17 @@ for (const { level, present, absent, extra } of levels) {
       await confirmAction(page, item, "Rotate and expire this token later", /keeps working until .* UTC/);
       const t2 = await takeShownToken(page);
       await expect(item).toContainText("Rotating");
-      await expect(item.getByRole("heading", { name: "Sync v2" })).toBeFocused();
-      await expect(item).toContainText(new RegExp(`old token pit-…${t1.slice(-4)} stops working on .+ UTC`));
+      await expect(item.getByRole("button", { name: "Sync v2", exact: true })).toBeFocused();
+      await expect(await openDetails(item, "Sync v2")).toContainText(
+        new RegExp(`old token pit-…${t1.slice(-4)} stops working on .+ UTC`),
+      );
       await works({ [t1]: true, [t2]: true });
 
       // Expire Now: the old one stops.
       await confirmAction(page, item, "Expire Now", "stops working immediately");
       await expect(item).toContainText("Active");
       await expect(item.getByRole("button", { name: "Expire Now" })).toHaveCount(0);
-      await expect(item.getByRole("heading", { name: "Sync v2" })).toBeFocused();
+      await expect(item.getByRole("button", { name: "Sync v2", exact: true })).toBeFocused();
       await works({ [t1]: false, [t2]: true });
 
       // Rotate later, then Cancel rotation: the new one stops, the old one stays.
@@ -165,10 +169,10 @@ for (const { level, present, absent, extra } of levels) {
       await works({ [t2]: false, [t4]: true });
 
       // A dismissed confirmation changes nothing and gives the focus back.
-      await item.getByRole("button", { name: "Delete" }).click();
+      await rowAction(item, "Delete");
       await page.keyboard.press("Escape");
       await expect(page.getByRole("alertdialog")).toBeHidden();
-      await expect(item.getByRole("button", { name: "Delete" })).toBeFocused();
+      await expect(item.getByRole("button", { name: "Actions for Sync v2" })).toBeFocused();
       await works({ [t4]: true });
 
       // Delete: every token stops.

@@ -92,7 +92,15 @@ test.describe("Team: Reset password", () => {
     await signIn(page, owner.email);
     await page.goto("/settings/team");
 
+    // Reset password acts only once confirmed (SPEC.md): Cancel changes nothing, Confirm resets.
     await memberCard(page, member).getByRole("button", { name: "Reset password" }).click();
+    const confirmReset = page.getByRole("alertdialog", { name: `Reset the password of ${member.name}?` });
+    await confirmReset.getByRole("button", { name: "Cancel" }).click();
+    await expect(confirmReset).toBeHidden();
+    await expect(memberCard(page, member).getByRole("button", { name: "Reset password" })).toBeFocused();
+    await expectSignedIn(memberPage);
+    await memberCard(page, member).getByRole("button", { name: "Reset password" }).click();
+    await confirmReset.getByRole("button", { name: "Confirm" }).click();
     const dialog = page.getByRole("dialog", { name: `One-time password for ${member.name}` });
     const shown = (await dialog.getByTestId("one-time-password").textContent())?.trim() ?? "";
     expect(shown).toMatch(/^[A-Za-z0-9_-]{16}$/);

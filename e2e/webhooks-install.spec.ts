@@ -147,7 +147,16 @@ test("an event sent while the app's server is down arrives after it comes back",
       { timeout: 30_000, intervals: [1000] },
     )
     .toContain("connection refused");
-  await expect(page.getByRole("table").first()).toContainText("Pending");
+  // SPEC.md: a refused connection reads Retrying, with the attempt number and the next attempt's time.
+  await expect(page.getByRole("table").first()).toContainText("Retrying");
+  await expect(page.getByRole("table").first()).toContainText(/Attempt 1 failed; next \d{4}-\d\d-\d\d/);
+  const filters = page.getByRole("navigation", { name: "Filter the delivery log by status" });
+  await filters.getByRole("link", { name: /^Retrying \(1\)$/ }).click();
+  await expect(page).toHaveURL(/\?status=retrying$/);
+  await expect(page.getByRole("table").first()).toContainText("connection refused");
+  await filters.getByRole("link", { name: /^Delivered \(0\)$/ }).click();
+  await expect(page.getByRole("table")).toHaveCount(0);
+  await filters.getByRole("link", { name: /^All / }).click();
 
   await receiver.start();
   const arrived = () =>

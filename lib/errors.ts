@@ -23,3 +23,33 @@ export const notFound = (message: string) => new DomainError("not_found", messag
 export const forbidden = (message: string) => new DomainError("forbidden", message);
 export const conflict = (message: string, field?: string, data?: Record<string, unknown>) =>
   new DomainError("conflict", message, field, data);
+
+/**
+ * Several fields refused at once (a form shows every invalid field in one go): the first one is
+ * the error's own field and message, all of them are in `data.fieldErrors`.
+ */
+export function invalidFields(fieldErrors: Record<string, string>): DomainError {
+  const [field, message] = Object.entries(fieldErrors)[0] ?? ["form", "Check the form."];
+  return new DomainError("invalid", message, field, { fieldErrors });
+}
+
+/** Runs every check, collecting the field errors they throw; throws them all together, if any. */
+export function checkAllFields(checks: (() => void)[]): void {
+  const fieldErrors: Record<string, string> = {};
+  for (const check of checks) {
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof DomainError) || !error.field) throw error;
+      Object.assign(fieldErrors, fieldErrorsOfDomain(error));
+    }
+  }
+  if (Object.keys(fieldErrors).length) throw invalidFields(fieldErrors);
+}
+
+/** The field errors a DomainError carries: all of them when several were collected, else its own. */
+export function fieldErrorsOfDomain(error: DomainError): Record<string, string> {
+  const many = error.data.fieldErrors;
+  if (many && typeof many === "object") return { ...(many as Record<string, string>) };
+  return error.field ? { [error.field]: error.message } : {};
+}

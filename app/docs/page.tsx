@@ -17,6 +17,57 @@ const methodColors: Record<string, string> = {
   post: "bg-emerald-100 text-emerald-900",
 };
 
+/** Prose from the OpenAPI document with its `code` spans shown as code, not as backticks. */
+function Prose({ text }: { text: string }) {
+  const parts = text.split(/`([^`]+)`/);
+  return (
+    <>
+      {parts.map((part, i) =>
+        i % 2 ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed string, in order
+          <code key={i} className="rounded bg-gray-100 px-1 font-mono text-[0.9em] break-all">
+            {part}
+          </code>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  );
+}
+
+/** A copy-paste curl call of an operation: its auth, Version header and required body fields. */
+function curlExample(doc: Node, method: string, path: string, op: Node): string {
+  const lines = [
+    `curl -X ${method.toUpperCase()} "$BASE_URL${path.replace(/\{(\w+)\}/g, (_m, name: string) => `$${name.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase()}`)}"`,
+  ];
+  if (op.security?.[0]?.bearer) lines.push(`-H "Authorization: Bearer $TOKEN"`);
+  if (op.security?.[0]?.clientSecretBasic) lines.push(`-u "$CLIENT_ID:$CLIENT_SECRET"`);
+  for (const p of op.parameters ?? []) {
+    if (p.in === "header" && p.required)
+      lines.push(`-H "${p.name}: ${p.schema?.const ?? p.schema?.examples?.[0] ?? p.example ?? "…"}"`);
+  }
+  const query = (op.parameters ?? []).filter((p: Node) => p.in === "query" && p.required);
+  if (query.length) lines[0] = lines[0]!.replace(/"$/, `?${query.map((p: Node) => `${p.name}=…`).join("&")}"`);
+  const body = op.requestBody ? (Object.entries(op.requestBody.content)[0] as [string, Node]) : undefined;
+  if (body) {
+    const schema = resolve(doc, body[1].schema);
+    const required: string[] = schema?.required ?? Object.keys(schema?.properties ?? {}).slice(0, 3);
+    const value = (name: string) => {
+      const property = resolve(doc, schema?.properties?.[name]);
+      return property?.const ?? property?.examples?.[0] ?? property?.enum?.[0] ?? "…";
+    };
+    if (body[0] === "application/json") {
+      lines.push(`-H "Content-Type: application/json"`);
+      const json = Object.fromEntries(required.map((name) => [name, value(name)]));
+      lines.push(`-d '${JSON.stringify(json)}'`);
+    } else {
+      for (const name of required) lines.push(`--data-urlencode "${name}=${value(name)}"`);
+    }
+  }
+  return lines.join(" \\\n  ");
+}
+
 function slug(method: string, path: string): string {
   return `${method}-${path}`.replace(/[^a-zA-Z0-9]+/g, "-").replace(/-+$/, "");
 }
@@ -51,11 +102,11 @@ function Fields({ doc, schema }: { doc: Node; schema: Node }) {
   if (!properties.length) return <p className="text-sm text-gray-600">{typeOf(resolved)}</p>;
   const required = new Set<string>(resolved.required ?? []);
   return (
-    <table className="w-full border-collapse text-left text-sm">
+    <table className="w-full table-fixed border-collapse text-left text-sm [overflow-wrap:anywhere]">
       <thead>
         <tr className="border-b border-gray-200 text-gray-600">
-          <th className="py-1 pr-4 font-medium">Field</th>
-          <th className="py-1 pr-4 font-medium">Type</th>
+          <th className="w-1/4 py-1 pr-4 font-medium">Field</th>
+          <th className="w-1/4 py-1 pr-4 font-medium">Type</th>
           <th className="py-1 font-medium">Notes</th>
         </tr>
       </thead>
@@ -69,8 +120,8 @@ function Fields({ doc, schema }: { doc: Node; schema: Node }) {
             <td className="py-1 pr-4 font-mono text-gray-700">
               {property.type === "object" ? "object" : typeOf(property)}
             </td>
-            <td className="py-1 text-gray-700">
-              {[property.description, ...constraints(property)].filter(Boolean).join("; ")}
+            <td className="py-1 break-words text-gray-700 [overflow-wrap:anywhere]">
+              <Prose text={[property.description, ...constraints(property)].filter(Boolean).join("; ")} />
               {property.type === "object" && property.properties ? (
                 <div className="mt-1">
                   <Fields doc={doc} schema={property} />
@@ -116,7 +167,7 @@ function Operation({ doc, method, path, op }: { doc: Node; method: string; path:
       <p className="mt-1 font-medium">{op.summary}</p>
       {op.description.split("\n\n").map((paragraph: string) => (
         <p key={paragraph} className="mt-1 text-sm text-gray-700">
-          {paragraph}
+          <Prose text={paragraph} />
         </p>
       ))}
       <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-4 text-sm">
@@ -137,7 +188,7 @@ function Operation({ doc, method, path, op }: { doc: Node; method: string; path:
       </dl>
       {op.parameters.length ? (
         <Section title="Parameters">
-          <table className="w-full border-collapse text-left text-sm">
+          <table className="w-full table-fixed border-collapse text-left text-sm [overflow-wrap:anywhere]">
             <tbody>
               {op.parameters.map((p: Node) => (
                 <tr key={`${p.in}-${p.name}`} className="border-b border-gray-100 align-top">
@@ -147,8 +198,8 @@ function Operation({ doc, method, path, op }: { doc: Node; method: string; path:
                   </td>
                   <td className="py-1 pr-4 text-gray-600">{p.in}</td>
                   <td className="py-1 pr-4 font-mono text-gray-700">{typeOf(p.schema)}</td>
-                  <td className="py-1 text-gray-700">
-                    {[p.description, ...constraints(p.schema)].filter(Boolean).join("; ")}
+                  <td className="py-1 text-gray-700 [overflow-wrap:anywhere]">
+                    <Prose text={[p.description, ...constraints(p.schema)].filter(Boolean).join("; ")} />
                   </td>
                 </tr>
               ))}
@@ -161,6 +212,15 @@ function Operation({ doc, method, path, op }: { doc: Node; method: string; path:
           <Fields doc={doc} schema={body[1].schema} />
         </Section>
       ) : null}
+      <Section title="Example">
+        <pre
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+          tabIndex={0}
+          className="overflow-x-auto rounded bg-gray-900 p-3 text-xs text-gray-100"
+        >
+          <code>{curlExample(doc, method, path, op)}</code>
+        </pre>
+      </Section>
       <Section title="Responses">
         <ul className="space-y-2 text-sm">
           {Object.entries<Node>(op.responses).map(([status, response]) => {
@@ -172,8 +232,8 @@ function Operation({ doc, method, path, op }: { doc: Node; method: string; path:
                   {status}
                 </span>{" "}
                 {response.description.split("\n\n").map((line: string) => (
-                  <span key={line} className="block pl-8 text-gray-700">
-                    {line}
+                  <span key={line} className="block pl-8 break-words text-gray-700">
+                    <Prose text={line} />
                   </span>
                 ))}
                 {!isError && content?.[1]?.schema ? (
@@ -198,99 +258,119 @@ export default function DocsPage() {
   const tags: string[] = doc.tags.map((t: Node) => t.name);
   const [intro, ...rest] = (doc.info.description as string).split("\n\n");
   return (
-    <main className="mx-auto max-w-5xl px-6 py-8">
-      <h1 className="text-2xl font-semibold">{doc.info.title}</h1>
-      <p className="mt-1 text-sm text-gray-600">
-        OpenAPI {doc.openapi}, version {doc.info.version}. Machine-readable:{" "}
-        <a className="text-blue-700 underline" href="/openapi.json">
-          /openapi.json
-        </a>
-        .
-      </p>
-      <p className="mt-4">{intro}</p>
-      {rest.map((block) => {
-        const lines = block.split("\n");
-        const items = lines.filter((l) => /^\d+\. /.test(l));
-        return items.length ? (
-          <div key={block} className="mt-3">
-            <p>{lines[0]}</p>
-            <ol className="mt-1 list-decimal pl-6 text-sm">
-              {items.map((item) => (
-                <li key={item}>{item.replace(/^\d+\. /, "")}</li>
-              ))}
-            </ol>
-          </div>
-        ) : (
-          <p key={block} className="mt-3 text-sm text-gray-800">
-            {block.replace(/`/g, "")}
-          </p>
-        );
-      })}
-
-      <nav aria-label="Endpoints" className="mt-6">
+    <div className="mx-auto max-w-7xl px-4 sm:px-6 lg:grid lg:grid-cols-[16rem_minmax(0,1fr)] lg:gap-10">
+      <nav
+        aria-label="Endpoints"
+        className="pt-8 text-sm lg:sticky lg:top-0 lg:mb-0 lg:max-h-screen lg:overflow-y-auto lg:py-8"
+      >
         <h2 className="text-lg font-semibold">Endpoints</h2>
-        <ul className="mt-2 grid gap-1 text-sm sm:grid-cols-2">
-          {operations.map(({ path, method, op }) => (
-            <li key={`${method} ${path}`}>
-              <a className="text-blue-700 underline" href={`#${slug(method, path)}`}>
-                <span className="font-mono uppercase">{method}</span> <span className="font-mono">{path}</span>
-              </a>{" "}
-              <span className="text-gray-600">{op.summary}</span>
-            </li>
-          ))}
-        </ul>
-      </nav>
-
-      <section aria-labelledby="errors" className="mt-8">
-        <h2 id="errors" className="text-lg font-semibold">
-          Errors
-        </h2>
-        <p className="mt-1 text-sm text-gray-700">
-          Every error answer has this body; the list is generated from the code, so it is complete.
-        </p>
-        <table className="mt-2 w-full border-collapse text-left text-sm">
-          <thead>
-            <tr className="border-b border-gray-300 text-gray-600">
-              <th className="py-1 pr-4 font-medium">Code</th>
-              <th className="py-1 pr-4 font-medium">Status</th>
-              <th className="py-1 font-medium">Meaning and example</th>
-            </tr>
-          </thead>
-          <tbody>
-            {doc["x-error-codes"].map((entry: Node) => (
-              <tr key={entry.code} id={`error-${entry.code}`} className="border-b border-gray-100 align-top">
-                <td className="py-2 pr-4 font-mono">{entry.code}</td>
-                <td className="py-2 pr-4 font-mono">{entry.status}</td>
-                <td className="py-2">
-                  <p>{entry.meaning}</p>
-                  <pre
-                    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
-                    tabIndex={0}
-                    className="mt-1 overflow-x-auto rounded bg-gray-50 p-2 text-xs"
-                  >
-                    {JSON.stringify(entry.example, null, 2)}
-                  </pre>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
-
-      {tags.map((tag) => (
-        <section key={tag} aria-labelledby={`tag-${tag}`} className="mt-8">
-          <h2 id={`tag-${tag}`} className="text-lg font-semibold">
-            {tag}
-          </h2>
-          <div className="mt-2 space-y-4">
-            {operations
-              .filter(({ op }) => op.tags.includes(tag))
-              .map(({ path, method, op }) => (
-                <Operation key={`${method} ${path}`} doc={doc} method={method} path={path} op={op} />
-              ))}
+        {tags.map((tag) => (
+          <div key={tag} className="mt-3">
+            <h3 className="text-xs font-semibold tracking-wide text-gray-600 uppercase">{tag}</h3>
+            <ul className="mt-1 space-y-1">
+              {operations
+                .filter(({ op }) => op.tags.includes(tag))
+                .map(({ path, method, op }) => (
+                  <li key={`${method} ${path}`}>
+                    <a className="block break-all text-blue-700 underline" href={`#${slug(method, path)}`}>
+                      <span className="font-mono uppercase">{method}</span> <span className="font-mono">{path}</span>
+                    </a>
+                    <span className="block text-xs text-gray-600">{op.summary}</span>
+                  </li>
+                ))}
+            </ul>
           </div>
+        ))}
+        <p className="mt-3">
+          <a className="text-blue-700 underline" href="#errors">
+            Errors
+          </a>
+        </p>
+      </nav>
+      <main className="min-w-0 py-8">
+        <h1 className="text-2xl font-semibold">{doc.info.title}</h1>
+        <p className="mt-1 text-sm text-gray-600">
+          OpenAPI {doc.openapi}, version {doc.info.version}. Machine-readable:{" "}
+          <a className="text-blue-700 underline" href="/openapi.json">
+            /openapi.json
+          </a>
+          .
+        </p>
+        <p className="mt-4">
+          <Prose text={intro ?? ""} />
+        </p>
+        {rest.map((block) => {
+          const lines = block.split("\n");
+          const items = lines.filter((l) => /^\d+\. /.test(l));
+          return items.length ? (
+            <div key={block} className="mt-3">
+              <p>{lines[0]}</p>
+              <ol className="mt-1 list-decimal pl-6 text-sm">
+                {items.map((item) => (
+                  <li key={item}>
+                    <Prose text={item.replace(/^\d+\. /, "")} />
+                  </li>
+                ))}
+              </ol>
+            </div>
+          ) : (
+            <p key={block} className="mt-3 text-sm text-gray-800">
+              <Prose text={block} />
+            </p>
+          );
+        })}
+
+        <section aria-labelledby="errors" className="mt-8">
+          <h2 id="errors" className="text-lg font-semibold">
+            Errors
+          </h2>
+          <p className="mt-1 text-sm text-gray-700">
+            Every error answer has this body; the list is generated from the code, so it is complete.
+          </p>
+          <table className="mt-2 w-full table-fixed border-collapse text-left text-sm [overflow-wrap:anywhere]">
+            <thead>
+              <tr className="border-b border-gray-300 text-gray-600">
+                <th className="w-1/4 py-1 pr-4 font-medium">Code</th>
+                <th className="w-16 py-1 pr-4 font-medium">Status</th>
+                <th className="py-1 font-medium">Meaning and example</th>
+              </tr>
+            </thead>
+            <tbody>
+              {doc["x-error-codes"].map((entry: Node) => (
+                <tr key={entry.code} id={`error-${entry.code}`} className="border-b border-gray-100 align-top">
+                  <td className="py-2 pr-4 font-mono">{entry.code}</td>
+                  <td className="py-2 pr-4 font-mono">{entry.status}</td>
+                  <td className="py-2">
+                    <p>{entry.meaning}</p>
+                    <pre
+                      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+                      tabIndex={0}
+                      className="mt-1 overflow-x-auto rounded bg-gray-50 p-2 text-xs"
+                    >
+                      {JSON.stringify(entry.example, null, 2)}
+                    </pre>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </section>
-      ))}
-    </main>
+
+        {tags.map((tag) => (
+          <section key={tag} aria-labelledby={`tag-${tag}`} className="mt-8">
+            <h2 id={`tag-${tag}`} className="text-lg font-semibold">
+              {tag}
+            </h2>
+            <div className="mt-2 space-y-4">
+              {operations
+                .filter(({ op }) => op.tags.includes(tag))
+                .map(({ path, method, op }) => (
+                  <Operation key={`${method} ${path}`} doc={doc} method={method} path={path} op={op} />
+                ))}
+            </div>
+          </section>
+        ))}
+      </main>
+    </div>
   );
 }

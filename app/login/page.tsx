@@ -17,7 +17,7 @@ export default async function LoginPage({
   if (await getActor()) redirect(safeReturnPath(callbackUrl, appUrl()));
   return (
     <main className="flex min-h-screen items-center justify-center px-4">
-      <div className="w-full max-w-sm rounded-xl bg-white p-8 shadow-sm ring-1 ring-slate-200">
+      <div className="w-full max-w-sm rounded-xl bg-surface p-8 shadow-sm ring-1 ring-slate-200">
         <h1 className="text-xl font-semibold">Sign in</h1>
         <p className="mt-1 mb-6 text-sm text-slate-600">Manage your agency, sub-accounts, apps and integrations.</p>
         <LoginForm callbackUrl={callbackUrl} />

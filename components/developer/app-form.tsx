@@ -1,6 +1,7 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
+import { ScopePicker } from "@/components/private-integrations/scope-picker";
 import { describedBy, Field, FormMessage, inputClass } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
@@ -129,49 +130,24 @@ export function AppForm({
           className={inputClass}
         />
       </Field>
-      <fieldset aria-describedby={errors.scopes ? "scopes-error" : undefined}>
-        <legend className="text-sm font-medium text-slate-800">Scopes</legend>
-        {errors.scopes ? (
-          <p id="scopes-error" className="mt-1 text-sm text-red-600">
-            {errors.scopes}
-          </p>
-        ) : null}
-        <div className="mt-2 grid gap-4 sm:grid-cols-2">
-          {scopeGroups.map((group) => (
-            <div key={group.group}>
-              <h3 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">{group.group}</h3>
-              <ul className="mt-1 space-y-1">
-                {group.scopes.map((scope) => (
-                  <li key={scope.name}>
-                    <label className="flex items-start gap-2 text-sm" title={scope.description}>
-                      <input
-                        type="checkbox"
-                        name="scopes[]"
-                        value={scope.name}
-                        defaultChecked={chosenScopes.includes(scope.name)}
-                        aria-label={scope.name}
-                        aria-describedby={`scope-${scope.name.replace(/[^a-z0-9]/gi, "-")}`}
-                        className="mt-0.5 h-4 w-4 rounded border-slate-300"
-                      />
-                      <span>
-                        <span className="font-mono text-xs">{scope.name}</span>
-                        <span
-                          id={`scope-${scope.name.replace(/[^a-z0-9]/gi, "-")}`}
-                          className="block text-xs text-slate-500"
-                        >
-                          {scope.description} ·{" "}
-                          {scope.levels.map((l) => (l === "agency" ? "agency" : "sub-account")).join(" + ")}
-                        </span>
-                      </span>
-                    </label>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          ))}
-        </div>
-      </fieldset>
+      <AppScopes groups={scopeGroups} chosen={chosenScopes} error={errors.scopes} />
       <SubmitButton pendingLabel={submitLabel === "Create" ? "Creating…" : "Saving…"}>{submitLabel}</SubmitButton>
     </form>
   );
+}
+
+/**
+ * The app's scopes with the same grouped, searchable picker as the integration form (SPEC.md);
+ * each scope says the levels it works at. Reset with the form (it is keyed on what was sent).
+ */
+function AppScopes({ groups, chosen, error }: { groups: ScopeGroup[]; chosen: string[]; error?: string }) {
+  const [selected, setSelected] = useState<Set<string>>(() => new Set(chosen));
+  const withLevels = groups.map((g) => ({
+    group: g.group,
+    scopes: g.scopes.map((s) => ({
+      name: s.name,
+      description: `${s.description} · ${s.levels.map((l) => (l === "agency" ? "agency" : "sub-account")).join(" + ")}`,
+    })),
+  }));
+  return <ScopePicker groups={withLevels} selected={selected} onChange={setSelected} error={error} levelWords="apps" />;
 }

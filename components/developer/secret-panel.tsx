@@ -31,7 +31,7 @@ function SecretPanel({
           <div key={shown.testId}>
             <dt className="text-xs font-medium text-slate-600">{shown.term}</dt>
             <dd className="flex items-center gap-2">
-              <code data-testid={shown.testId} className="break-all rounded bg-white px-2 py-1 ring-1 ring-slate-200">
+              <code data-testid={shown.testId} className="break-all rounded bg-surface px-2 py-1 ring-1 ring-slate-200">
                 {shown.value}
               </code>
               <CopyButton value={shown.value} label={shown.copyLabel} />

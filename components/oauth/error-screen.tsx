@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 export function Card({ children }: { children: ReactNode }) {
   return (
     <main className="flex min-h-screen items-start justify-center px-4 py-12">
-      <div className="w-full max-w-lg rounded-xl bg-white p-8 shadow-sm ring-1 ring-slate-200">{children}</div>
+      <div className="w-full max-w-lg rounded-xl bg-surface p-8 shadow-sm ring-1 ring-slate-200">{children}</div>
     </main>
   );
 }

@@ -1,3 +1,4 @@
+import { ScrollRegion } from "@/components/ui/scroll-region";
 import { formatDateTime } from "./format";
 import type { AuditItem } from "./types";
 
@@ -15,7 +16,10 @@ export function AuditLogView({ entries, limit }: { entries: AuditItem[]; limit: 
       {entries.length === 0 ? (
         <p className="mt-3 text-sm text-slate-500">Nothing has happened here yet.</p>
       ) : (
-        <div className="mt-3 overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+        <ScrollRegion
+          label="Private integration changes, newest first"
+          className="mt-3 rounded-lg bg-surface shadow-sm ring-1 ring-slate-200"
+        >
           <table className="min-w-full divide-y divide-slate-200 text-sm">
             <caption className="sr-only">Private integration activity, newest first</caption>
             <thead className="bg-slate-50 text-left text-xs font-medium text-slate-500">
@@ -56,7 +60,7 @@ export function AuditLogView({ entries, limit }: { entries: AuditItem[]; limit: 
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { type ReactNode, useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
@@ -9,8 +10,12 @@ import type { FormAction } from "./types";
 
 /**
  * "Are you sure?" that says exactly what will happen, then runs the server action. Its confirm
- * button is always named `Confirm`; refusals are shown inside the dialog.
+ * button is always named `Confirm`; refusals are shown inside the dialog. A dropped connection or a
+ * server error never becomes an error page: the dialog stays, says what went wrong and offers
+ * `Retry`; after a refusal the screen reads the integrations again to show the state they are in.
  */
+export const connectionFailed =
+  "The request did not reach the server or it failed there (a dropped connection?). Nothing you can see has changed yet; check the connection and retry.";
 export function ConfirmDialog({
   title,
   children,
@@ -34,15 +39,29 @@ export function ConfirmDialog({
 }) {
   const [pending, startTransition] = useTransition();
   const [error, setError] = useState<string>();
+  const [failed, setFailed] = useState(false);
+  const router = useRouter();
 
   function confirm() {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.set(k, v);
     setError(undefined);
     startTransition(async () => {
-      const result = await action({}, form);
+      let result: ActionState;
+      try {
+        result = await action({}, form);
+      } catch {
+        setFailed(true);
+        setError(connectionFailed);
+        return;
+      }
+      setFailed(false);
       if (result.ok) onDone(result);
-      else setError(result.error ?? Object.values(result.fieldErrors ?? {})[0] ?? "That did not work; try again.");
+      else {
+        setError(result.error ?? Object.values(result.fieldErrors ?? {})[0] ?? "That did not work; try again.");
+        // The refusal may come from a change made elsewhere (expired, rotated, deleted): show it.
+        router.refresh();
+      }
     });
   }
 
@@ -81,7 +100,7 @@ export function ConfirmDialog({
             className={buttonClass(tone === "danger" ? "danger" : "primary")}
           >
             {pending ? <Spinner /> : null}
-            Confirm
+            {failed ? "Retry" : "Confirm"}
           </button>
         </div>
       </div>

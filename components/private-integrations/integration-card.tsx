@@ -1,7 +1,9 @@
 import type { ReactNode } from "react";
-import { buttonClass } from "@/components/ui/submit-button";
+import { relativeExpiry } from "@/components/ui/relative-time";
+import { type IntegrationStatus, integrationStatus, statusLabels } from "@/lib/integrations/triage";
 import { formatDate, formatDateTime, pluralDays } from "./format";
-import type { IntegrationItem } from "./types";
+import { triageFacts } from "./triage-facts";
+import type { AuditItem, IntegrationItem } from "./types";
 
 export type LifecycleKind = "rotateLater" | "rotateNow" | "expireNow" | "cancelRotation" | "remove";
 
@@ -11,50 +13,46 @@ export function integrationTitleId(id: string) {
 
 const SCOPES_SHOWN = 8;
 
-/** One integration: what it can do, its token's state, and its actions. */
-export function IntegrationCard({
+/**
+ * One integration's details, opened from its name in the list: every scope, the guard rails, its
+ * token's state, its usage chart (`usage`, built by the usage helper) and its audit entries. While
+ * editing, the form takes the place of the details. The actions are in the row's menu.
+ */
+export function IntegrationDetails({
   item,
+  now,
   editForm,
-  onEdit,
-  onAction,
+  usage,
+  audit,
 }: {
   item: IntegrationItem;
-  /** While editing, the form takes the place of the details. */
+  /** The render time (ISO), for relative times. */
+  now: string;
   editForm?: ReactNode;
-  onEdit: () => void;
-  onAction: (kind: LifecycleKind) => void;
+  /** The usage chart, when the usage issue provides one. */
+  usage?: ReactNode;
+  /** This integration's audit entries, newest first. */
+  audit?: AuditItem[];
 }) {
-  const titleId = integrationTitleId(item.id);
+  const titleId = `pi-${item.id}-details-title`;
   const rotating = item.status === "rotating" && item.previousToken;
   const revoked = item.status === "revoked" ? item.revoked : null;
+  const status = integrationStatus(triageFacts(item), new Date(now));
 
   return (
-    <article aria-labelledby={titleId} className="rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
+    <article aria-labelledby={titleId} className="rounded-lg bg-slate-50 p-4 ring-1 ring-slate-200">
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div className="min-w-0">
           <h3 id={titleId} tabIndex={-1} className="text-base font-semibold break-words text-slate-900">
-            {item.name}
+            {editForm ? `Edit ${item.name}` : item.name}
           </h3>
           {item.description ? (
             <p className="mt-0.5 text-sm break-words whitespace-pre-line text-slate-600">{item.description}</p>
           ) : null}
         </div>
         <div className="flex flex-wrap gap-2">
-          {revoked ? (
-            <Badge tone="red">Revoked</Badge>
-          ) : rotating ? (
-            <Badge tone="blue">Rotating</Badge>
-          ) : (
-            <Badge tone="green">Active</Badge>
-          )}
-          {item.expiry.kind === "expired" ? (
-            <Badge tone="red">Expired</Badge>
-          ) : item.expiry.kind === "expires" ? (
-            <Badge
-              tone={item.expiry.days <= 7 ? "amber" : "slate"}
-            >{`Expires in ${pluralDays(item.expiry.days)}`}</Badge>
-          ) : null}
-          {item.token.rotationDue && !rotating ? (
+          <StatusBadge status={status} />
+          {item.token.rotationDue && status === "active" ? (
             <Badge tone="amber">Rotation recommended: created {pluralDays(item.token.ageDays)} ago</Badge>
           ) : null}
         </div>
@@ -91,14 +89,9 @@ export function IntegrationCard({
                 The new token <code className="font-mono">{item.token.hint}</code> already works. Once everything uses
                 it, expire the old one now; if the new one was a mistake, cancel the rotation to keep the old one.
               </p>
-              <div className="mt-3 flex flex-wrap gap-2">
-                <button type="button" onClick={() => onAction("expireNow")} className={buttonClass("primary")}>
-                  Expire Now
-                </button>
-                <button type="button" onClick={() => onAction("cancelRotation")} className={buttonClass("secondary")}>
-                  Cancel rotation
-                </button>
-              </div>
+              <p className="mt-1 text-blue-900">
+                <strong>Expire Now</strong> and <strong>Cancel rotation</strong> are in the actions menu.
+              </p>
             </section>
           ) : null}
 
@@ -139,7 +132,7 @@ export function IntegrationCard({
                 )}
               </dd>
             </div>
-            <GuardRails item={item} />
+            <GuardRails item={item} now={now} />
             <div className="sm:col-span-3">
               <dt className="text-xs font-medium text-slate-500">
                 Scopes <span className="text-slate-500">({item.scopes.length})</span>
@@ -150,37 +143,20 @@ export function IntegrationCard({
             </div>
           </dl>
 
-          <div className="mt-5 flex flex-wrap gap-2 border-t border-slate-100 pt-4">
-            {rotating ? null : (
-              <>
-                {revoked ? null : (
-                  <button type="button" onClick={() => onAction("rotateLater")} className={buttonClass("secondary")}>
-                    Rotate and expire this token later
-                  </button>
-                )}
-                <button type="button" onClick={() => onAction("rotateNow")} className={buttonClass("secondary")}>
-                  Rotate and expire this token now
-                </button>
-              </>
-            )}
-            <button id={`pi-${item.id}-edit`} type="button" onClick={onEdit} className={buttonClass("secondary")}>
-              Edit
-            </button>
-            <button
-              type="button"
-              onClick={() => onAction("remove")}
-              className={`${buttonClass("secondary")} text-red-700 ring-red-200 hover:bg-red-50 sm:ml-auto`}
-            >
-              Delete
-            </button>
-          </div>
+          {usage ? (
+            <section aria-label="Usage" className="mt-4">
+              {usage}
+            </section>
+          ) : null}
+
+          {audit ? <IntegrationAudit entries={audit} /> : null}
         </>
       )}
     </article>
   );
 }
 
-function ScopeChips({ scopes }: { scopes: string[] }) {
+export function ScopeChips({ scopes }: { scopes: string[] }) {
   const chip = (s: string) => (
     <li key={s} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700">
       {s}
@@ -199,13 +175,15 @@ function ScopeChips({ scopes }: { scopes: string[] }) {
 }
 
 /** The guard rails that are set, in a line each; none shown when none are set. */
-function GuardRails({ item }: { item: IntegrationItem }) {
+function GuardRails({ item, now }: { item: IntegrationItem; now: string }) {
   const rows: [string, ReactNode][] = [];
   if (item.expiresAt) {
     rows.push([
       "Expires",
       <time key="e" dateTime={item.expiresAt} title={`Its tokens stop working at ${formatDateTime(item.expiresAt)}`}>
-        {item.expiry.kind === "expired" ? `Expired after ${item.expires}` : `After ${item.expires}`}
+        {item.expiry.kind === "expired"
+          ? `Expired after ${item.expires} (${relativeExpiry(new Date(item.expiresAt), new Date(now))})`
+          : `After ${item.expires} (${relativeExpiry(new Date(item.expiresAt), new Date(now))})`}
       </time>,
     ]);
   }
@@ -244,6 +222,47 @@ function Badge({ tone, children }: { tone: "green" | "blue" | "amber" | "red" | 
   return (
     <span className={`inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${colors[tone]}`}>
       {children}
+    </span>
+  );
+}
+
+function IntegrationAudit({ entries }: { entries: AuditItem[] }) {
+  return (
+    <section aria-label="History of this integration" className="mt-4">
+      <h4 className="text-xs font-medium text-slate-500">History</h4>
+      {entries.length === 0 ? (
+        <p className="mt-1 text-sm text-slate-600">Nothing recorded yet.</p>
+      ) : (
+        <ol className="mt-1 space-y-1 text-sm">
+          {entries.map((e) => (
+            <li key={e.id}>
+              <time dateTime={e.at} className="text-slate-600">
+                {formatDateTime(e.at)}
+              </time>{" "}
+              <span className="font-medium text-slate-800">{e.label}</span>
+              {e.actor ? <span className="text-slate-600"> by {e.actor}</span> : null}
+              {e.details.length ? <span className="block text-xs text-slate-600">{e.details.join(" · ")}</span> : null}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+const statusTones: Record<IntegrationStatus, string> = {
+  active: "bg-emerald-50 text-emerald-800 ring-emerald-200",
+  rotating: "bg-blue-50 text-blue-800 ring-blue-200",
+  expired: "bg-red-50 text-red-800 ring-red-200",
+  revoked: "bg-slate-100 text-slate-700 ring-slate-300",
+};
+
+export function StatusBadge({ status }: { status: IntegrationStatus }) {
+  return (
+    <span
+      className={`inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ${statusTones[status]}`}
+    >
+      {statusLabels[status]}
     </span>
   );
 }

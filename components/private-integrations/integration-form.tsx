@@ -4,6 +4,7 @@ import { type FormEvent, useEffect, useRef, useState, useTransition } from "reac
 import { describedBy, Field, inputClass } from "@/components/ui/field";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
+import { connectionFailed } from "./confirm-dialog";
 import { ScopePicker } from "./scope-picker";
 import { Spinner } from "./spinner";
 import type { FormAction, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
@@ -27,6 +28,8 @@ export function IntegrationForm({
   fields,
   onDone,
   onCancel,
+  focusField,
+  latestExpires,
 }: {
   mode: "create" | "edit";
   idPrefix: string;
@@ -42,11 +45,18 @@ export function IntegrationForm({
   fields: Record<string, string>;
   onDone: (result: ActionState) => void;
   onCancel: () => void;
+  /** `Extend expiry` opens the form with `Expires` focused (and Advanced open). */
+  focusField?: "expires";
+  /** With an agency maximum: the latest `Expires` date it allows today (YYYY-MM-DD), a new form's value. */
+  latestExpires?: string;
 }) {
   const [name, setName] = useState(initial?.name ?? "");
   const [description, setDescription] = useState(initial?.description ?? "");
   const [scopes, setScopes] = useState<Set<string>>(() => new Set(initial?.scopes ?? []));
-  const [expires, setExpires] = useState(initial?.expires ?? "");
+  // With an agency maximum, `Expires` is required: shown outside Advanced, a new integration's
+  // filled with the latest date allowed.
+  const expiresRequired = maximumLifetimeDays !== null;
+  const [expires, setExpires] = useState(initial?.expires ?? latestExpires ?? "");
   const [allSubAccounts, setAllSubAccounts] = useState(initial?.subAccounts.all ?? true);
   const [chosen, setChosen] = useState<Set<string>>(
     () => new Set(initial && !initial.subAccounts.all ? initial.subAccounts.chosen.map((c) => c.id) : []),
@@ -55,7 +65,12 @@ export function IntegrationForm({
   const [state, setState] = useState<ActionState>({});
   const [pending, startTransition] = useTransition();
   const formRef = useRef<HTMLFormElement>(null);
-  const errors = state.fieldErrors ?? {};
+  // Fixing a field clears its error; the others stay until fixed or the form is sent again.
+  const [fixed, setFixed] = useState<ReadonlySet<string>>(new Set());
+  const errors = Object.fromEntries(Object.entries(state.fieldErrors ?? {}).filter(([field]) => !fixed.has(field)));
+  function clearError(field: string) {
+    if (state.fieldErrors?.[field] && !fixed.has(field)) setFixed(new Set([...fixed, field]));
+  }
   const nameId = `${idPrefix}-name`;
   const descriptionId = `${idPrefix}-description`;
   const expiresId = `${idPrefix}-expires`;
@@ -63,8 +78,15 @@ export function IntegrationForm({
   const subAccountsId = `${idPrefix}-sub-accounts`;
   // Open when one of its fields has a value or an error, so nothing set or refused is hidden.
   const advancedSet =
-    expires !== "" || !allSubAccounts || addresses.trim() !== "" || ADVANCED_FIELDS.some((f) => errors[f]);
-  const [advancedOpen, setAdvancedOpen] = useState(advancedSet);
+    (!expiresRequired && expires !== "") ||
+    !allSubAccounts ||
+    addresses.trim() !== "" ||
+    ADVANCED_FIELDS.some((f) => errors[f]);
+  const [advancedOpen, setAdvancedOpen] = useState(advancedSet || (focusField === "expires" && !expiresRequired));
+  const expiresInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (focusField === "expires") expiresInput.current?.focus();
+  }, [focusField]);
   useEffect(() => {
     if (ADVANCED_FIELDS.some((f) => state.fieldErrors?.[f])) setAdvancedOpen(true);
   }, [state]);
@@ -72,6 +94,23 @@ export function IntegrationForm({
     maximumLifetimeDays === null
       ? "Optional: the last day its token works. Empty means it never expires."
       : `Required: your agency's Maximum token lifetime is ${maximumLifetimeDays} day${maximumLifetimeDays === 1 ? "" : "s"}, so choose a date within it.`;
+
+  const expiresField = (
+    <Field id={expiresId} label="Expires" error={errors.expires} hint={expiresHint}>
+      <input
+        {...describedBy(expiresId, errors.expires, expiresHint)}
+        ref={expiresInput}
+        type="date"
+        name="expires"
+        value={expires}
+        onChange={(e) => {
+          setExpires(e.target.value);
+          clearError("expires");
+        }}
+        className={`${inputClass} sm:max-w-xs`}
+      />
+    </Field>
+  );
 
   // After a refusal, take the keyboard to the first field that needs attention.
   useEffect(() => {
@@ -86,9 +125,18 @@ export function IntegrationForm({
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     startTransition(async () => {
-      const result = await action({}, form);
+      // A dropped connection or a server error stays in the form, what was typed kept; submit retries.
+      const result = await action({}, form).catch(
+        (): ActionState => ({
+          ok: false,
+          error: `${connectionFailed} Press ${mode === "create" ? "Create" : "Save"} again to retry.`,
+        }),
+      );
       if (result.ok) onDone(result);
-      else setState(result);
+      else {
+        setFixed(new Set());
+        setState(result);
+      }
     });
   }
 
@@ -119,11 +167,14 @@ export function IntegrationForm({
             {...describedBy(nameId, errors.name, "hint")}
             name="name"
             value={name}
-            onChange={(e) => setName(e.target.value)}
+            onChange={(e) => {
+              setName(e.target.value);
+              clearError("name");
+            }}
             maxLength={80}
             autoComplete="off"
             // biome-ignore lint/a11y/noAutofocus: the form opens on request; typing the name comes first
-            autoFocus
+            autoFocus={focusField === undefined}
             className={inputClass}
           />
         </Field>
@@ -137,7 +188,10 @@ export function IntegrationForm({
             {...describedBy(descriptionId, errors.description, "hint")}
             name="description"
             value={description}
-            onChange={(e) => setDescription(e.target.value)}
+            onChange={(e) => {
+              setDescription(e.target.value);
+              clearError("description");
+            }}
             maxLength={500}
             rows={2}
             className={inputClass}
@@ -147,10 +201,14 @@ export function IntegrationForm({
       <ScopePicker
         groups={groups}
         selected={scopes}
-        onChange={setScopes}
+        onChange={(next) => {
+          setScopes(next);
+          clearError("scopes");
+        }}
         error={errors.scopes}
         levelWords={levelWords}
       />
+      {expiresRequired ? expiresField : null}
       <details
         open={advancedOpen}
         onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}
@@ -158,16 +216,7 @@ export function IntegrationForm({
       >
         <summary className="cursor-pointer px-3 py-2 text-sm font-medium text-slate-800">Advanced</summary>
         <div className="space-y-4 border-t border-slate-100 p-3">
-          <Field id={expiresId} label="Expires" error={errors.expires} hint={expiresHint}>
-            <input
-              {...describedBy(expiresId, errors.expires, expiresHint)}
-              type="date"
-              name="expires"
-              value={expires}
-              onChange={(e) => setExpires(e.target.value)}
-              className={`${inputClass} sm:max-w-xs`}
-            />
-          </Field>
+          {expiresRequired ? null : expiresField}
           {subAccountOptions ? (
             <fieldset
               id={subAccountsId}
@@ -241,7 +290,10 @@ export function IntegrationForm({
               {...describedBy(addressesId, errors.allowedIpAddresses, "hint")}
               name="allowedIpAddresses"
               value={addresses}
-              onChange={(e) => setAddresses(e.target.value)}
+              onChange={(e) => {
+                setAddresses(e.target.value);
+                clearError("allowedIpAddresses");
+              }}
               rows={3}
               spellCheck={false}
               className={`${inputClass} font-mono`}

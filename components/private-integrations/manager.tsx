@@ -4,17 +4,23 @@ import { type ReactNode, useEffect, useRef, useState } from "react";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
+import { expiresDateOf, latestAllowedExpiry } from "@/lib/integrations/expiry";
 import { ConfirmDialog } from "./confirm-dialog";
 import { formatDateTime, ROTATION_OVERLAP_DAYS } from "./format";
-import { IntegrationCard, integrationTitleId, type LifecycleKind } from "./integration-card";
+import { IntegrationDetails, integrationTitleId, type LifecycleKind } from "./integration-card";
 import { IntegrationForm } from "./integration-form";
+import { IntegrationTable } from "./integration-table";
 import { MaximumLifetimeForm, MaximumLifetimeNote } from "./maximum-lifetime";
 import { type RevealedToken, TOKEN_COPY_BUTTON, TokenDialog } from "./token-dialog";
-import type { IntegrationActions, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
+import type { AuditItem, IntegrationActions, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
 
 const OVERLAP_CHOICES = [1, 3, 7, 14, 30] as const;
 
-type Mode = { kind: "list" } | { kind: "create" } | { kind: "edit"; id: string };
+type Mode =
+  | { kind: "list" }
+  | { kind: "create" }
+  | { kind: "details"; id: string }
+  | { kind: "edit"; id: string; focus?: "expires" };
 
 const LIST_HEADING = "pi-list-title";
 const CREATE_BUTTON = "pi-create-button";
@@ -38,6 +44,9 @@ export function PrivateIntegrationsManager({
   maximumLifetimeDays,
   actions,
   renderedAt,
+  initialFilter,
+  audit = [],
+  usage = {},
   children,
   open,
 }: {
@@ -53,6 +62,12 @@ export function PrivateIntegrationsManager({
   actions: IntegrationActions;
   /** The server's clock when the page was rendered, for dates in confirmations. */
   renderedAt: string;
+  /** The `Status` filter the page was opened with (`?status=`). */
+  initialFilter?: string;
+  /** Audit entries (newest first), for each integration's details. */
+  audit?: AuditItem[];
+  /** Each integration's usage chart by id, built on the server by the usage helper (none yet). */
+  usage?: Record<string, ReactNode>;
   /** Shown below the list (the activity log). */
   children?: ReactNode;
   /** A reminder's link (`?integration=<id>&action=…`): the dialog to open at once. */
@@ -61,7 +76,7 @@ export function PrivateIntegrationsManager({
   const opened = open && items.some((i) => i.id === open.integrationId) ? open : undefined;
   // `Extend expiry` is the Edit form, whose Expires field extends it.
   const [mode, setMode] = useState<Mode>(
-    opened?.action === "extend" ? { kind: "edit", id: opened.integrationId } : { kind: "list" },
+    opened?.action === "extend" ? { kind: "edit", id: opened.integrationId, focus: "expires" } : { kind: "list" },
   );
   const [confirm, setConfirm] = useState<{ kind: LifecycleKind; id: string } | null>(
     opened?.action === "rotate-later" ? { kind: "rotateLater", id: opened.integrationId } : null,
@@ -160,7 +175,7 @@ export function PrivateIntegrationsManager({
       {mode.kind === "create" ? (
         <section
           aria-labelledby="pi-create-title"
-          className="mb-8 rounded-lg bg-white p-5 shadow-sm ring-1 ring-brand-500/40"
+          className="mb-8 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-brand-500/40"
         >
           <h2 id="pi-create-title" className="mb-4 text-base font-semibold">
             New private integration
@@ -174,6 +189,11 @@ export function PrivateIntegrationsManager({
             levelWords={levelWords}
             action={actions.create}
             fields={ownerFields}
+            latestExpires={
+              maximumLifetimeDays === null
+                ? undefined
+                : expiresDateOf(latestAllowedExpiry(maximumLifetimeDays, new Date(Date.now() + skew)))
+            }
             onDone={created}
             onCancel={() => closeForm(CREATE_BUTTON)}
           />
@@ -193,44 +213,54 @@ export function PrivateIntegrationsManager({
             </p>
           </div>
         ) : (
-          <ul className="space-y-4">
-            {items.map((item) => (
-              <li key={item.id}>
-                <IntegrationCard
-                  item={item}
-                  onEdit={() => {
-                    setNotice("");
-                    setMode({ kind: "edit", id: item.id });
-                  }}
-                  onAction={(kind) => {
-                    setNotice("");
-                    confirmed.current = false;
-                    setConfirm({ kind, id: item.id });
-                  }}
-                  editForm={
-                    mode.kind === "edit" && mode.id === item.id ? (
-                      <IntegrationForm
-                        mode="edit"
-                        idPrefix={`pi-${item.id}`}
-                        initial={item}
-                        groups={groups}
-                        subAccountOptions={subAccountOptions}
-                        maximumLifetimeDays={maximumLifetimeDays}
-                        levelWords={levelWords}
-                        action={actions.update}
-                        fields={{ ...ownerFields, integrationId: item.id }}
-                        onDone={(result) => {
-                          setNotice(result.message ?? "Saved.");
-                          closeForm(`pi-${item.id}-edit`);
-                        }}
-                        onCancel={() => closeForm(`pi-${item.id}-edit`)}
-                      />
-                    ) : undefined
-                  }
-                />
-              </li>
-            ))}
-          </ul>
+          <IntegrationTable
+            items={items}
+            now={renderedAt}
+            initialFilter={initialFilter}
+            expanded={mode.kind === "details" || mode.kind === "edit" ? mode.id : null}
+            onToggleDetails={(id) => {
+              setNotice("");
+              setMode(mode.kind === "details" && mode.id === id ? { kind: "list" } : { kind: "details", id });
+            }}
+            onEdit={(id, focus) => {
+              setNotice("");
+              setMode({ kind: "edit", id, focus });
+            }}
+            onAction={(kind, id) => {
+              setNotice("");
+              confirmed.current = false;
+              setConfirm({ kind, id });
+            }}
+            renderExpanded={(item) => (
+              <IntegrationDetails
+                item={item}
+                now={renderedAt}
+                usage={usage[item.id]}
+                audit={audit.filter((e) => e.integrationId === item.id)}
+                editForm={
+                  mode.kind === "edit" && mode.id === item.id ? (
+                    <IntegrationForm
+                      mode="edit"
+                      idPrefix={`pi-${item.id}`}
+                      initial={item}
+                      groups={groups}
+                      subAccountOptions={subAccountOptions}
+                      maximumLifetimeDays={maximumLifetimeDays}
+                      levelWords={levelWords}
+                      action={actions.update}
+                      fields={{ ...ownerFields, integrationId: item.id }}
+                      focusField={mode.focus}
+                      onDone={(result) => {
+                        setNotice(result.message ?? "Saved.");
+                        closeForm(integrationTitleId(item.id));
+                      }}
+                      onCancel={() => closeForm(integrationTitleId(item.id))}
+                    />
+                  ) : undefined
+                }
+              />
+            )}
+          />
         )}
       </section>
 

@@ -4,6 +4,8 @@ import { type FormEvent, useState, useTransition } from "react";
 import { describedBy, Field, inputClass } from "@/components/ui/field";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
+import { connectionFailed } from "./confirm-dialog";
+import { Modal } from "./modal";
 import { Spinner } from "./spinner";
 import type { FormAction } from "./types";
 
@@ -25,24 +27,39 @@ export function MaximumLifetimeForm({
   const [days, setDays] = useState(current === null ? "" : String(current));
   const [state, setState] = useState<ActionState>({});
   const [pending, startTransition] = useTransition();
+  // What saving would re-date, while the person decides (SPEC.md: say how many and to which date).
+  const [asking, setAsking] = useState<{ wouldCap: number; capTo: string } | null>(null);
   const error = state.fieldErrors?.maximumTokenLifetimeDays;
   const hint =
     "In days, from 1 to 366; empty means none. Every integration of the agency and its sub-accounts then needs an Expires date within it. Saving brings any integration with no expiry or a later one to today plus this many days; nothing stops working before then.";
 
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  function save(confirmed: boolean) {
+    const form = new FormData();
+    form.set("maximumTokenLifetimeDays", days);
+    if (confirmed) form.set("confirmed", "yes");
     startTransition(async () => {
-      const result = await action({}, form);
+      const result = await action({}, form).catch((): ActionState => ({ ok: false, error: connectionFailed }));
+      const data = result.data as { confirm?: boolean; wouldCap?: number; capTo?: string } | undefined;
+      if (data?.confirm && data.wouldCap && data.capTo) {
+        setState({});
+        setAsking({ wouldCap: data.wouldCap, capTo: data.capTo });
+        return;
+      }
+      setAsking(null);
       setState(result);
       if (result.ok) onSaved(result.message ?? "Saved.");
     });
   }
 
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    save(false);
+  }
+
   return (
     <section
       aria-labelledby="pi-maximum-title"
-      className="mt-8 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200"
+      className="mt-8 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
     >
       <h2 id="pi-maximum-title" className="text-base font-semibold">
         Maximum token lifetime
@@ -68,6 +85,44 @@ export function MaximumLifetimeForm({
           Save maximum
         </button>
       </form>
+      {asking ? (
+        <Modal
+          role="alertdialog"
+          labelledBy="pi-maximum-confirm-title"
+          describedBy="pi-maximum-confirm-body"
+          onClose={() => setAsking(null)}
+          preventEscape={pending}
+        >
+          <div className="space-y-4 p-6">
+            <h2 id="pi-maximum-confirm-title" className="text-lg font-semibold">
+              Re-date {asking.wouldCap === 1 ? "1 integration" : `${asking.wouldCap} integrations`}?
+            </h2>
+            <p id="pi-maximum-confirm-body" className="text-sm text-slate-700">
+              A Maximum token lifetime of {days} day{days === "1" ? "" : "s"} brings{" "}
+              <strong>{asking.wouldCap === 1 ? "1 integration" : `${asking.wouldCap} integrations`}</strong> of the
+              agency and its sub-accounts (those with no expiry or a later one) to expire on{" "}
+              <strong>{asking.capTo}</strong>. Their tokens stop working after that date unless extended within the
+              maximum.
+            </p>
+            <div className="flex flex-wrap justify-end gap-2">
+              {/* biome-ignore lint/a11y/noAutofocus: in a modal dialog, focus starts on the safe choice */}
+              <button type="button" autoFocus onClick={() => setAsking(null)} className={buttonClass("secondary")}>
+                Cancel
+              </button>
+              <button
+                type="button"
+                onClick={() => save(true)}
+                disabled={pending}
+                aria-busy={pending}
+                className={buttonClass("danger")}
+              >
+                {pending ? <Spinner /> : null}
+                Confirm
+              </button>
+            </div>
+          </div>
+        </Modal>
+      ) : null}
     </section>
   );
 }

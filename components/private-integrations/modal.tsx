@@ -73,7 +73,7 @@ export function Modal({
       role={role}
       aria-labelledby={labelledBy}
       aria-describedby={describedBy}
-      className={`m-auto w-[calc(100%-2rem)] max-w-lg rounded-xl bg-white p-0 text-slate-900 shadow-xl ring-1 ring-slate-200 backdrop:bg-slate-900/40 ${className}`}
+      className={`m-auto w-[calc(100%-2rem)] max-w-lg rounded-xl bg-surface p-0 text-slate-900 shadow-xl ring-1 ring-slate-200 backdrop:bg-black/50 ${className}`}
     >
       {children}
     </dialog>

@@ -103,6 +103,7 @@ export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
   if (kept) details.push(`Token ${kept} kept`);
   return {
     id: entry.id,
+    integrationId: entry.integrationId,
     label: entry.label,
     at: entry.at.toISOString(),
     integrationName: entry.integrationName,

@@ -2,6 +2,7 @@
 
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { buttonClass } from "@/components/ui/submit-button";
+import { Modal } from "./modal";
 
 /** The dialog's Copy button, where the keyboard goes whenever a new token is shown. */
 export const TOKEN_COPY_BUTTON = "pit-token-copy";
@@ -18,7 +19,8 @@ export interface RevealedToken {
  * The only time a token is shown: a dialog with the whole token, a Copy button and a warning that
  * it cannot be seen again. Non-modal and in the page's flow, so the integration's other buttons stay
  * usable while it is open (rotating right after creating needs no extra step). Focus moves to Copy;
- * `Done` or Escape closes it, which drops the token from memory (the parent forgets it).
+ * `Done` or Escape closes it, which drops the token from memory (the parent forgets it). Before
+ * `Copy` was used, closing first asks `The token will not be shown again` (`Go back`, `Close anyway`).
  */
 export function TokenDialog({
   revealed,
@@ -32,8 +34,11 @@ export function TokenDialog({
   const tokenRef = useRef<HTMLElement>(null);
   const copyRef = useRef<HTMLButtonElement>(null);
   const [copyState, setCopyState] = useState<"idle" | "copied" | "selected">("idle");
-  const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
+  const [asking, setAsking] = useState(false);
+  // Closing before Copy was used asks first: the token cannot be shown again.
+  const requestClose = () => (copyState === "idle" ? setAsking(true) : onClose());
+  const onCloseRef = useRef(requestClose);
+  onCloseRef.current = requestClose;
   const returnRef = useRef(returnFocus);
   returnRef.current = returnFocus;
 
@@ -51,7 +56,10 @@ export function TokenDialog({
   useEffect(() => {
     // Escape closes it, unless a modal (a confirmation) is open on top and takes the key.
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === "Escape" && !document.querySelector("dialog:modal")) onCloseRef.current();
+      if (event.key !== "Escape" || document.querySelector("dialog:modal")) return;
+      // After this key's own handling: a confirmation opened now would take this Escape and close.
+      event.preventDefault();
+      window.setTimeout(() => onCloseRef.current(), 0);
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
@@ -83,7 +91,7 @@ export function TokenDialog({
       open
       aria-labelledby="pit-token-title"
       aria-describedby="pit-token-warning"
-      className="static mb-6 w-full max-w-none rounded-xl bg-white p-0 text-slate-900 shadow-md ring-2 ring-amber-300"
+      className="static mb-6 w-full max-w-none rounded-xl bg-surface p-0 text-slate-900 shadow-md ring-2 ring-amber-300"
     >
       <div className="space-y-4 p-6">
         <div>
@@ -131,11 +139,39 @@ export function TokenDialog({
           </p>
         </div>
         <div className="flex justify-end">
-          <button type="button" onClick={onClose} className={buttonClass("primary")}>
+          <button type="button" onClick={requestClose} className={buttonClass("primary")}>
             Done
           </button>
         </div>
       </div>
+      {asking ? (
+        <Modal
+          role="alertdialog"
+          labelledBy="pit-token-close-title"
+          describedBy="pit-token-close-body"
+          onClose={() => setAsking(false)}
+          returnFocus={() => copyRef.current}
+        >
+          <div className="space-y-4 p-6">
+            <h2 id="pit-token-close-title" className="text-lg font-semibold">
+              The token will not be shown again
+            </h2>
+            <p id="pit-token-close-body" className="text-sm text-slate-700">
+              You have not used Copy. Once this closes, nobody can see this token again; if it was not saved, you will
+              have to rotate it.
+            </p>
+            <div className="flex flex-wrap justify-end gap-2">
+              {/* biome-ignore lint/a11y/noAutofocus: in a modal dialog, focus starts on the safe choice */}
+              <button type="button" autoFocus onClick={() => setAsking(false)} className={buttonClass("primary")}>
+                Go back
+              </button>
+              <button type="button" onClick={onClose} className={buttonClass("danger")}>
+                Close anyway
+              </button>
+            </div>
+          </div>
+        </Modal>
+      ) : null}
     </dialog>
   );
 }

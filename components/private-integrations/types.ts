@@ -44,6 +44,8 @@ export interface IntegrationItem {
   expiry: { kind: "never" } | { kind: "expires"; days: number } | { kind: "expired" };
   subAccounts: { all: true } | { all: false; chosen: SubAccountOption[] };
   allowedIpAddresses: string[];
+  /** API requests in the last 7 days; filled in by the usage issue, "—" until then. */
+  requests7d?: number;
 }
 
 export interface ScopeOption {
@@ -58,6 +60,7 @@ export interface ScopeGroup {
 
 export interface AuditItem {
   id: string;
+  integrationId: string | null;
   label: string;
   at: string;
   integrationName: string;

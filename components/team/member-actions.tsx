@@ -1,6 +1,6 @@
 "use client";
 
-import { useRef, useState, useTransition } from "react";
+import { useRef, useState } from "react";
 import { ConfirmDialog } from "@/components/private-integrations/confirm-dialog";
 import { Modal } from "@/components/private-integrations/modal";
 import type { FormAction } from "@/components/private-integrations/types";
@@ -8,8 +8,8 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { buttonClass } from "@/components/ui/submit-button";
 
 /**
- * A team member's `Reset password` and `Remove` (confirmed with `Confirm`). The one-time password
- * is shown once, in a modal dialog (focus starts on Copy); closing it forgets it.
+ * A team member's `Reset password` and `Remove`, each confirmed with `Confirm` (SPEC.md: every
+ * irreversible action). The one-time password is shown once, in a modal dialog; closing it forgets it.
  */
 export function MemberActions({
   member,
@@ -21,31 +21,16 @@ export function MemberActions({
   resetPassword: FormAction;
 }) {
   const [confirmingRemove, setConfirmingRemove] = useState(false);
+  const [confirmingReset, setConfirmingReset] = useState(false);
   const [oneTimePassword, setOneTimePassword] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [pending, startTransition] = useTransition();
   const resetRef = useRef<HTMLButtonElement>(null);
-
-  function reset() {
-    const form = new FormData();
-    form.set("userId", member.id);
-    setError(undefined);
-    startTransition(async () => {
-      const result = await resetPassword({}, form);
-      const password = result.data?.password;
-      if (result.ok && typeof password === "string") setOneTimePassword(password);
-      else setError(result.error ?? "The password could not be reset; try again.");
-    });
-  }
 
   return (
     <div className="flex flex-wrap items-center gap-2">
       <button
         ref={resetRef}
         type="button"
-        onClick={reset}
-        disabled={pending}
-        aria-busy={pending}
+        onClick={() => setConfirmingReset(true)}
         className={buttonClass("secondary")}
       >
         Reset password
@@ -53,10 +38,25 @@ export function MemberActions({
       <button type="button" onClick={() => setConfirmingRemove(true)} className={buttonClass("danger")}>
         Remove
       </button>
-      {error ? (
-        <p role="alert" className="w-full text-sm text-red-600">
-          {error}
-        </p>
+      {confirmingReset ? (
+        <ConfirmDialog
+          title={`Reset the password of ${member.name}?`}
+          tone="danger"
+          action={resetPassword}
+          fields={{ userId: member.id }}
+          onDone={(result) => {
+            setConfirmingReset(false);
+            const password = result.data?.password;
+            if (typeof password === "string") setOneTimePassword(password);
+          }}
+          onClose={() => setConfirmingReset(false)}
+          returnFocus={() => resetRef.current}
+        >
+          <p>
+            Their current password stops working and every session of theirs ends. A one-time password is shown once,
+            here; {member.name} must choose a new password when signing in with it.
+          </p>
+        </ConfirmDialog>
       ) : null}
       {confirmingRemove ? (
         <ConfirmDialog

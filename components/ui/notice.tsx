@@ -11,7 +11,7 @@ export function Notice({
   tone?: "info" | "warning";
 }) {
   const colors =
-    tone === "warning" ? "bg-amber-50 ring-amber-200 text-amber-900" : "bg-white ring-slate-200 text-slate-800";
+    tone === "warning" ? "bg-amber-50 ring-amber-200 text-amber-900" : "bg-surface ring-slate-200 text-slate-800";
   return (
     <section aria-labelledby="notice-title" className={`rounded-lg p-6 shadow-sm ring-1 ${colors}`}>
       <h2 id="notice-title" className="text-base font-semibold">

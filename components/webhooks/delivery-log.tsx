@@ -1,24 +1,24 @@
 import type { ReactNode } from "react";
+import { type DeliveryState, deliveryStateLabels } from "@/lib/webhooks/delivery-state";
 
 /** Presentational pieces of the webhook delivery log (no database access). */
 
-export type DeliveryStatus = "pending" | "delivered" | "failed";
-
-const statusStyles: Record<DeliveryStatus, { label: string; mark: string; className: string }> = {
-  pending: { label: "Pending", mark: "◷", className: "bg-amber-50 text-amber-800 ring-amber-200" },
-  delivered: { label: "Delivered", mark: "✓", className: "bg-emerald-50 text-emerald-800 ring-emerald-200" },
-  failed: { label: "Failed", mark: "✕", className: "bg-red-50 text-red-800 ring-red-200" },
+const statusStyles: Record<DeliveryState, { mark: string; className: string }> = {
+  pending: { mark: "◷", className: "bg-slate-100 text-slate-700 ring-slate-300" },
+  retrying: { mark: "↻", className: "bg-amber-50 text-amber-800 ring-amber-200" },
+  delivered: { mark: "✓", className: "bg-emerald-50 text-emerald-800 ring-emerald-200" },
+  failed: { mark: "✕", className: "bg-red-50 text-red-800 ring-red-200" },
 };
 
-/** The status as words (the colour and mark only repeat them). */
-export function StatusBadge({ status }: { status: DeliveryStatus }) {
+/** The state as words (the colour and mark only repeat them). */
+export function StatusBadge({ status }: { status: DeliveryState }) {
   const s = statusStyles[status];
   return (
     <span
-      className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${s.className}`}
+      className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${s.className}`}
     >
       <span aria-hidden="true">{s.mark}</span>
-      {s.label}
+      {deliveryStateLabels[status]}
     </span>
   );
 }

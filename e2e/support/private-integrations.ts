@@ -31,13 +31,38 @@ export async function takeShownToken(page: Page, close: "Done" | "Escape" = "Don
   return token;
 }
 
+/**
+ * An integration in the list (SPEC.md › built for triage): its row and, below it, its details or
+ * edit form once opened; one table row group named by the integration.
+ */
 export function card(page: Page, name: string): Locator {
-  return page.getByRole("article", { name, exact: true });
+  return page.getByRole("rowgroup", { name, exact: true });
+}
+
+/** Opens the row's `Actions for <name>` menu, where the lifecycle buttons are. */
+export async function openActions(integration: Locator): Promise<void> {
+  const menu = integration.getByRole("button", { name: /^Actions for / });
+  if ((await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
+}
+
+/** Presses one entry of the row's actions menu (`Edit`, `Delete`, a rotation…). */
+export async function rowAction(integration: Locator, button: string): Promise<void> {
+  await openActions(integration);
+  await integration.getByRole("button", { name: button, exact: true }).click();
+}
+
+/** Opens the integration's details (its name is the button that opens them). */
+export async function openDetails(integration: Locator, name: string): Promise<Locator> {
+  const opener = integration.getByRole("button", { name, exact: true });
+  if ((await opener.getAttribute("aria-expanded")) !== "true") await opener.click();
+  const details = integration.getByRole("article");
+  await expect(details).toBeVisible();
+  return details;
 }
 
 /** Presses a lifecycle button on an integration, checks the confirmation says `expected`, confirms. */
 export async function confirmAction(page: Page, integration: Locator, button: string, expected: RegExp | string) {
-  await integration.getByRole("button", { name: button, exact: true }).click();
+  await rowAction(integration, button);
   const dialog = page.getByRole("alertdialog");
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText(expected);

@@ -1,4 +1,5 @@
 import { invalid } from "@/lib/errors";
+import { daysUntilExpiry } from "./triage";
 
 /**
  * The time rules of private-integration guard rails: `Expires` and the agency's `Maximum token
@@ -97,13 +98,13 @@ export function parseMaximumTokenLifetime(
 export type ExpiryStatus = { kind: "never" } | { kind: "expires"; days: number } | { kind: "expired" };
 
 /**
- * `Expires in N days` (N rounded up, so the last day is "in 1 day") or `Expired` at `now`.
+ * `Expires in N days`, N the whole UTC days from today to the `Expires` date (0: it is the last
+ * day), or `Expired` at `now` (triage.ts has the day count).
  */
 export function expiryStatus(expiresAt: Date | null, now: Date): ExpiryStatus {
   if (!expiresAt) return { kind: "never" };
-  const left = expiresAt.getTime() - now.getTime();
-  if (left <= 0) return { kind: "expired" };
-  return { kind: "expires", days: Math.ceil(left / DAY_MS) };
+  if (expiresAt.getTime() <= now.getTime()) return { kind: "expired" };
+  return { kind: "expires", days: Math.max(0, daysUntilExpiry(expiresAt, now) ?? 0) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -153,9 +153,10 @@ describe("parseMaximumTokenLifetime", () => {
 describe("expiryStatus: `Expires in N days` and `Expired`", () => {
   const stop = endOf("2026-11-30"); // 2026-12-01T00:00Z
   const cases: [at: string, status: ReturnType<typeof expiryStatus>][] = [
-    ["2026-11-23T15:30:00.000Z", { kind: "expires", days: 8 }],
-    ["2026-11-30T00:00:00.000Z", { kind: "expires", days: 1 }],
-    ["2026-11-30T23:59:59.999Z", { kind: "expires", days: 1 }],
+    ["2026-11-23T15:30:00.000Z", { kind: "expires", days: 7 }],
+    ["2026-11-29T23:59:59.999Z", { kind: "expires", days: 1 }],
+    ["2026-11-30T00:00:00.000Z", { kind: "expires", days: 0 }],
+    ["2026-11-30T23:59:59.999Z", { kind: "expires", days: 0 }],
     ["2026-12-01T00:00:00.000Z", { kind: "expired" }],
     ["2027-01-01T00:00:00.000Z", { kind: "expired" }],
   ];

@@ -1,5 +1,5 @@
 import type { Tx } from "@/lib/db/client";
-import { invalid } from "@/lib/errors";
+import { checkAllFields, invalid } from "@/lib/errors";
 import type { ScopeLevel } from "@/lib/scopes";
 import { checkExpiry, expiresDateOf, parseExpiresDate } from "./expiry";
 import { parseAllowlist } from "./ip-allowlist";
@@ -159,11 +159,20 @@ export async function guardRailsFromInput(
   const base = stored ?? NO_GUARD_RAILS;
   let expiresAt = base.expiresAt;
   const expiresText = input.expires ?? (stored ? undefined : "");
-  if (expiresText !== undefined) {
-    const asked = parseExpiresDate(expiresText);
-    const changed = (asked?.getTime() ?? null) !== (base.expiresAt?.getTime() ?? null);
-    expiresAt = !stored || changed ? checkExpiry(asked, maximumLifetimeDays, now) : asked;
-  }
+  let allowedIpAddresses = base.allowedIpAddresses;
+  // Every refused guard rail at once, each beside its field.
+  checkAllFields([
+    () => {
+      if (expiresText === undefined) return;
+      const asked = parseExpiresDate(expiresText);
+      const changed = (asked?.getTime() ?? null) !== (base.expiresAt?.getTime() ?? null);
+      expiresAt = !stored || changed ? checkExpiry(asked, maximumLifetimeDays, now) : asked;
+    },
+    () => {
+      if (input.allowedIpAddresses !== undefined)
+        allowedIpAddresses = parseAllowedIpAddresses(input.allowedIpAddresses);
+    },
+  ]);
   const subAccounts =
     input.subAccounts === undefined
       ? base.subAccounts
@@ -173,10 +182,6 @@ export async function guardRailsFromInput(
           owner.level,
           input.subAccounts === "all" ? ALL_SUB_ACCOUNTS : { all: false, locationIds: input.subAccountIds ?? [] },
         );
-  const allowedIpAddresses =
-    input.allowedIpAddresses === undefined
-      ? base.allowedIpAddresses
-      : parseAllowedIpAddresses(input.allowedIpAddresses);
   return { expiresAt, subAccounts, allowedIpAddresses };
 }
 

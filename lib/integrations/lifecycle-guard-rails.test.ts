@@ -4,7 +4,13 @@ import { makeAgency } from "@/lib/testing/fixtures";
 import type { IntegrationOwner } from "./access";
 import { listAuditLog } from "./audit-log";
 import { parseExpiresDate } from "./guard-rails";
-import { createPrivateIntegration, rotateLater, updatePrivateIntegration } from "./lifecycle";
+import {
+  createPrivateIntegration,
+  expiredRotationMessage,
+  rotateLater,
+  rotateNow,
+  updatePrivateIntegration,
+} from "./lifecycle";
 import { setMaximumTokenLifetime } from "./maximum-lifetime";
 import { getPrivateIntegration, readMaximumTokenLifetime } from "./read";
 import type { PrivateIntegrationInput } from "./schemas";
@@ -41,7 +47,7 @@ describe("Create with guard rails", () => {
       t0,
     );
     expect(integration.expiresAt).toEqual(parseExpiresDate("2032-05-01"));
-    expect(integration.expiry).toEqual({ kind: "expires", days: 22 });
+    expect(integration.expiry).toEqual({ kind: "expires", days: 21 });
     expect(integration.subAccounts).toEqual({
       all: false,
       chosen: [{ id: a.locations[1]!.id, name: a.locations[1]!.name }],
@@ -122,7 +128,7 @@ describe("Edit changes the guard rails, never the token", () => {
       t0,
     );
     expect(edited.token.hint).toBe(integration.token.hint);
-    expect(edited).toMatchObject({ expiry: { kind: "expires", days: 11 }, allowedIpAddresses: ["::1"] });
+    expect(edited).toMatchObject({ expiry: { kind: "expires", days: 10 }, allowedIpAddresses: ["::1"] });
     expect((await verifyPrivateIntegrationToken(token, t0, { clientAddress: "::1" })).ok).toBe(true);
     const [entry] = await listAuditLog(a.owner, a.agencyOwner, { integrationId: integration.id });
     expect(entry!.details).toMatchObject({
@@ -235,5 +241,38 @@ describe("Rotate and expire this token later: the chosen overlap", () => {
     expect((await verifyPrivateIntegrationToken(old, at(days * DAY))).ok).toBe(false);
     const [entry] = await listAuditLog(a.owner, a.agencyOwner, { integrationId: integration.id });
     expect(entry!.details).toMatchObject({ overlapDays: days });
+  });
+});
+
+describe("An expired integration is not rotated (SPEC.md: extend it first)", () => {
+  it("refuses both rotations with a message that says to extend the expiry; after Extend expiry it rotates", async () => {
+    const a = await agency();
+    const { integration } = await createPrivateIntegration(
+      a.owner,
+      a.agencyOwner,
+      { ...base, expires: "2032-04-12" },
+      t0,
+    );
+    const later = at(3 * DAY);
+    expect((await getPrivateIntegration(a.owner, a.agencyOwner, integration.id, later)).expiry).toEqual({
+      kind: "expired",
+    });
+    for (const rotate of [rotateLater, rotateNow]) {
+      await expect(rotate(a.owner, a.agencyOwner, integration.id, later)).rejects.toMatchObject({
+        name: "DomainError",
+        kind: "conflict",
+        message: expiredRotationMessage,
+      });
+    }
+    expect(expiredRotationMessage).toMatch(/extend its expiry first/);
+    // Nothing was minted or audited by the refusals.
+    const rotations = (await listAuditLog(a.owner, a.agencyOwner, { integrationId: integration.id })).filter((e) =>
+      e.action.startsWith("private_integration_rotated"),
+    );
+    expect(rotations).toEqual([]);
+
+    await updatePrivateIntegration(a.owner, a.agencyOwner, integration.id, { ...base, expires: "2032-05-01" }, later);
+    const rotated = await rotateNow(a.owner, a.agencyOwner, integration.id, later);
+    expect((await verifyPrivateIntegrationToken(rotated.token, later)).ok).toBe(true);
   });
 });

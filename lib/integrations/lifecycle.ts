@@ -3,7 +3,7 @@
 import { recordAudit } from "@/lib/accounts/audit";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import { conflict, notFound } from "@/lib/errors";
+import { conflict, DomainError, fieldErrorsOfDomain, invalidFields, notFound } from "@/lib/errors";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
 import {
   type IntegrationOwner,
@@ -15,6 +15,7 @@ import {
 import {
   changedGuardRails,
   DEFAULT_ROTATION_OVERLAP_DAYS,
+  type GuardRails,
   guardRailDetails,
   guardRailsFromInput,
   oldTokenExpiresAt,
@@ -24,7 +25,7 @@ import {
 } from "./guard-rails";
 import { requireNoEscalation, requireNoStrongerToken } from "./no-escalation";
 import { integrationInclude, notFoundMessage, ownerWhere, viewOf } from "./read";
-import { type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
+import { guardRailsInputSchema, type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
 import { mintToken } from "./token";
 import { currentToken, type IntegrationRow, livePreviousToken, type PrivateIntegrationView } from "./views";
 
@@ -126,6 +127,40 @@ async function lockedMaximumLifetime(tx: Tx, companyId: string): Promise<number 
 }
 
 /**
+ * The form's fields and its guard rails, checked together so that every invalid field is refused
+ * at once, each beside its field (SPEC.md), not one per submit.
+ */
+async function checkedInput(
+  tx: Tx,
+  owner: ResolvedOwner,
+  input: PrivateIntegrationInput,
+  stored: GuardRails | null,
+  maximum: number | null,
+  now: Date,
+) {
+  const fieldErrors: Record<string, string> = {};
+  const collect = (error: unknown) => {
+    if (!(error instanceof DomainError) || !error.field) throw error;
+    Object.assign(fieldErrors, fieldErrorsOfDomain(error));
+  };
+  let data: ReturnType<typeof parseIntegrationInput> | undefined;
+  let rails: GuardRails | undefined;
+  try {
+    data = parseIntegrationInput(input, owner.level);
+  } catch (error) {
+    collect(error);
+  }
+  try {
+    const railsInput = data ?? guardRailsInputSchema.safeParse(input).data ?? {};
+    rails = await guardRailsFromInput(tx, owner, railsInput, stored, maximum, now);
+  } catch (error) {
+    collect(error);
+  }
+  if (!data || !rails) throw invalidFields(fieldErrors);
+  return { data, rails };
+}
+
+/**
  * Creates an integration with the scopes valid at its level, its guard rails and its first token,
  * shown once.
  */
@@ -136,14 +171,13 @@ export async function createPrivateIntegration(
   now: Date = new Date(),
 ): Promise<IssuedToken> {
   const resolved = await requireIntegrationAccess(actor, owner);
-  const data = parseIntegrationInput(input, resolved.level);
-  if (isIntegrationActor(actor)) requireNoEscalation(actor.scopes, data.scopes);
   const minted = mintToken();
   // Under changeCachedState like every change of what a token may do (lib/db/read-cache.ts).
   const row = await changeCachedState(() =>
     db().$transaction(async (tx) => {
       const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
-      const rails = await guardRailsFromInput(tx, resolved, data, null, maximum, now);
+      const { data, rails } = await checkedInput(tx, resolved, input, null, maximum, now);
+      if (isIntegrationActor(actor)) requireNoEscalation(actor.scopes, data.scopes);
       const created = await tx.privateIntegration.create({
         data: {
           ...ownerWhere(resolved),
@@ -184,16 +218,15 @@ export async function updatePrivateIntegration(
   now: Date = new Date(),
 ): Promise<PrivateIntegrationView> {
   return changeIntegration(actor, owner, integrationId, now, (resolved) => {
-    const data = parseIntegrationInput(input, resolved.level);
     return {
       audit: "private_integration_updated",
       async apply(tx, before) {
+        const stored = await readGuardRails(tx, before.id);
+        const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
+        const { data, rails } = await checkedInput(tx, resolved, input, stored, maximum, now);
         // Giving is what escalates: scopes it already had may stay.
         const added = data.scopes.filter((s) => !before.scopes.includes(s));
         if (isIntegrationActor(actor)) requireNoEscalation(actor.scopes, added);
-        const stored = await readGuardRails(tx, before.id);
-        const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
-        const rails = await guardRailsFromInput(tx, resolved, data, stored, maximum, now);
         const after = await tx.privateIntegration.update({
           where: { id: before.id },
           data: { name: data.name, description: data.description, scopes: data.scopes },
@@ -219,6 +252,10 @@ function requireCurrent(row: IntegrationRow) {
   if (!current) throw conflict("This integration has no token; delete it and create a new one.");
   return current;
 }
+
+/** SPEC.md: a token minted for an expired integration would never work, so it is not minted. */
+export const expiredRotationMessage =
+  "This integration has expired, so a new token would never work: extend its expiry first (Extend expiry), then rotate.";
 
 const rotationInProgress =
   "A rotation is already in progress: use “Expire Now” to stop the old token or “Cancel rotation” to keep it, then rotate again.";
@@ -264,6 +301,9 @@ function rotation(when: "later" | "now") {
       audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
       async apply(tx, row) {
         if (isIntegrationActor(actor)) requireNoStrongerToken(actor.scopes, row.scopes);
+        // A new token of an expired integration would never work: extend it first (revoked or not).
+        if (row.expiresAt && row.expiresAt.getTime() <= now.getTime())
+          throw conflict(expiredRotationMessage, "expires");
         if (row.revokedAt) {
           if (when === "later") throw conflict(revokedRefusal);
           return restoreRevoked(tx, row, minted, now);

@@ -16,6 +16,34 @@ export interface MaximumLifetimeChange {
   cappedTo: string | null;
 }
 
+/** What saving a maximum would re-date, said before it is saved (SPEC.md: how many, to which date). */
+export interface MaximumLifetimePreview {
+  maximumDays: number | null;
+  /** Integrations of the agency and its sub-accounts with no expiry or a later one. */
+  wouldCap: number;
+  /** The date they would expire on (YYYY-MM-DD). */
+  capTo: string | null;
+}
+
+/** Which integrations saving `input` as the maximum at `now` would re-date; changes nothing. */
+export async function previewMaximumTokenLifetime(
+  actor: Actor,
+  input: string | number | null | undefined,
+  now: Date = new Date(),
+): Promise<MaximumLifetimePreview> {
+  const resolved = await requireIntegrationAccess(actor, { level: "agency", companyId: actor.companyId });
+  const maximumDays = parseMaximumTokenLifetime(input);
+  if (maximumDays === null) return { maximumDays, wouldCap: 0, capTo: null };
+  const latest = latestAllowedExpiry(maximumDays, now);
+  const wouldCap = await db().privateIntegration.count({ where: cappedWhere(resolved.companyId, latest) });
+  return { maximumDays, wouldCap, capTo: wouldCap ? expiresDateOf(latest) : null };
+}
+
+/** The integrations a maximum ending at `latest` brings within it: no expiry, or a later one. */
+function cappedWhere(companyId: string, latest: Date) {
+  return { companyId, OR: [{ expiresAt: null }, { expiresAt: { gt: latest } }] };
+}
+
 /**
  * The agency's `Maximum token lifetime` (days; empty: none), for people who may manage the agency's
  * integrations. Decision (README › Guard rails): setting or lowering it caps, in the same
@@ -42,7 +70,7 @@ export async function setMaximumTokenLifetime(
       if (maximumDays !== null) {
         const latest = latestAllowedExpiry(maximumDays, now);
         const result = await tx.privateIntegration.updateMany({
-          where: { companyId: resolved.companyId, OR: [{ expiresAt: null }, { expiresAt: { gt: latest } }] },
+          where: cappedWhere(resolved.companyId, latest),
           data: { expiresAt: latest },
         });
         capped = result.count;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { invalid } from "@/lib/errors";
+import { invalid, invalidFields } from "@/lib/errors";
 import { isScope, type Scope, type ScopeLevel, scopeLevels, scopesAtLevel } from "@/lib/scopes";
 
 export const integrationNameSchema = z
@@ -60,12 +60,18 @@ export function checkScopes(names: readonly string[], level: ScopeLevel): Scope[
   return scopesAtLevel(names, level);
 }
 
-/** Parses form input into a DomainError naming the field, so actions show it beside that field. */
+/**
+ * Parses form input; refuses with every invalid field at once (a DomainError whose
+ * `data.fieldErrors` names each), so a form shows each refusal beside its field in one go. The
+ * guard rails are checked by guardRailsFromInput (they need the database and the clock);
+ * lifecycle.ts merges both refusals.
+ */
 export function parseIntegrationInput(input: unknown, level: ScopeLevel) {
   const parsed = privateIntegrationInputSchema.safeParse(input);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw invalid(issue.message, String(issue.path[0] ?? "name"));
+    const fieldErrors: Record<string, string> = {};
+    for (const issue of parsed.error.issues) fieldErrors[String(issue.path[0] ?? "name")] ??= issue.message;
+    throw invalidFields(fieldErrors);
   }
   return { ...parsed.data, scopes: checkScopes(parsed.data.scopes, level) };
 }

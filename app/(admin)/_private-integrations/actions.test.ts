@@ -1,12 +1,15 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { IntegrationCard } from "@/components/private-integrations/integration-card";
+import { IntegrationDetails } from "@/components/private-integrations/integration-card";
+import { menuActions } from "@/components/private-integrations/integration-table";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
+import { triageFacts } from "@/components/private-integrations/triage-facts";
 import type { Actor } from "@/lib/accounts/permissions";
 import { listAuditLog } from "@/lib/integrations/audit-log";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
-import { getPrivateIntegration } from "@/lib/integrations/read";
+import { getPrivateIntegration, readMaximumTokenLifetime } from "@/lib/integrations/read";
+import { integrationStatus } from "@/lib/integrations/triage";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 
@@ -218,6 +221,26 @@ describe("guard rails through the forms", () => {
     expect(bad.fieldErrors?.expires).toMatch(/YYYY-MM-DD/);
   });
 
+  it("reports every invalid field at once, each beside its field (SPEC.md: not one per submit)", async () => {
+    const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    signedIn = owner;
+    const result = await actions.createIntegration(
+      {},
+      form({ name: "X", "scopes[]": ["no.such.scope"], expires: "soon", allowedIpAddresses: "300.1.1.1" }),
+    );
+    expect(result.ok).toBeFalsy();
+    expect(Object.keys(result.fieldErrors ?? {}).sort()).toEqual(["allowedIpAddresses", "expires", "scopes"]);
+    expect(result.fieldErrors?.scopes).toMatch(/not a known scope/);
+    expect(result.fieldErrors?.expires).toMatch(/YYYY-MM-DD/);
+    expect(result.fieldErrors?.allowedIpAddresses).toMatch(/300\.1\.1\.1/);
+    const past = await actions.createIntegration(
+      {},
+      form({ name: "X", "scopes[]": ["no.such.scope"], expires: "2000-01-01", allowedIpAddresses: "300.1.1.1" }),
+    );
+    expect(Object.keys(past.fieldErrors ?? {}).sort()).toEqual(["allowedIpAddresses", "expires", "scopes"]);
+    expect(past.fieldErrors?.expires).toMatch(/has passed/);
+  });
+
   it("rotate later takes the overlap; another one is refused beside the field", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
@@ -237,7 +260,16 @@ describe("guard rails through the forms", () => {
     signedIn = owner;
     const owned = { level: "agency", companyId: company.id } as const;
     await createPrivateIntegration(owner, owned, { name: "Forever", scopes: ["locations.readonly"] });
-    const saved = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30" }));
+    // SPEC.md: a maximum that would re-date integrations first says how many and to which date.
+    const asked = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30" }));
+    expect(asked.ok).toBeFalsy();
+    expect(asked.data).toMatchObject({
+      confirm: true,
+      wouldCap: 1,
+      capTo: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+    });
+    expect(await readMaximumTokenLifetime(company.id)).toBeNull();
+    const saved = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30", confirmed: "yes" }));
     expect(saved.ok).toBe(true);
     expect(saved.message).toMatch(
       /^Maximum token lifetime saved: 30 days\. 1 integration now expires on \d{4}-\d{2}-\d{2}\.$/,
@@ -258,7 +290,7 @@ describe("guard rails through the forms", () => {
   });
 });
 
-describe("the integration card", () => {
+describe("the integration details", () => {
   it("flags a token of 90 days or more, and shows when a rotating old token stops working", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     const owned = { level: "agency", companyId: company.id } as const;
@@ -272,7 +304,7 @@ describe("the integration card", () => {
     const render = (now: Date) =>
       getPrivateIntegration(owner, owned, integration.id, now).then((view) =>
         renderToStaticMarkup(
-          createElement(IntegrationCard, { item: toIntegrationItem(view), onEdit: () => {}, onAction: () => {} }),
+          createElement(IntegrationDetails, { item: toIntegrationItem(view), now: now.toISOString() }),
         ),
       );
     expect(await render(new Date("2030-03-31T09:00:00Z"))).not.toContain("Rotation recommended");
@@ -308,17 +340,19 @@ describe("the integration card", () => {
     const render = (now: Date) =>
       getPrivateIntegration(owner, owned, integration.id, now).then((view) =>
         renderToStaticMarkup(
-          createElement(IntegrationCard, { item: toIntegrationItem(view), onEdit: () => {}, onAction: () => {} }),
+          createElement(IntegrationDetails, { item: toIntegrationItem(view), now: now.toISOString() }),
         ),
       );
     const before = await render(created);
-    expect(before).toContain("Expires in 10 days");
+    // Expires 2030-01-10, nine whole UTC days after 2030-01-01 (SPEC.md: `in N days`).
+    expect(before).toContain("After 2030-01-10 (in 9 days)");
     expect(before).toContain(locations[1]!.name);
     expect(before).toContain("127.0.0.9");
     expect(before).toContain("Never used");
     const after = await render(new Date("2030-01-11T00:00:00Z"));
     expect(after).toContain("Expired");
-    expect(after).not.toContain("Expires in");
+    expect(after).toContain("Expired after 2030-01-10");
+    expect(after).not.toContain("(in 9 days)");
   });
 
   it("a token reported as leaked: Revoked with the reason; only Rotate and expire this token now (and Edit, Delete) offered", async () => {
@@ -331,16 +365,18 @@ describe("the integration card", () => {
     const { revokeLeakedCredentials } = await import("@/lib/credentials/revoke");
     await revokeLeakedCredentials([token], "Reported as leaked by GitHub secret scanning.");
     const view = await getPrivateIntegration(owner, owned, integration.id);
-    const html = renderToStaticMarkup(
-      createElement(IntegrationCard, { item: toIntegrationItem(view), onEdit: () => {}, onAction: () => {} }),
-    );
+    const item = toIntegrationItem(view);
+    const html = renderToStaticMarkup(createElement(IntegrationDetails, { item, now: new Date().toISOString() }));
     expect(html).toContain(">Revoked<");
     expect(html).not.toContain(">Active<");
     expect(html).toContain("Reported as leaked by GitHub secret scanning.");
-    expect(html).toContain("Rotate and expire this token now");
-    expect(html).not.toContain("Rotate and expire this token later");
-    expect(html).toContain("Edit");
-    expect(html).toContain("Delete");
+    const menu = menuActions(
+      item,
+      integrationStatus(triageFacts(item), new Date()),
+      () => {},
+      () => {},
+    );
+    expect(menu.map((a) => a.label)).toEqual(["Rotate and expire this token now", "Edit", "Delete"]);
     const audit = (await listAuditLog(owner, owned, { integrationId: integration.id })).map(toAuditItem);
     expect(audit[0]).toMatchObject({ label: "Revoked: reported as leaked", actor: null });
     expect(audit[0]?.details).toContain("Reported as leaked by GitHub secret scanning.");

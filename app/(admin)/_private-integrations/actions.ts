@@ -16,7 +16,7 @@ import {
   rotateNow,
   updatePrivateIntegration,
 } from "@/lib/integrations/lifecycle";
-import { setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
+import { previewMaximumTokenLifetime, setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
 import { privateIntegrationInputSchema } from "@/lib/integrations/schemas";
 
 /**
@@ -114,9 +114,19 @@ export const deleteIntegration = actorAction(target, async (input, actor) => {
  * Integrations with no expiry or a later one are capped to it in the same transaction.
  */
 export const setMaximumLifetime = actorAction(
-  z.object({ maximumTokenLifetimeDays: z.string().max(10).default("") }),
+  z.object({
+    maximumTokenLifetimeDays: z.string().max(10).default(""),
+    /** "yes" once the person saw how many integrations saving re-dates, and to which date. */
+    confirmed: z.enum(["yes"]).optional(),
+  }),
   async (input, actor) => {
     const owner: IntegrationOwner = { level: "agency", companyId: actor.companyId };
+    if (!input.confirmed) {
+      // SPEC.md: saving a maximum that would re-date integrations first says how many and to which date.
+      const preview = await previewMaximumTokenLifetime(actor, input.maximumTokenLifetimeDays);
+      if (preview.wouldCap > 0)
+        return { ok: false, data: { confirm: true, wouldCap: preview.wouldCap, capTo: preview.capTo } };
+    }
     const change = await setMaximumTokenLifetime(actor, input.maximumTokenLifetimeDays);
     const rule =
       change.maximumDays === null

@@ -69,6 +69,7 @@ export async function PrivateIntegrationsScreen({
     readMaximumTokenLifetime(access.owner.companyId),
     listSubAccountOptions(access.owner),
   ]);
+  const auditItems = audit.map(toAuditItem);
   return (
     <PrivateIntegrationsManager
       level={access.owner.level}
@@ -82,8 +83,10 @@ export async function PrivateIntegrationsScreen({
       actions={agency ? { ...actions, setMaximumLifetime } : actions}
       renderedAt={now.toISOString()}
       open={dialogToOpen(searchParams)}
+      initialFilter={typeof searchParams?.status === "string" ? searchParams.status : undefined}
+      audit={auditItems}
     >
-      <AuditLogView entries={audit.map(toAuditItem)} limit={AUDIT_LIMIT} />
+      <AuditLogView entries={auditItems} limit={AUDIT_LIMIT} />
     </PrivateIntegrationsManager>
   );
 }
@@ -122,6 +125,11 @@ function AccessNotice({
     return (
       <Notice title={level === "location" ? "Sub-account not found" : "Agency not found"} tone="warning">
         <p>There is nothing here that you can open. Pick a sub-account from the sub-account switcher.</p>
+        <p>
+          <Link href="/settings" className="font-medium text-brand-700 underline">
+            Back to your settings
+          </Link>
+        </p>
       </Notice>
     );
   }

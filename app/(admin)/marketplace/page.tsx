@@ -28,7 +28,7 @@ export default async function MarketplacePage() {
               <li key={i.installationId}>
                 <section
                   aria-label={`${i.appName} installed`}
-                  className="flex flex-wrap items-start justify-between gap-4 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200"
+                  className="flex flex-wrap items-start justify-between gap-4 rounded-lg bg-surface p-4 shadow-sm ring-1 ring-slate-200"
                 >
                   <div>
                     <h3 className="font-medium">{i.appName}</h3>
@@ -60,7 +60,7 @@ export default async function MarketplacePage() {
               <li key={app.id}>
                 <section
                   aria-label={app.name}
-                  className="flex h-full flex-col justify-between gap-3 rounded-lg bg-white p-4 shadow-sm ring-1 ring-slate-200"
+                  className="flex h-full flex-col justify-between gap-3 rounded-lg bg-surface p-4 shadow-sm ring-1 ring-slate-200"
                 >
                   <div>
                     <h3 className="font-medium">{app.name}</h3>

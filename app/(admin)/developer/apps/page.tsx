@@ -33,7 +33,7 @@ export default async function DeveloperAppsPage() {
       {apps.length === 0 ? (
         <p className="text-sm text-slate-600">No app yet. Create one to get a client ID and secret.</p>
       ) : (
-        <ul className="divide-y divide-slate-100 rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+        <ul className="divide-y divide-slate-100 rounded-lg bg-surface shadow-sm ring-1 ring-slate-200">
           {apps.map((app) => (
             <li key={app.id} className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
               <div>

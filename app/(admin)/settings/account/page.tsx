@@ -31,7 +31,7 @@ export default async function AccountPage() {
       ) : null}
       <section
         aria-labelledby="password-title"
-        className="max-w-md rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200"
+        className="max-w-md rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
       >
         <h2 id="password-title" className="mb-4 font-semibold">
           Change password

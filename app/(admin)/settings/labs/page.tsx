@@ -26,7 +26,7 @@ export default async function LabsPage() {
         title="Labs"
         description="Try new features before everyone else. Each is off until you turn it on for your agency."
       />
-      <ul className="divide-y divide-slate-200 rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+      <ul className="divide-y divide-slate-200 rounded-lg bg-surface shadow-sm ring-1 ring-slate-200">
         <li className="p-5">
           <ToggleSwitch
             label={feature.name}

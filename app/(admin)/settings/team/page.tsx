@@ -37,7 +37,7 @@ export default async function TeamPage() {
           <li key={member.id}>
             <section
               aria-label={`${member.name} (${member.email})`}
-              className="rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200"
+              className="rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
             >
               <div className="flex flex-wrap items-start justify-between gap-4">
                 <div>
@@ -104,7 +104,7 @@ export default async function TeamPage() {
           </li>
         ))}
       </ul>
-      <section aria-labelledby="add-member" className="mt-8 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
+      <section aria-labelledby="add-member" className="mt-8 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200">
         <h2 id="add-member" className="mb-4 font-semibold">
           Add a team member
         </h2>

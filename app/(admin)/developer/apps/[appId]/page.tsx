@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { AppForm } from "@/components/developer/app-form";
 import { ReplaceSecret } from "@/components/developer/replace-secret";
 import { PageHeader } from "@/components/page-header";
@@ -38,6 +39,13 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
         tone="warning"
       >
         <p>{error.message}</p>
+        {error.kind === "not_found" ? (
+          <p>
+            <Link href="/developer/apps" className="font-medium text-brand-700 underline">
+              Back to your apps
+            </Link>
+          </p>
+        ) : null}
       </Notice>
     );
   }
@@ -52,7 +60,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
       <div className="space-y-6">
         <section
           aria-labelledby="credentials-title"
-          className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200"
+          className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200"
         >
           <h2 id="credentials-title" className="mb-3 font-semibold">
             Client credentials
@@ -75,13 +83,13 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
           </dl>
           <ReplaceSecret kind="client" action={regenerateSecretAction} appId={app.id} clientId={app.clientId} />
         </section>
-        <section aria-labelledby="usage-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
+        <section aria-labelledby="usage-title" className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
           <h2 id="usage-title" className="mb-3 font-semibold">
             API usage
           </h2>
           <UsageChart id="app-usage" days={usage} title="Requests of all installations, last 30 days (UTC)" />
         </section>
-        <section aria-labelledby="webhooks-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
+        <section aria-labelledby="webhooks-title" className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
           <h2 id="webhooks-title" className="mb-2 font-semibold">
             Webhooks
           </h2>
@@ -165,7 +173,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             {verifyHowto}
           </pre>
         </section>
-        <section aria-labelledby="settings-title" className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
+        <section aria-labelledby="settings-title" className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
           <h2 id="settings-title" className="mb-4 font-semibold">
             Settings
           </h2>

@@ -21,7 +21,7 @@ export default async function NewAppPage() {
   return (
     <>
       <PageHeader title="Create app" description="The client secret is shown once, right after you create the app." />
-      <div className="rounded-lg bg-white p-6 shadow-sm ring-1 ring-slate-200">
+      <div className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
         <AppForm
           action={createAppAction}
           submitLabel="Create"

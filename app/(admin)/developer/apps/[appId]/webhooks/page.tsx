@@ -2,19 +2,28 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 import { Outcome, StatusBadge, Timestamp } from "@/components/webhooks/delivery-log";
 import { RedeliverButton } from "@/components/webhooks/redeliver-button";
 import { requireActor } from "@/lib/auth/session";
 import { appUrl } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { developerWebhookLog, type WebhookDeliveryLog } from "@/lib/webhooks/deliveries";
+import { deliveryState, deliveryStateLabels, deliveryStates, isDeliveryState } from "@/lib/webhooks/delivery-state";
 import { webhookKeysJwks } from "@/lib/webhooks/signing-key";
 import { redeliverEvent } from "./actions";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
-export default async function AppWebhooksPage({ params }: { params: Promise<{ appId: string }> }) {
-  const { appId } = await params;
+export default async function AppWebhooksPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ appId: string }>;
+  searchParams: Promise<{ status?: string | string[] }>;
+}) {
+  const [{ appId }, { status: asked }] = await Promise.all([params, searchParams]);
+  const filter = isDeliveryState(asked) ? asked : "all";
   const actor = await requireActor();
   let log: WebhookDeliveryLog;
   try {
@@ -39,7 +48,9 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
     }
     throw error;
   }
-  const { app, events } = log;
+  const { app } = log;
+  const all = log.events.map((event) => ({ ...event, state: deliveryState(event) }));
+  const events = filter === "all" ? all : all.filter((event) => event.state === filter);
   const jwks = await webhookKeysJwks();
   const keysUrl = `${appUrl()}/.well-known/webhook-keys`;
   const path = `/developer/apps/${encodeURIComponent(app.id)}/webhooks`;
@@ -56,83 +67,41 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
         }
       />
 
-      <section aria-labelledby="endpoint" className="mb-6 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
-        <h2 id="endpoint" className="font-semibold">
-          Endpoint
-        </h2>
-        <dl className="mt-3 text-sm">
-          <dt className="font-medium text-slate-700">Webhook URL</dt>
-          <dd className="mt-1 break-all font-mono text-slate-900">
-            {app.webhookUrl ?? (
-              <span className="font-sans text-slate-500">None yet. Events wait until one is set.</span>
-            )}
-          </dd>
-        </dl>
-      </section>
-
-      <section aria-labelledby="verify" className="mb-6 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
-        <h2 id="verify" className="font-semibold">
-          Verifying signatures
-        </h2>
-        <div className="mt-2 space-y-2 text-sm text-slate-700">
-          <p>
-            Webhooks are signed per the{" "}
-            <a href="https://www.standardwebhooks.com/" className="text-brand-700 underline" rel="noreferrer">
-              Standard Webhooks
-            </a>{" "}
-            specification. Each request carries <code>webhook-id</code>, <code>webhook-timestamp</code> (Unix seconds)
-            and <code>webhook-signature: v1,&lt;HMAC&gt; v1a,&lt;Ed25519&gt;</code> over{" "}
-            <code>&lt;webhook-id&gt;.&lt;webhook-timestamp&gt;.&lt;raw body&gt;</code>: <code>v1</code> under the app's
-            webhook secret (what the <code>standardwebhooks</code> library checks), <code>v1a</code> under one of the
-            public keys below. <code>x-ghl-signature</code> is the Ed25519 signature of the raw body alone, for the
-            platform's SDK. The secret, the PEM and three lines of code are on{" "}
-            <Link href={`/developer/apps/${encodeURIComponent(app.id)}`} className="text-brand-700 underline">
-              the app's page
-            </Link>
-            .
-          </p>
-          <p>
-            Verify over the exact bytes of the body, reject timestamps more than a few minutes from your clock, and use{" "}
-            <code>webhook-id</code> to ignore an event you have already handled (delivery is at least once). The keys
-            are also published at{" "}
-            <a href="/.well-known/webhook-keys" className="break-all text-brand-700 underline">
-              {keysUrl}
-            </a>
-            ; fetch them from there so a new key is picked up.
-          </p>
-        </div>
-        <h3 className="mt-4 text-sm font-semibold text-slate-700">Public signing keys (Ed25519)</h3>
-        <ul className="mt-2 space-y-2">
-          {jwks.keys.map((key) => (
-            <li key={key.kid}>
-              <p className="text-xs text-slate-500">
-                Key id <code className="break-all">{key.kid}</code>
-              </p>
-              <pre
-                // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
-                tabIndex={0}
-                className="mt-1 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
-              >
-                {JSON.stringify(key, null, 2)}
-              </pre>
-            </li>
-          ))}
-        </ul>
-      </section>
-
-      <section aria-labelledby="deliveries">
+      <section aria-labelledby="deliveries" className="mb-6">
         <h2 id="deliveries" className="mb-3 font-semibold">
           Delivery log
         </h2>
-        {events.length === 0 ? (
-          <div className="rounded-lg bg-white p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
+        <nav aria-label="Filter the delivery log by status" className="mb-3">
+          <ul className="flex flex-wrap gap-2 text-sm">
+            {(["all", ...deliveryStates] as const).map((value) => {
+              const count = value === "all" ? all.length : all.filter((e) => e.state === value).length;
+              return (
+                <li key={value}>
+                  <Link
+                    href={value === "all" ? path : `${path}?status=${value}`}
+                    aria-current={filter === value ? "page" : undefined}
+                    className={`inline-block rounded-full px-3 py-1 ring-1 ring-slate-300 ${filter === value ? "bg-brand-50 font-medium text-brand-700" : "text-slate-700 hover:bg-slate-100"}`}
+                  >
+                    {value === "all" ? "All" : deliveryStateLabels[value]} ({count})
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
+        {events.length === 0 && all.length > 0 ? (
+          <p className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
+            No event is {deliveryStateLabels[filter === "all" ? "pending" : filter]} among the newest {all.length}.
+          </p>
+        ) : events.length === 0 ? (
+          <div className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
             <p className="font-medium text-slate-800">No events yet.</p>
             <p className="mt-1">
               Events appear here when someone installs or uninstalls this app. The newest {50} are shown.
             </p>
           </div>
         ) : (
-          <div className="overflow-x-auto rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+          <ScrollRegion label="Delivery log" className="rounded-lg bg-surface shadow-sm ring-1 ring-slate-200">
             <table className="min-w-full divide-y divide-slate-200 text-sm">
               <caption className="sr-only">Webhook events of {app.name}, newest first</caption>
               <thead className="bg-slate-50 text-left text-xs font-semibold text-slate-600">
@@ -172,7 +141,12 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
                         {event.type}
                       </th>
                       <td className="px-3 py-2">
-                        <StatusBadge status={event.status} />
+                        <StatusBadge status={event.state} />
+                        {event.state === "retrying" ? (
+                          <span className="mt-1 block text-xs text-slate-600">
+                            Attempt {event.attempts} failed; next <Timestamp value={event.nextAttemptAt} />
+                          </span>
+                        ) : null}
                       </td>
                       <td className="px-3 py-2 tabular-nums">
                         {event.attempts}
@@ -250,6 +224,14 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
                               </tbody>
                             </table>
                           )}
+                          <p className="mt-2 font-medium text-slate-700">Request body</p>
+                          <pre
+                            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+                            tabIndex={0}
+                            className="mt-1 max-h-48 overflow-auto rounded bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all text-slate-800"
+                          >
+                            {event.body}
+                          </pre>
                           {event.totalAttempts > event.recentAttempts.length ? (
                             <p className="mt-1 text-slate-500">
                               Showing the newest {event.recentAttempts.length} of {event.totalAttempts} attempts.
@@ -262,8 +244,71 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
                 );
               })}
             </table>
-          </div>
+          </ScrollRegion>
         )}
+      </section>
+      <section aria-labelledby="endpoint" className="mb-6 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200">
+        <h2 id="endpoint" className="font-semibold">
+          Endpoint
+        </h2>
+        <dl className="mt-3 text-sm">
+          <dt className="font-medium text-slate-700">Webhook URL</dt>
+          <dd className="mt-1 break-all font-mono text-slate-900">
+            {app.webhookUrl ?? (
+              <span className="font-sans text-slate-500">None yet. Events wait until one is set.</span>
+            )}
+          </dd>
+        </dl>
+      </section>
+
+      <section aria-labelledby="verify" className="mb-6 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200">
+        <h2 id="verify" className="font-semibold">
+          Verifying signatures
+        </h2>
+        <div className="mt-2 space-y-2 text-sm break-words text-slate-700">
+          <p>
+            Webhooks are signed per the{" "}
+            <a href="https://www.standardwebhooks.com/" className="text-brand-700 underline" rel="noreferrer">
+              Standard Webhooks
+            </a>{" "}
+            specification. Each request carries <code>webhook-id</code>, <code>webhook-timestamp</code> (Unix seconds)
+            and <code>webhook-signature: v1,&lt;HMAC&gt; v1a,&lt;Ed25519&gt;</code> over{" "}
+            <code>&lt;webhook-id&gt;.&lt;webhook-timestamp&gt;.&lt;raw body&gt;</code>: <code>v1</code> under the app's
+            webhook secret (what the <code>standardwebhooks</code> library checks), <code>v1a</code> under one of the
+            public keys below. <code>x-ghl-signature</code> is the Ed25519 signature of the raw body alone, for the
+            platform's SDK. The secret, the PEM and three lines of code are on{" "}
+            <Link href={`/developer/apps/${encodeURIComponent(app.id)}`} className="text-brand-700 underline">
+              the app's page
+            </Link>
+            .
+          </p>
+          <p>
+            Verify over the exact bytes of the body, reject timestamps more than a few minutes from your clock, and use{" "}
+            <code>webhook-id</code> to ignore an event you have already handled (delivery is at least once). The keys
+            are also published at{" "}
+            <a href="/.well-known/webhook-keys" className="break-all text-brand-700 underline">
+              {keysUrl}
+            </a>
+            ; fetch them from there so a new key is picked up.
+          </p>
+        </div>
+        <h3 className="mt-4 text-sm font-semibold text-slate-700">Public signing keys (Ed25519)</h3>
+        <ul className="mt-2 space-y-2">
+          {jwks.keys.map((key) => (
+            <li key={key.kid}>
+              <p className="text-xs text-slate-500">
+                Key id <code className="break-all">{key.kid}</code>
+              </p>
+              <pre
+                // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+                tabIndex={0}
+                className="mt-1 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
+              >
+                {JSON.stringify(key, null, 2)}
+              </pre>
+            </li>
+          ))}
+        </ul>
       </section>
     </>
   );

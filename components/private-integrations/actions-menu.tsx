@@ -1,0 +1,82 @@
+"use client";
+
+import { useId, useRef, useState } from "react";
+
+export interface MenuAction {
+  label: string;
+  onSelect: () => void;
+  danger?: boolean;
+}
+
+/**
+ * A row's `Actions for <name>` menu button. The list is an HTML popover (top layer): a table that
+ * scrolls sideways on a phone cannot clip it, a click outside or Escape closes it, and it follows
+ * its button in the tab order. Its entries stay buttons with the lifecycle names SPEC.md gives.
+ */
+export function ActionsMenu({ name, actions }: { name: string; actions: MenuAction[] }) {
+  const id = useId();
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
+  const [open, setOpen] = useState(false);
+
+  function place() {
+    const anchor = button.current?.getBoundingClientRect();
+    const list = panel.current;
+    if (!anchor || !list) return;
+    const width = list.offsetWidth;
+    const left = Math.max(8, Math.min(anchor.right - width, window.innerWidth - width - 8));
+    const below = anchor.bottom + 4 + list.offsetHeight <= window.innerHeight;
+    list.style.left = `${left}px`;
+    list.style.top = below ? `${anchor.bottom + 4}px` : `${Math.max(8, anchor.top - 4 - list.offsetHeight)}px`;
+  }
+
+  return (
+    <>
+      <button
+        ref={button}
+        type="button"
+        popoverTarget={id}
+        aria-expanded={open}
+        aria-label={`Actions for ${name}`}
+        className="inline-flex items-center gap-1 rounded-md px-2.5 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 ring-inset hover:bg-slate-100"
+      >
+        Actions
+        <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
+          <path d="M5.5 7.5 10 12l4.5-4.5z" />
+        </svg>
+      </button>
+      <div
+        ref={panel}
+        id={id}
+        popover="auto"
+        onToggle={(e) => {
+          const nowOpen = e.newState === "open";
+          setOpen(nowOpen);
+          if (nowOpen) {
+            place();
+            panel.current?.querySelector("button")?.focus();
+          }
+        }}
+        className="fixed m-0 w-max min-w-48 rounded-md bg-surface p-1 text-left text-slate-800 shadow-lg ring-1 ring-slate-200 [inset:auto]"
+      >
+        <ul aria-label={`Actions for ${name}`}>
+          {actions.map((action) => (
+            <li key={action.label}>
+              <button
+                type="button"
+                onClick={() => {
+                  panel.current?.hidePopover();
+                  button.current?.focus();
+                  action.onSelect();
+                }}
+                className={`block w-full rounded px-3 py-2 text-left text-sm hover:bg-slate-100 ${action.danger ? "text-red-700" : ""}`}
+              >
+                {action.label}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </>
+  );
+}

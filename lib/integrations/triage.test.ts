@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import {
+  daysUntilExpiry,
+  inFilter,
+  integrationStatus,
+  matchesSearch,
+  needsAttention,
+  type StatusFilter,
+  type TriageFacts,
+} from "./triage";
+
+const now = new Date("2026-11-24T15:30:00.000Z");
+const DAY = 86_400_000;
+const ago = (days: number) => new Date(now.getTime() - days * DAY).toISOString();
+/** The stored expiry of an `Expires` date N UTC days after today: midnight UTC after that day. */
+const expiresOnDay = (n: number) => new Date(Date.UTC(2026, 10, 24 + n + 1)).toISOString();
+
+const base: TriageFacts = {
+  name: "Reporting",
+  description: "Nightly export to the warehouse",
+  scopes: ["contacts.readonly", "locations.readonly"],
+  createdAt: ago(10),
+  lastUsedAt: ago(1),
+  tokenCreatedAt: ago(10),
+  tokenHint: "pit-…9f3a",
+  expiresAt: null,
+  rotating: false,
+};
+const make = (over: Partial<TriageFacts>): TriageFacts => ({ ...base, ...over });
+
+describe("daysUntilExpiry: an Expires date N whole UTC days after today reads `in N days`", () => {
+  const cases: [expires: string | null, at: string, days: number | null][] = [
+    [null, now.toISOString(), null],
+    ["2026-11-30", "2026-11-25T00:00:00.000Z", 5],
+    ["2026-11-30", "2026-11-25T12:00:00.000Z", 5],
+    ["2026-11-30", "2026-11-25T23:59:59.999Z", 5],
+    ["2026-11-30", "2026-11-29T08:00:00.000Z", 1],
+    ["2026-11-30", "2026-11-30T23:59:59.999Z", 0],
+    ["2026-11-30", "2026-12-01T00:00:00.000Z", -1],
+    ["2026-12-31", "2026-11-30T10:00:00.000Z", 31],
+  ];
+  it.each(cases)("Expires %s at %s: %s", (expires, at, days) => {
+    const expiresAt = expires === null ? null : new Date(new Date(`${expires}T00:00:00.000Z`).getTime() + DAY);
+    expect(daysUntilExpiry(expiresAt, new Date(at))).toBe(days);
+  });
+});
+
+describe("integrationStatus: exactly one of Active, Rotating, Expired, Revoked", () => {
+  const cases: [string, Partial<TriageFacts>, string][] = [
+    ["a working integration", {}, "active"],
+    ["a rotation in progress", { rotating: true }, "rotating"],
+    ["past its Expires date", { expiresAt: ago(0.5) }, "expired"],
+    ["past its Expires date while rotating", { expiresAt: ago(0.5), rotating: true }, "expired"],
+    ["revoked", { revokedAt: ago(1), expiresAt: ago(0.5) }, "revoked"],
+  ];
+  it.each(cases)("%s: %s", (_, over, status) => {
+    expect(integrationStatus(make(over), now)).toBe(status);
+  });
+});
+
+describe("the Status filter", () => {
+  const rows: Record<string, TriageFacts> = {
+    active: make({}),
+    rotating: make({ rotating: true }),
+    expired: make({ expiresAt: ago(2) }),
+    expiringIn14: make({ expiresAt: expiresOnDay(14) }),
+    expiringIn15: make({ expiresAt: expiresOnDay(15) }),
+    rotationDue: make({ tokenCreatedAt: ago(90), createdAt: ago(120) }),
+    rotationNotYet: make({ tokenCreatedAt: ago(89.9) }),
+    unusedNever: make({ createdAt: ago(30), tokenCreatedAt: ago(30), lastUsedAt: null }),
+    unusedOld: make({ createdAt: ago(45), tokenCreatedAt: ago(45), lastUsedAt: ago(31) }),
+    newAndUnused: make({ createdAt: ago(29), lastUsedAt: null }),
+  };
+  const expected: Record<StatusFilter, string[]> = {
+    all: Object.keys(rows),
+    active: [
+      "active",
+      "expiringIn14",
+      "expiringIn15",
+      "rotationDue",
+      "rotationNotYet",
+      "unusedNever",
+      "unusedOld",
+      "newAndUnused",
+    ],
+    rotating: ["rotating"],
+    expired: ["expired"],
+    "expiring-soon": ["expiringIn14"],
+    "rotation-due": ["rotationDue"],
+    unused: ["unusedNever", "unusedOld"],
+  };
+  it.each(Object.entries(expected))("%s", (filter, names) => {
+    const hits = Object.entries(rows)
+      .filter(([, facts]) => inFilter(facts, filter as StatusFilter, now))
+      .map(([name]) => name);
+    expect(hits).toEqual(names);
+  });
+
+  it("Needs attention counts each kind, in order, leaving out kinds with none", () => {
+    expect(needsAttention(Object.values(rows), now)).toEqual([
+      { kind: "expired", count: 1 },
+      { kind: "expiring-soon", count: 1 },
+      { kind: "rotation-due", count: 1 },
+      { kind: "unused", count: 2 },
+    ]);
+    expect(needsAttention([rows.active as TriageFacts], now)).toEqual([]);
+  });
+});
+
+describe("Search integrations: name, description, scope, the token's last four characters", () => {
+  const cases: [string, boolean][] = [
+    ["", true],
+    ["report", true],
+    ["WAREHOUSE", true],
+    ["contacts.readonly", true],
+    ["9f3a", true],
+    ["nightly contacts", true],
+    ["billing", false],
+    ["contacts.write", false],
+  ];
+  it.each(cases)("%j: %s", (query, hit) => {
+    expect(matchesSearch(base, query)).toBe(hit);
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * The triage rules of the Private Integrations screen (SPEC.md › The Private Integrations screen,
+ * built for triage): an integration's one status, what needs attention, the `Status` filter, the
+ * search and the day count of `Expires`. Pure functions of plain data and the clock (`now`), so the
+ * server and the browser agree and the rules are tested without a screen.
+ */
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** `Expiring soon`: expires within this many days. */
+export const EXPIRING_SOON_DAYS = 14;
+/** `Rotation due`: the token was issued this many days ago or more. */
+export const ROTATION_DUE_DAYS = 90;
+/** `Unused`: created this many days ago or more and not used in as many days. */
+export const UNUSED_DAYS = 30;
+
+/** Exactly one of these (SPEC.md); `revoked` comes with the leaked-token issue. */
+export type IntegrationStatus = "active" | "rotating" | "expired" | "revoked";
+export const statusLabels: Record<IntegrationStatus, string> = {
+  active: "Active",
+  rotating: "Rotating",
+  expired: "Expired",
+  revoked: "Revoked",
+};
+
+/** What the rules read of an integration; dates as ISO strings or Dates. */
+export interface TriageFacts {
+  name: string;
+  description: string;
+  scopes: readonly string[];
+  createdAt: string | Date;
+  lastUsedAt: string | Date | null;
+  /** When its current token was issued. */
+  tokenCreatedAt: string | Date;
+  /** `pit-…abcd`. */
+  tokenHint: string;
+  /** The moment its tokens stop working (the end of the `Expires` day), or null for never. */
+  expiresAt: string | Date | null;
+  /** A rotation is in progress (the old token still works). */
+  rotating: boolean;
+  revokedAt?: string | Date | null;
+}
+
+const time = (value: string | Date) => new Date(value).getTime();
+
+/** The UTC day number of an instant (days since 1970-01-01). */
+const utcDay = (ms: number) => Math.floor(ms / DAY_MS);
+
+/**
+ * Whole UTC days from today to the last day the tokens work: an `Expires` date N days after today
+ * reads `in N days` (0: the last day is today). Null for never; negative once it has passed.
+ */
+export function daysUntilExpiry(expiresAt: string | Date | null, now: Date): number | null {
+  if (expiresAt === null) return null;
+  // expiresAt is midnight UTC after the `Expires` day: the last working day is the day before it.
+  return utcDay(time(expiresAt) - 1) - utcDay(now.getTime());
+}
+
+export function isExpired(facts: Pick<TriageFacts, "expiresAt">, now: Date): boolean {
+  return facts.expiresAt !== null && time(facts.expiresAt) <= now.getTime();
+}
+
+export function integrationStatus(facts: TriageFacts, now: Date): IntegrationStatus {
+  if (facts.revokedAt) return "revoked";
+  if (isExpired(facts, now)) return "expired";
+  return facts.rotating ? "rotating" : "active";
+}
+
+/** The kinds of `Needs attention`, in the order the region lists them. */
+export const attentionKinds = ["expired", "expiring-soon", "rotation-due", "unused"] as const;
+export type AttentionKind = (typeof attentionKinds)[number];
+
+/** The `Status` filter's options, exactly SPEC.md's, by value. */
+export const statusFilters = [
+  { value: "all", label: "All" },
+  { value: "active", label: "Active" },
+  { value: "rotating", label: "Rotating" },
+  { value: "expiring-soon", label: "Expiring soon" },
+  { value: "expired", label: "Expired" },
+  { value: "rotation-due", label: "Rotation due" },
+  { value: "unused", label: "Unused" },
+] as const;
+export type StatusFilter = (typeof statusFilters)[number]["value"];
+
+export function isStatusFilter(value: unknown): value is StatusFilter {
+  return statusFilters.some((f) => f.value === value);
+}
+
+/** Whether an integration is in one filter (`all` takes every one). */
+export function inFilter(facts: TriageFacts, filter: StatusFilter, now: Date): boolean {
+  const status = integrationStatus(facts, now);
+  const live = status === "active" || status === "rotating";
+  switch (filter) {
+    case "all":
+      return true;
+    case "active":
+    case "rotating":
+    case "expired":
+      return status === filter;
+    case "expiring-soon": {
+      const days = daysUntilExpiry(facts.expiresAt, now);
+      return live && days !== null && days <= EXPIRING_SOON_DAYS;
+    }
+    case "rotation-due":
+      return live && now.getTime() - time(facts.tokenCreatedAt) >= ROTATION_DUE_DAYS * DAY_MS;
+    case "unused": {
+      const since = now.getTime() - UNUSED_DAYS * DAY_MS;
+      return (
+        status !== "revoked" &&
+        time(facts.createdAt) <= since &&
+        (facts.lastUsedAt === null || time(facts.lastUsedAt) < since)
+      );
+    }
+  }
+}
+
+/** `Needs attention`: how many integrations are in each kind (kinds with none are left out). */
+export function needsAttention(all: readonly TriageFacts[], now: Date): { kind: AttentionKind; count: number }[] {
+  return attentionKinds
+    .map((kind) => ({ kind, count: all.filter((f) => inFilter(f, kind, now)).length }))
+    .filter((line) => line.count > 0);
+}
+
+/**
+ * `Search integrations`: every word of the query (case-insensitive) is in the name, the
+ * description, a scope or the token's last four characters.
+ */
+export function matchesSearch(facts: TriageFacts, query: string): boolean {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const lastFour = facts.tokenHint.slice(-4).toLowerCase();
+  const haystack = [facts.name, facts.description, ...facts.scopes].join("\n").toLowerCase();
+  return words.every((w) => haystack.includes(w) || lastFour.includes(w));
+}
