@@ -2,6 +2,7 @@ import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as contactsPOST } from "@/app/contacts/route";
 import { GET as locationGET } from "@/app/locations/[locationId]/route";
+import { POST as locationTokenPOST } from "@/app/oauth/locationToken/route";
 import type { Actor } from "@/lib/accounts/permissions";
 import { verifyBearerToken } from "@/lib/api/bearer";
 import type { CreatedApp } from "@/lib/apps/registry";
@@ -221,19 +222,16 @@ describe("an agency install several versions behind", () => {
   it("moves straight to the newest version; one Company event without locationId", async () => {
     const agency = await makeAgency({ locations: 2 });
     const app = await makeApp(agency.company.id, {
-      scopes: ["locations.readonly"],
+      scopes: ["oauth.write", "locations.readonly"],
       webhookUrl: "https://hooks.example.test/in",
     });
     const tokens = await installAndExchange(agency.owner, app, {
       level: "agency",
       locationIds: agency.locations.map((l) => l.id),
     });
-    await updateApp(app.app.id, { scopes: ["locations.readonly", "contacts.readonly"] }, agency.owner);
-    await updateApp(
-      app.app.id,
-      { scopes: ["locations.readonly", "contacts.readonly", "users.readonly"] },
-      agency.owner,
-    );
+    const scopes = ["oauth.write", "locations.readonly"];
+    await updateApp(app.app.id, { scopes: [...scopes, "contacts.readonly"] }, agency.owner);
+    await updateApp(app.app.id, { scopes: [...scopes, "contacts.readonly", "users.readonly"] }, agency.owner);
     const [update] = await listPendingUpdates(agency.owner);
     expect([...(update?.added ?? [])].sort()).toEqual(["contacts.readonly", "users.readonly"]);
     const admin = await makeUser(agency.company.id, "agency_admin");
@@ -244,6 +242,18 @@ describe("an agency install several versions behind", () => {
     expect(events[0]).not.toHaveProperty("locationId");
     const refreshed = await refresh(app, tokens.refresh_token);
     expect(refreshed.scope.split(" ")).toContain("users.readonly");
+    // /oauth/locationToken from the Company token issued before the approval carries the new scopes too.
+    const location = await callRoute(
+      locationTokenPOST,
+      formRequest(
+        "/oauth/locationToken",
+        { companyId: agency.company.id, locationId: agency.locations[0]!.id },
+        { authorization: `Bearer ${tokens.access_token}`, version: VERSION },
+      ),
+    );
+    expect(location.status).toBe(200);
+    expect(String(location.body.scope).split(" ")).toContain("contacts.readonly");
+    expect(decodeJwt(String(location.body.access_token)).versionId).toBe(events[0]!.versionId);
   });
 });
 
