@@ -325,6 +325,8 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
   },
   "(admin)/marketplace/actions.ts": {
     uninstallAction: { forms: () => [{ installationId: w.A.installationId }] },
+    approveUpdateAction: { forms: () => [{ installationId: w.A.installationId }] },
+    declineUpdateAction: { forms: () => [{ installationId: w.A.installationId }] },
   },
   "(admin)/settings/labs/actions.ts": {
     toggleLabsFeature: {

@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
+import { AppVersionsSection } from "@/components/app-updates/app-versions";
 import { AppForm } from "@/components/developer/app-form";
 import { ReplaceSecret } from "@/components/developer/replace-secret";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
 import type { AppView } from "@/lib/apps/app-view";
 import { getDeveloperApp } from "@/lib/apps/registry";
+import { listAppVersions } from "@/lib/apps/versions";
 import { requireActor } from "@/lib/auth/session";
 import { DomainError } from "@/lib/errors";
 import { installUrl } from "@/lib/oauth/marketplace";
@@ -39,7 +41,11 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
       </Notice>
     );
   }
-  const [secret, keys] = await Promise.all([webhookSecretStatus(app.id), webhookSigningKeys()]);
+  const [secret, keys, versions] = await Promise.all([
+    webhookSecretStatus(app.id),
+    webhookSigningKeys(),
+    listAppVersions(app.id, actor),
+  ]);
   return (
     <>
       <PageHeader title={app.name} description={`Version ${app.versionId}`} />
@@ -172,6 +178,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             }}
           />
         </section>
+        <AppVersionsSection data={versions} />
       </div>
     </>
   );
