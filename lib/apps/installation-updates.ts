@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Tx } from "@/lib/db/client";
 import type { Prisma, UserType } from "@/lib/generated/prisma/client";
 import { enqueueWebhookEvents } from "@/lib/webhooks/outbox";
@@ -136,3 +137,44 @@ export async function applyRemovalToInstallations(
   }
   return moved;
 }
+
+/** The `INSTALLATION_UPDATED` event's body, for the OpenAPI document's `webhooks`. */
+export const installationUpdatedEventSchema = z
+  .object({
+    type: z.literal("INSTALLATION_UPDATED"),
+    appId: z.string(),
+    versionId: z.string().meta({ description: "The version the installation runs now (tokens carry it)." }),
+    previousVersionId: z.string(),
+    installType: z.enum(["Company", "Location"]).meta({
+      description: "Company: an agency install (one event, no locationId); Location: a sub-account install.",
+    }),
+    companyId: z.string(),
+    locationId: z.string().optional().meta({ description: "Sub-account installs only." }),
+    scopes: z.array(z.string()).meta({ description: "The installation's whole grant now." }),
+    previousScopes: z.array(z.string()).meta({ description: "Its whole grant before." }),
+    userId: z.string().meta({
+      description: "Who approved the update; for a version that only removes scopes, who published it.",
+    }),
+    timestamp: z.iso.datetime(),
+    webhookId: z.uuid().meta({ description: "The event's id: the webhook-id header." }),
+  })
+  .meta({
+    description:
+      "An installation moved to a newer version of the app: an admin of the place approved a version that adds scopes, or a version that only removes scopes applied at once. Signed and listed by GET /webhooks/events like every event.",
+    examples: [
+      {
+        type: "INSTALLATION_UPDATED",
+        appId: "cm3x5app0000001",
+        versionId: "cm3x5ver0000002",
+        previousVersionId: "cm3x5ver0000001",
+        installType: "Location",
+        companyId: "cm3x5cmp0000001",
+        locationId: "cm3x5loc0000001",
+        scopes: ["contacts.readonly", "contacts.write"],
+        previousScopes: ["contacts.readonly"],
+        userId: "cm3x5usr0000001",
+        timestamp: "2026-01-15T09:30:00.000Z",
+        webhookId: "0d4f1a2e-7b9c-4c1e-9f3e-5a6b7c8d9e0f",
+      },
+    ],
+  });
