@@ -310,6 +310,8 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
     },
   },
   "(admin)/developer/apps/[appId]/webhooks/actions.ts": {
+    enableWebhookEndpointAction: { forms: () => [{ appId: w.A.app.app.id }] },
+    redeliverFailedAction: { forms: () => [{ appId: w.A.app.app.id, since: "2000-01-01T00:00" }] },
     redeliverEvent: {
       forms: () => [
         { appId: w.A.app.app.id, eventId: w.A.eventId },

@@ -1,8 +1,10 @@
+import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { invalid, notFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
+import { getAppForDeveloper } from "./deliveries";
 import { nudgeDispatcher } from "./nudge";
 
 /**
@@ -158,4 +160,31 @@ export async function redeliverFailedSince(
   log.info("failed webhooks redelivered", { appId: app.id, since: since.toISOString(), count });
   if (count > 0) nudgeDispatcher();
   return count;
+}
+
+/** The app's webhooks page: health of one of the actor's agency's apps. */
+export async function endpointHealthForDeveloper(
+  actor: Actor,
+  appId: string,
+  now = new Date(),
+): Promise<EndpointHealth> {
+  const app = await getAppForDeveloper(actor, appId);
+  return webhookEndpointHealth(app.id, now);
+}
+
+/** The `Enable` button. */
+export async function enableAsDeveloper(actor: Actor, appId: string, now = new Date()): Promise<number> {
+  const app = await getAppForDeveloper(actor, appId);
+  return enableWebhookEndpoint(app.id, actor.companyId, now);
+}
+
+/** The `Redeliver failed` button. */
+export async function redeliverFailedAsDeveloper(
+  actor: Actor,
+  appId: string,
+  since: Date,
+  now = new Date(),
+): Promise<number> {
+  const app = await getAppForDeveloper(actor, appId);
+  return redeliverFailedSince(app.id, actor.companyId, since, now);
 }

@@ -3,13 +3,15 @@ import Link from "next/link";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
 import { Outcome, StatusBadge, Timestamp } from "@/components/webhooks/delivery-log";
+import { EndpointHealth } from "@/components/webhooks/endpoint-health";
 import { RedeliverButton } from "@/components/webhooks/redeliver-button";
 import { requireActor } from "@/lib/auth/session";
 import { appUrl } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { developerWebhookLog, type WebhookDeliveryLog } from "@/lib/webhooks/deliveries";
+import { endpointHealthForDeveloper } from "@/lib/webhooks/endpoint-health";
 import { webhookKeysJwks } from "@/lib/webhooks/signing-key";
-import { redeliverEvent } from "./actions";
+import { enableWebhookEndpointAction, redeliverEvent, redeliverFailedAction } from "./actions";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
@@ -40,7 +42,7 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
     throw error;
   }
   const { app, events } = log;
-  const jwks = await webhookKeysJwks();
+  const [jwks, health] = await Promise.all([webhookKeysJwks(), endpointHealthForDeveloper(actor, app.id)]);
   const keysUrl = `${appUrl()}/.well-known/webhook-keys`;
   const path = `/developer/apps/${encodeURIComponent(app.id)}/webhooks`;
 
@@ -69,6 +71,15 @@ export default async function AppWebhooksPage({ params }: { params: Promise<{ ap
           </dd>
         </dl>
       </section>
+
+      <EndpointHealth
+        appId={app.id}
+        attempts={health.attempts}
+        succeeded={health.succeeded}
+        disabledAt={health.disabledAt?.toISOString() ?? null}
+        enable={enableWebhookEndpointAction}
+        redeliverFailed={redeliverFailedAction}
+      />
 
       <section aria-labelledby="verify" className="mb-6 rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200">
         <h2 id="verify" className="font-semibold">
