@@ -40,6 +40,9 @@ export default async function globalSetup() {
       WEBHOOK_ALLOW_PRIVATE: "1",
       // The first retry after 10 s instead of 30 (webhooks-install.spec.ts waits for it).
       WEBHOOK_FIRST_RETRY_SECONDS: "10",
+      // An endpoint failing for 43 s is disabled (webhook-endpoint-health.spec.ts); longer than the
+      // outage of webhooks-install.spec.ts, whose attempts fail for at most about 10 s.
+      WEBHOOK_DISABLE_AFTER_DAYS: "0.0005",
       LOG_LEVEL: "info", // everything production logs, so the secrets check reads it all
     },
   });
