@@ -119,6 +119,8 @@ export async function applyRemovalToInstallations(
   userId: string,
   now: Date,
 ): Promise<number> {
+  // Locked first (then read fresh), so an approval committing meanwhile is read, not overwritten.
+  await tx.$executeRaw`SELECT 1 FROM "Installation" WHERE "appId" = ${app.id} AND status = 'installed' FOR UPDATE`;
   const installations = await tx.installation.findMany({
     where: { appId: app.id, status: "installed" },
     select: installationForUpdateSelect,

@@ -118,8 +118,9 @@ async function updateAppInTransaction(
   now: Date,
 ): Promise<AppView> {
   const before = await loadOwnApp(tx, appId, actor);
-  // Concurrent edits of one app publish one version after the other.
-  await tx.$executeRaw`SELECT 1 FROM "App" WHERE id = ${appId} FOR UPDATE`;
+  // Concurrent edits of one app publish one version after the other. NO KEY: an approval writing
+  // its event (a row referencing the app) in the meantime must not wait on this lock (deadlock).
+  await tx.$executeRaw`SELECT 1 FROM "App" WHERE id = ${appId} FOR NO KEY UPDATE`;
   const newest = await tx.appVersion.findFirst({
     where: { appId },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -291,3 +291,19 @@ describe("a version that only removes scopes applies at once", () => {
     expect(update).toMatchObject({ added: ["contacts.write"], removed: [] });
   });
 });
+
+describe("an approval and a removal-only version at the same time", () => {
+  it("end on the newest version with its scopes, whichever commits first", async () => {
+    const w = await world();
+    await updateApp(w.app.app.id, { scopes: THREE }, w.agency.owner);
+    const removal = ["locations.readonly", "contacts.write"];
+    await Promise.all([
+      approveUpdate({ actor: w.admin, installationId: w.installationId }),
+      updateApp(w.app.app.id, { scopes: removal }, w.agency.owner),
+    ]);
+    const newest = (await listAppVersions(w.app.app.id, w.agency.owner)).versions[0]!;
+    const installation = await db().installation.findUniqueOrThrow({ where: { id: w.installationId } });
+    expect(installation.versionId).toBe(newest.id);
+    expect([...installation.scopes].sort()).toEqual([...removal].sort());
+  });
+});
