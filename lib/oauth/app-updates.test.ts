@@ -12,6 +12,7 @@ import { db } from "@/lib/db/client";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { callRoute, formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { approveUpdate, declineUpdate, getPendingUpdate, listPendingUpdates } from "./app-updates";
+import { introspectToken } from "./introspect";
 import { tokenEndpoint } from "./token-endpoint";
 
 /**
@@ -268,6 +269,14 @@ describe("a version that only removes scopes applies at once", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe("insufficient_scope");
     expect(await scopesOf(w.tokens.access_token)).toEqual(["contacts.readonly"]);
+    const introspection = await introspectToken(
+      formRequest("/oauth/introspect", {
+        client_id: w.app.app.clientId,
+        client_secret: w.app.clientSecret,
+        token: w.tokens.access_token,
+      }),
+    );
+    expect(introspection).toMatchObject({ active: true, scope: "contacts.readonly" });
     const installation = await db().installation.findUniqueOrThrow({ where: { id: w.installationId } });
     const newest = (await listAppVersions(w.app.app.id, w.agency.owner)).versions[0]!;
     expect(installation).toMatchObject({ versionId: newest.id, scopes: ["contacts.readonly"] });
