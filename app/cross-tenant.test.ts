@@ -317,6 +317,8 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
     },
   },
   "(admin)/developer/apps/[appId]/webhooks/actions.ts": {
+    enableWebhookEndpointAction: { forms: () => [{ appId: w.A.app.app.id }] },
+    redeliverFailedAction: { forms: () => [{ appId: w.A.app.app.id, since: "2000-01-01T00:00" }] },
     redeliverEvent: {
       forms: () => [
         { appId: w.A.app.app.id, eventId: w.A.eventId },
@@ -332,6 +334,8 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
   },
   "(admin)/marketplace/actions.ts": {
     uninstallAction: { forms: () => [{ installationId: w.A.installationId }] },
+    approveUpdateAction: { forms: () => [{ installationId: w.A.installationId }] },
+    declineUpdateAction: { forms: () => [{ installationId: w.A.installationId }] },
   },
   "(admin)/settings/labs/actions.ts": {
     toggleLabsFeature: {

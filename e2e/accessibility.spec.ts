@@ -133,6 +133,15 @@ test.describe("axe-core on every screen", () => {
     rememberSecret(code ?? undefined, "install code");
     await visit(page, "/marketplace", "/marketplace with an installation");
     await visit(page, `/developer/apps/${app.appId}/webhooks`, "/developer/apps/{id}/webhooks");
+
+    // A version adding a scope: the marketplace offers the update, and its Review update screen.
+    await page.goto(`/developer/apps/${app.appId}`);
+    await page.getByRole("checkbox", { name: "users.readonly", exact: true }).check();
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByText("Saved.")).toBeVisible();
+    await visit(page, "/marketplace", "/marketplace with an update available");
+    const review = await page.getByRole("link", { name: /Review update/ }).getAttribute("href");
+    await visit(page, review!, "/marketplace/updates/{id}");
   });
 
   test("install screen: sub-account installer, error screen, Agency-only 403", async ({ page }) => {

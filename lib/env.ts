@@ -58,6 +58,14 @@ export const envSchema = z.object({
     .optional()
     .transform((v) => v ?? "on"),
   /**
+   * SPEC.md › Apps that grow without reinstalls: an app's webhook endpoint that answered nothing
+   * but failures for this many days is disabled (fractions allowed, for tests).
+   */
+  WEBHOOK_DISABLE_AFTER_DAYS: z.coerce
+    .number({ message: "must be a number of days greater than 0" })
+    .positive({ message: "must be a number of days greater than 0" })
+    .default(5),
+  /**
    * The delay before a failed webhook's first retry; the later ones follow the schedule (1 min,
    * 2 min, 5 min, …). Shorter than 30 s only where a test waits for that retry (the e2e server).
    */

@@ -42,6 +42,9 @@ export default async function globalSetup() {
       WEBHOOK_FIRST_RETRY_SECONDS: "10",
       // Reminders checked every 2 s instead of hourly (reminders.spec.ts waits for one).
       REMINDER_CHECK_SECONDS: "2",
+      // An endpoint failing for 43 s is disabled (webhook-endpoint-health.spec.ts); longer than the
+      // outage of webhooks-install.spec.ts, whose attempts fail for at most about 10 s.
+      WEBHOOK_DISABLE_AFTER_DAYS: "0.0005",
       LOG_LEVEL: "info", // everything production logs, so the secrets check reads it all
     },
   });

@@ -127,7 +127,7 @@ export function requireScope(principal: Principal, scope: Scope): void {
   const how =
     principal.kind === "private_integration"
       ? "Edit the private integration to add it (its token keeps working with the new scopes)."
-      : "Add it to the app's scopes and have the app installed again.";
+      : "Add it to the app's scopes; the installation's admin approves the update (no reinstall).";
   throw bearerError("insufficient_scope", `This token lacks the ${scope} scope. ${how}`, scope);
 }
 
@@ -174,7 +174,7 @@ export async function requireCompanyToken(
   if (!principal.scopes.includes(scope)) {
     throw bearerError(
       "insufficient_scope",
-      `The access token lacks the ${scope} scope. Add it to the app's scopes and install the app again.`,
+      `The access token lacks the ${scope} scope. Add it to the app's scopes; the installation's admin approves the update (no reinstall).`,
       scope,
     );
   }

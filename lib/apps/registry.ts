@@ -3,10 +3,12 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { isAgencyAdmin } from "@/lib/accounts/roles";
 import { hashSecret, lastFour, randomHex, randomSecret } from "@/lib/crypto/secrets";
 import { db, type Tx } from "@/lib/db/client";
+import { changeCachedState } from "@/lib/db/read-cache";
 import { newRowId } from "@/lib/db/row-id";
 import { forbidden, notFound } from "@/lib/errors";
 import { newWebhookSecret, webhookSecretColumns } from "@/lib/webhooks/webhook-secret";
 import { type AppView, appSelect, toAppView } from "./app-view";
+import { applyRemovalToInstallations, scopeChanges } from "./installation-updates";
 import { type AppUpdate, appUpdateSchema, type NewApp, newAppSchema, parseInput } from "./settings";
 
 /**
@@ -97,39 +99,73 @@ export async function loadOwnApp(tx: Tx, appId: string, actor: Actor | undefined
 }
 
 /**
- * Changes an app's settings. Changed scopes make a new version (new installs and re-installs are
- * granted the new scopes; existing installations keep what they were granted).
+ * Changes an app's settings. Changed scopes publish a new version (SPEC.md › Apps that grow
+ * without reinstalls): new installs and re-installs get it; an installation moves to a version
+ * that adds scopes when its admins approve (lib/oauth/app-updates.ts), and to one that only
+ * removes scopes at once, here, in the same transaction (its tokens lose them at once).
  */
-export async function updateApp(appId: string, input: AppUpdate, actor?: Actor): Promise<AppView> {
+export async function updateApp(appId: string, input: AppUpdate, actor?: Actor, now = new Date()): Promise<AppView> {
   const data = parseInput(appUpdateSchema, input);
-  return db().$transaction(async (tx) => {
-    const before = await loadOwnApp(tx, appId, actor);
-    const scopesChanged = data.scopes !== undefined && data.scopes.join(" ") !== before.scopes.join(" ");
-    if (scopesChanged) await tx.appVersion.create({ data: { appId, scopes: data.scopes } });
-    const after = await tx.app.update({
-      where: { id: appId },
-      data: {
-        name: data.name,
-        description: data.description,
-        redirectUris: data.redirectUris,
-        scopes: data.scopes,
-        installSetting: data.installSetting,
-        webhookUrl: data.webhookUrl,
-      },
-      select: appSelect,
-    });
-    const changed = (Object.keys(data) as (keyof typeof data)[]).filter(
-      (k) => data[k] !== undefined && JSON.stringify(data[k]) !== JSON.stringify(before[k]),
-    );
-    await recordAudit(tx, {
-      companyId: after.companyId,
-      actorUserId: actor?.id,
-      action: "app_updated",
-      targetId: appId,
-      details: { changed },
-    });
-    return toAppView(after);
+  // A removal reaches cached verifications: bypass and empty this instance's cache around it.
+  return changeCachedState(() => db().$transaction((tx) => updateAppInTransaction(tx, appId, data, actor, now)));
+}
+
+async function updateAppInTransaction(
+  tx: Tx,
+  appId: string,
+  data: AppUpdate,
+  actor: Actor | undefined,
+  now: Date,
+): Promise<AppView> {
+  const before = await loadOwnApp(tx, appId, actor);
+  // Concurrent edits of one app publish one version after the other. NO KEY: an approval writing
+  // its event (a row referencing the app) in the meantime must not wait on this lock (deadlock).
+  await tx.$executeRaw`SELECT 1 FROM "App" WHERE id = ${appId} FOR NO KEY UPDATE`;
+  const newest = await tx.appVersion.findFirst({
+    where: { appId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { scopes: true },
   });
+  const previousScopes = newest?.scopes ?? before.scopes;
+  const changes = data.scopes ? scopeChanges(previousScopes, data.scopes) : { added: [], removed: [] };
+  if (data.scopes && (changes.added.length > 0 || changes.removed.length > 0)) {
+    const version = await tx.appVersion.create({
+      data: { appId, scopes: data.scopes, createdAt: now },
+      select: { id: true, scopes: true },
+    });
+    if (changes.added.length === 0) {
+      await applyRemovalToInstallations(
+        tx,
+        { id: appId, webhookUrl: data.webhookUrl !== undefined ? data.webhookUrl : before.webhookUrl },
+        version,
+        actor?.id ?? "operator",
+        now,
+      );
+    }
+  }
+  const after = await tx.app.update({
+    where: { id: appId },
+    data: {
+      name: data.name,
+      description: data.description,
+      redirectUris: data.redirectUris,
+      scopes: data.scopes,
+      installSetting: data.installSetting,
+      webhookUrl: data.webhookUrl,
+    },
+    select: appSelect,
+  });
+  const changed = (Object.keys(data) as (keyof typeof data)[]).filter(
+    (k) => data[k] !== undefined && JSON.stringify(data[k]) !== JSON.stringify(before[k]),
+  );
+  await recordAudit(tx, {
+    companyId: after.companyId,
+    actorUserId: actor?.id,
+    action: "app_updated",
+    targetId: appId,
+    details: { changed },
+  });
+  return toAppView(after);
 }
 
 /** The apps an agency develops, newest first. */

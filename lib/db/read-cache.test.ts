@@ -289,6 +289,16 @@ describe("a change made elsewhere is refused within a second", () => {
         );
       },
     ],
+    [
+      "app scope removed from the installation (a removal-only version, applied by another instance)",
+      async (w) =>
+        propagation(
+          w.access.accessToken,
+          `UPDATE "Installation" SET scopes = array_remove(scopes, 'contacts.write') WHERE id = $1`,
+          [w.access.installationId],
+          (r) => r.ok && !r.principal.scopes.includes("contacts.write"),
+        ),
+    ],
   ];
 
   it.each(cases)("%s", async (_name, act) => {

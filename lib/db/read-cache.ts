@@ -13,8 +13,9 @@ import { listenForStateChanges, type StateListener } from "./state-listener";
  *
  * - This instance: every change of cached state runs through `changeCachedState`, which bypasses
  *   the cache while the change is in flight and empties it once the change has committed.
- * - Other instances: triggers on the cached tables (migrations `token_state_notify` and
- *   `location_state_notify`) send `NOTIFY token_state` when a change commits, whoever made it
+ * - Other instances: triggers on the cached tables (migrations `token_state_notify`,
+ *   `location_state_notify`, and `installation_declined_version` for an installation's scopes,
+ *   which narrow its tokens) send `NOTIFY token_state` when a change commits, whoever made it
  *   (this app, another instance, an operator with psql). Each instance LISTENs on a connection of
  *   its own and empties its cache on every notification. The cache is used only while that
  *   connection is listening: before it is up, after an error, and until it has reconnected, every

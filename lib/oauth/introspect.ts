@@ -26,7 +26,8 @@ export async function introspectToken(request: Request, now = new Date()): Promi
     return {
       active: true,
       token_type: "Bearer",
-      scope: claims.scope,
+      // What the token grants now: a scope its installation lost no longer counts (app versions).
+      scope: result.principal.scopes.join(" "),
       client_id: claims.client_id,
       sub: claims.sub,
       iss: claims.iss,

@@ -111,6 +111,8 @@ interface TokenStateRow {
   installationStatus: string;
   appId: string;
   installationId: string;
+  /** The installation's current grant: a token never grants more (an applied removal narrows it). */
+  installationScopes: string[];
 }
 
 /**
@@ -120,7 +122,7 @@ interface TokenStateRow {
 async function tokenState(jti: string): Promise<TokenStateRow | undefined> {
   const rows = await db().$queryRaw<TokenStateRow[]>`${PREPARED}
     SELECT a."revokedAt" AS "tokenRevokedAt", g."revokedAt" AS "grantRevokedAt", i."status"::text AS "installationStatus",
-      g."appId" AS "appId", g."installationId" AS "installationId"
+      g."appId" AS "appId", g."installationId" AS "installationId", i.scopes AS "installationScopes"
     FROM "AccessToken" a
     JOIN "TokenGrant" g ON g."id" = a."grantId"
     JOIN "Installation" i ON i."id" = g."installationId"
@@ -162,7 +164,9 @@ export function isCanonicalJwt(token: string): boolean {
 
 /**
  * Verifies an access token: signature under one of our published keys, issuer, expiry, and that
- * neither the token, its grant nor its installation has been revoked or uninstalled. A success
+ * neither the token, its grant nor its installation has been revoked or uninstalled. Its scopes
+ * are those of the token that its installation still holds, so a scope removed by a new version
+ * of the app stops working at once (the `Installation` scopes trigger empties the cache). A success
  * for these exact bytes may come from the verification cache (emptied by every revocation); the
  * expiry is checked against `now` on every call.
  */
@@ -213,7 +217,7 @@ async function verifyWithDatabase(token: string, now: Date): Promise<VerifyResul
   if (state.tokenRevokedAt || state.grantRevokedAt || state.installationStatus !== "installed") {
     return { ok: false, reason: "revoked" };
   }
-  return { ok: true, principal: toPrincipal(claims, state.appId, state.installationId) };
+  return { ok: true, principal: toPrincipal(claims, state.appId, state.installationId, state.installationScopes) };
 }
 
 function wellFormed(claims: AccessTokenClaims): boolean {
@@ -224,9 +228,18 @@ function wellFormed(claims: AccessTokenClaims): boolean {
   return typeof claims.scope === "string";
 }
 
-/** `appId` is the App row's id (the token itself carries the client_id). */
-function toPrincipal(claims: AccessTokenClaims, appId: string, installationId: string): Principal {
-  const scopes = claims.scope.split(" ").filter((s): s is Scope => isScope(s));
+/**
+ * `appId` is the App row's id (the token itself carries the client_id). The scopes are the token's
+ * intersected with the installation's current ones (SPEC.md › Apps that grow without reinstalls).
+ */
+function toPrincipal(
+  claims: AccessTokenClaims,
+  appId: string,
+  installationId: string,
+  installationScopes: readonly string[],
+): Principal {
+  const held = new Set(installationScopes);
+  const scopes = claims.scope.split(" ").filter((s): s is Scope => isScope(s) && held.has(s));
   return {
     kind: "access_token",
     authClass: claims.authClass,

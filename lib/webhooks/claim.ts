@@ -55,6 +55,8 @@ export async function claimDueEvents(options: ClaimOptions = {}): Promise<Claime
         AND "nextAttemptAt" <= ${now}
         AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${now})
         ${onlyApps}
+        -- A disabled endpoint gets no attempts until Enable (lib/webhooks/endpoint-health.ts).
+        AND NOT EXISTS (SELECT 1 FROM "App" a WHERE a.id = "WebhookEvent"."appId" AND a."webhookDisabledAt" IS NOT NULL)
       ORDER BY "nextAttemptAt"
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED

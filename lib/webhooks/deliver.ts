@@ -3,6 +3,7 @@ import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { nextAttemptAfterFailure } from "./backoff";
 import type { ClaimedEvent } from "./claim";
+import { disableIfFailingTooLong } from "./endpoint-health";
 import { DELIVERY_TIMEOUT_MS, type SendWebhookInput, type SendWebhookResult, sendWebhook } from "./sender";
 import { webhookSignatureHeaders } from "./signer";
 import { webhookSigningKeys } from "./signing-key";
@@ -23,6 +24,8 @@ export interface DeliverOptions {
   random?: () => number;
   /** The HTTP client (tests may replace it). */
   send?: (input: SendWebhookInput) => Promise<SendWebhookResult>;
+  /** Defaults to WEBHOOK_DISABLE_AFTER_DAYS. */
+  disableAfterDays?: number;
 }
 
 /** Makes one attempt for a claimed event and records it. Never throws for a receiver's failure. */
@@ -95,6 +98,7 @@ export async function deliverClaimedEvent(event: ClaimedEvent, options: DeliverO
     }),
   ]);
   const outcome: AttemptOutcome = updated.count === 0 ? "claim_lost" : ok ? "delivered" : next ? "retrying" : "failed";
+  if (!ok && updated.count === 1) await disableIfFailingTooLong(event.appId, attemptedAt, options.disableAfterDays);
   const fields = { eventId: event.id, appId: event.appId, attempt, statusCode: result.statusCode, outcome };
   if (outcome === "failed") log.warn("webhook given up after the retry window", fields);
   else if (outcome === "claim_lost") log.warn("webhook attempt finished after its claim was taken over", fields);

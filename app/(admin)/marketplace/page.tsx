@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
+import { PendingUpdates } from "@/components/app-updates/pending-updates";
 import { UninstallButton } from "@/components/marketplace/uninstall-button";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/button-styles";
 import { installSettingLabels } from "@/lib/apps/settings";
 import { requireActor } from "@/lib/auth/session";
+import { listPendingUpdates } from "@/lib/oauth/app-updates";
 import { listInstallableApps, listInstalledApps } from "@/lib/oauth/marketplace";
 import { uninstallAction } from "./actions";
 
@@ -11,11 +13,16 @@ export const metadata: Metadata = { title: "Marketplace" };
 
 export default async function MarketplacePage() {
   const actor = await requireActor();
-  const [apps, installed] = await Promise.all([listInstallableApps(actor), listInstalledApps(actor)]);
+  const [apps, installed, updates] = await Promise.all([
+    listInstallableApps(actor),
+    listInstalledApps(actor),
+    listPendingUpdates(actor),
+  ]);
 
   return (
     <>
       <PageHeader title="Marketplace" description="Apps you can install, and the ones installed where you work." />
+      <PendingUpdates updates={updates} />
       <section aria-labelledby="installed-title" className="mb-10">
         <h2 id="installed-title" className="mb-3 text-lg font-semibold">
           Installed apps

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { type ErrorCode, errorStatus } from "@/lib/api/errors";
 import { BURST_WINDOW_MS, currentLimits } from "@/lib/api/rate-limit";
 import { apiVersions } from "@/lib/api/version";
+import { installationUpdatedEventSchema } from "@/lib/apps/installation-updates";
 import { appUrl } from "@/lib/env";
 import { errorCatalog, errorExample } from "./error-catalog";
 import { type Operation, operations } from "./operations";
@@ -221,6 +222,28 @@ export function buildOpenApiDocument(): Json {
     servers: [{ url: appUrl() }],
     tags: [...new Set(operations.map((op) => op.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
+    // OpenAPI 3.1: the requests the service sends to an app's webhook URL.
+    webhooks: {
+      INSTALLATION_UPDATED: {
+        post: {
+          operationId: "installationUpdatedEvent",
+          tags: ["Webhooks"],
+          summary: "An installation moved to a newer version of the app",
+          description:
+            "Sent once per installation when an admin of the place approves a version that adds scopes (Review update on /marketplace), or at once when a version only removes scopes. Signed like every event (webhook-id, webhook-timestamp, webhook-signature v1 under the app's webhook secret and v1a under the platform key, x-ghl-signature). The next refresh and /oauth/locationToken carry `scopes` and `versionId`; nothing is reinstalled.",
+          security: [],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: ref("InstallationUpdatedEvent", installationUpdatedEventSchema, "output"),
+              },
+            },
+          },
+          responses: { "200": { description: "Any 2xx answer within the timeout acknowledges the event." } },
+        },
+      },
+    },
     components: {
       securitySchemes: {
         bearer: {

@@ -45,7 +45,7 @@ export default async function AccountPage() {
       </section>
       <section
         aria-labelledby="emails-title"
-        className="mt-6 max-w-md rounded-lg bg-white p-5 shadow-sm ring-1 ring-slate-200"
+        className="mt-6 max-w-md rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
       >
         <h2 id="emails-title" className="mb-4 font-semibold">
           E-mail

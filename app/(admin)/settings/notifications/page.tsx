@@ -23,12 +23,15 @@ export default async function NotificationsPage() {
         description="Reminders before a private integration you manage expires, and when its token is due for rotation."
       />
       {notifications.length === 0 ? (
-        <p className="rounded-lg bg-white p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
+        <p className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
           No notifications yet. You will find reminders here 14, 7 and 1 days before an integration expires, and when
           its token is 90 days old.
         </p>
       ) : (
-        <section aria-labelledby="notifications-title" className="rounded-lg bg-white shadow-sm ring-1 ring-slate-200">
+        <section
+          aria-labelledby="notifications-title"
+          className="rounded-lg bg-surface shadow-sm ring-1 ring-slate-200"
+        >
           <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-5 py-3">
             <h2 id="notifications-title" className="font-semibold">
               {unread === 0 ? "All read" : `${unread} unread`}

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AppVersionsSection } from "@/components/app-updates/app-versions";
 import { AppForm } from "@/components/developer/app-form";
 import { ReplaceSecret } from "@/components/developer/replace-secret";
 import { PageHeader } from "@/components/page-header";
@@ -7,6 +8,7 @@ import { Notice } from "@/components/ui/notice";
 import { UsageChart } from "@/components/usage/usage-chart";
 import type { AppView } from "@/lib/apps/app-view";
 import { getDeveloperApp } from "@/lib/apps/registry";
+import { listAppVersions } from "@/lib/apps/versions";
 import { requireActor } from "@/lib/auth/session";
 import { DomainError } from "@/lib/errors";
 import { installUrl } from "@/lib/oauth/marketplace";
@@ -49,10 +51,11 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
       </Notice>
     );
   }
-  const [secret, keys, usage] = await Promise.all([
+  const [secret, keys, usage, versions] = await Promise.all([
     webhookSecretStatus(app.id),
     webhookSigningKeys(),
     appUsageDays(app.id, 30, new Date()),
+    listAppVersions(app.id, actor),
   ]);
   return (
     <>
@@ -192,6 +195,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             }}
           />
         </section>
+        <AppVersionsSection data={versions} />
       </div>
     </>
   );

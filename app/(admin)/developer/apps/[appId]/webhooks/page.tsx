@@ -4,14 +4,16 @@ import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
 import { ScrollRegion } from "@/components/ui/scroll-region";
 import { Outcome, StatusBadge, Timestamp } from "@/components/webhooks/delivery-log";
+import { EndpointHealth } from "@/components/webhooks/endpoint-health";
 import { RedeliverButton } from "@/components/webhooks/redeliver-button";
 import { requireActor } from "@/lib/auth/session";
 import { appUrl } from "@/lib/env";
 import { DomainError } from "@/lib/errors";
 import { developerWebhookLog, type WebhookDeliveryLog } from "@/lib/webhooks/deliveries";
 import { deliveryState, deliveryStateLabels, deliveryStates, isDeliveryState } from "@/lib/webhooks/delivery-state";
+import { endpointHealthForDeveloper } from "@/lib/webhooks/endpoint-health";
 import { webhookKeysJwks } from "@/lib/webhooks/signing-key";
-import { redeliverEvent } from "./actions";
+import { enableWebhookEndpointAction, redeliverEvent, redeliverFailedAction } from "./actions";
 
 export const metadata: Metadata = { title: "Webhooks" };
 
@@ -51,7 +53,7 @@ export default async function AppWebhooksPage({
   const { app } = log;
   const all = log.events.map((event) => ({ ...event, state: deliveryState(event) }));
   const events = filter === "all" ? all : all.filter((event) => event.state === filter);
-  const jwks = await webhookKeysJwks();
+  const [jwks, health] = await Promise.all([webhookKeysJwks(), endpointHealthForDeveloper(actor, app.id)]);
   const keysUrl = `${appUrl()}/.well-known/webhook-keys`;
   const path = `/developer/apps/${encodeURIComponent(app.id)}/webhooks`;
 
@@ -65,6 +67,15 @@ export default async function AppWebhooksPage({
             Refresh
           </Link>
         }
+      />
+
+      <EndpointHealth
+        appId={app.id}
+        attempts={health.attempts}
+        succeeded={health.succeeded}
+        disabledAt={health.disabledAt?.toISOString() ?? null}
+        enable={enableWebhookEndpointAction}
+        redeliverFailed={redeliverFailedAction}
       />
 
       <section aria-labelledby="deliveries" className="mb-6">

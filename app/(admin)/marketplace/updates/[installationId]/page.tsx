@@ -1,0 +1,81 @@
+import type { Metadata } from "next";
+import { updatePlace } from "@/components/app-updates/pending-updates";
+import { UpdateDecision } from "@/components/app-updates/update-decision";
+import { PageHeader } from "@/components/page-header";
+import { Notice } from "@/components/ui/notice";
+import { requireActor } from "@/lib/auth/session";
+import { DomainError } from "@/lib/errors";
+import { getPendingUpdate, type PendingUpdate } from "@/lib/oauth/app-updates";
+import { approveUpdateAction, declineUpdateAction } from "../../actions";
+
+export const metadata: Metadata = { title: "Review update" };
+
+/** `Review update`: the scopes a new version of an installed app adds and removes, with `Approve` and `Decline`. */
+export default async function ReviewUpdatePage({ params }: { params: Promise<{ installationId: string }> }) {
+  const actor = await requireActor();
+  const { installationId } = await params;
+  let update: PendingUpdate | undefined;
+  try {
+    update = await getPendingUpdate(actor, installationId);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return (
+      <Notice title={error.kind === "forbidden" ? "You can't review this update" : "App not found"} tone="warning">
+        <p>{error.message}</p>
+      </Notice>
+    );
+  }
+  if (!update) {
+    return (
+      <Notice title="No update to review" tone="info">
+        <p>
+          This installation runs the newest version it was offered. <a href="/marketplace">Back to the marketplace</a>
+        </p>
+      </Notice>
+    );
+  }
+  return (
+    <>
+      <PageHeader title={`Review update: ${update.appName}`} description={updatePlace(update)} />
+      <section
+        aria-labelledby="changes-title"
+        className="space-y-3 rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200"
+      >
+        <h2 id="changes-title" className="font-semibold">
+          What changes
+        </h2>
+        <div>
+          <h3 className="text-sm font-semibold text-slate-700">Scopes added</h3>
+          <ul className="list-inside list-disc text-sm" aria-label="Scopes added">
+            {update.added.map((s) => (
+              <li key={s}>
+                <code>{s}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+        {update.removed.length > 0 ? (
+          <div>
+            <h3 className="text-sm font-semibold text-slate-700">Scopes removed</h3>
+            <ul className="list-inside list-disc text-sm" aria-label="Scopes removed">
+              {update.removed.map((s) => (
+                <li key={s}>
+                  <code>{s}</code>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+        <p className="text-sm text-slate-600">
+          Until you approve, the app keeps working with what it has. Approving gives its next tokens the new scopes;
+          nothing is reinstalled.
+        </p>
+        <UpdateDecision
+          approve={approveUpdateAction}
+          decline={declineUpdateAction}
+          installationId={update.installationId}
+        />
+      </section>
+    </>
+  );
+}

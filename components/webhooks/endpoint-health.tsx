@@ -1,0 +1,93 @@
+"use client";
+
+import { useActionState } from "react";
+import { SubmitButton } from "@/components/ui/submit-button";
+import type { ActionState } from "@/lib/auth/actions";
+
+type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
+
+function Message({ state }: { state: ActionState }) {
+  if (state.error || state.fieldErrors) {
+    return (
+      <p role="alert" className="text-sm text-red-600">
+        {state.error ?? Object.values(state.fieldErrors ?? {})[0]}
+      </p>
+    );
+  }
+  return state.message ? (
+    <p role="status" className="text-sm text-emerald-700">
+      {state.message}
+    </p>
+  ) : null;
+}
+
+/**
+ * The webhook endpoint's health on the app's webhooks page: the last 24 hours' success share,
+ * `Webhook endpoint disabled` with `Enable`, and `Redeliver failed` since a chosen time (UTC).
+ */
+export function EndpointHealth({
+  appId,
+  attempts,
+  succeeded,
+  disabledAt,
+  enable,
+  redeliverFailed,
+}: {
+  appId: string;
+  attempts: number;
+  succeeded: number;
+  /** ISO time, or null when the endpoint is on. */
+  disabledAt: string | null;
+  enable: Action;
+  redeliverFailed: Action;
+}) {
+  const [enabled, enableAction] = useActionState(enable, {});
+  const [redelivered, redeliverAction] = useActionState(redeliverFailed, {});
+  const share = attempts === 0 ? null : Math.round((succeeded / attempts) * 100);
+  return (
+    <section
+      aria-labelledby="endpoint-health"
+      className="mb-6 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
+    >
+      <h2 id="endpoint-health" className="font-semibold">
+        Endpoint health
+      </h2>
+      <p className="mt-2 text-sm text-slate-700" data-testid="success-share">
+        {share === null
+          ? "No delivery attempts in the last 24 hours."
+          : `${share}% of delivery attempts succeeded in the last 24 hours (${succeeded} of ${attempts}).`}
+      </p>
+      {disabledAt && !enabled.ok ? (
+        <div role="alert" className="mt-3 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
+          <p className="font-semibold">Webhook endpoint disabled</p>
+          <p>
+            It answered nothing but failures for days, so no attempts are made since{" "}
+            <time dateTime={disabledAt}>{disabledAt}</time>. Events are still written and listed by{" "}
+            <code>GET /webhooks/events</code>. Fix the receiver, then enable it: everything pending is delivered.
+          </p>
+          <form action={enableAction} className="mt-2">
+            <input type="hidden" name="appId" value={appId} />
+            <SubmitButton pendingLabel="Enabling…">Enable</SubmitButton>
+          </form>
+        </div>
+      ) : null}
+      <Message state={enabled} />
+      <form action={redeliverAction} className="mt-4 flex flex-wrap items-end gap-2">
+        <input type="hidden" name="appId" value={appId} />
+        <label className="text-sm">
+          <span className="block text-slate-700">Failed since (UTC)</span>
+          <input
+            type="datetime-local"
+            name="since"
+            required
+            className="mt-1 rounded-md border border-slate-300 px-2 py-1 text-sm"
+          />
+        </label>
+        <SubmitButton variant="secondary" pendingLabel="Queueing…">
+          Redeliver failed
+        </SubmitButton>
+      </form>
+      <Message state={redelivered} />
+    </section>
+  );
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from "node:crypto";
+import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { runCli } from "./support/cli";
+import { expect, test } from "./support/test";
+import { createAgency, signIn } from "./support/world";
+
+/**
+ * Webhook endpoint health with a receiver that refuses, then accepts: after
+ * WEBHOOK_DISABLE_AFTER_DAYS of nothing but failures (0.0005 days, 43 s, on the e2e server) the
+ * app's webhooks page says `Webhook endpoint disabled`; events are still written and listed by
+ * GET /webhooks/events; `Enable` delivers everything pending.
+ */
+
+const callback = "https://app.example.test/oauth/callback";
+
+let receiver: WebhookReceiver;
+test.beforeAll(async () => {
+  receiver = await startWebhookReceiver("/hooks");
+});
+test.afterAll(async () => {
+  await receiver.stop();
+});
+
+test("an endpoint refusing for the configured days is disabled; Enable delivers what is pending", async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(240_000);
+  const agency = await createAgency({ locations: 1 });
+  const app = await runCli<{ appId: string; clientId: string; clientSecret: string }>("app:create", {
+    company: agency.companyId,
+    name: `Refusing ${randomBytes(3).toString("hex")}`,
+    "redirect-uri": callback,
+    scopes: "locations.readonly",
+    "install-setting": "everyone",
+    "webhook-url": receiver.url,
+  });
+  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
+  await signIn(page, agency.owner.email);
+  await receiver.stop();
+
+  // An install: its event fails (connection refused).
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: app.clientId,
+    redirect_uri: callback,
+    state: "s",
+  });
+  await page.goto(`/oauth/chooselocation?${query}`);
+  await page.getByRole("button", { name: "Install" }).click();
+  await page.waitForURL(`${callback}?**`);
+  const webhooksPage = `/developer/apps/${app.appId}/webhooks`;
+  await page.goto(webhooksPage);
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        return page.getByTestId("success-share").textContent();
+      },
+      { timeout: 30_000, intervals: [1000] },
+    )
+    .toContain("0% of delivery attempts succeeded");
+
+  // Past the 43 s of failures, the next failed attempt (an uninstall's event) disables the endpoint.
+  await page.waitForTimeout(45_000);
+  await page.goto("/marketplace");
+  await page.getByRole("button", { name: /^Uninstall/ }).click();
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText("No app is installed yet.")).toBeVisible();
+  await page.goto(webhooksPage);
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        return page.getByText("Webhook endpoint disabled").count();
+      },
+      { timeout: 30_000, intervals: [1000] },
+    )
+    .toBe(1);
+
+  // Events are still written and listed by the missed-events API.
+  const basic = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString("base64")}`;
+  const listed = await request.get("/webhooks/events", { headers: { authorization: basic } });
+  expect(listed.status()).toBe(200);
+  const events = ((await listed.json()) as { events: { type: string; status: string }[] }).events;
+  expect(events.map((e) => e.type).sort()).toEqual(["INSTALL", "UNINSTALL"]);
+
+  // The receiver accepts again; Enable delivers both pending events.
+  await receiver.start();
+  await page.getByRole("button", { name: "Enable" }).click();
+  await expect(page.getByText(/Enabled\. \d+ pending event/)).toBeVisible();
+  const arrived = () =>
+    receiver.received.filter((w) => (JSON.parse(w.body) as { appId: string }).appId === app.appId).length;
+  await expect.poll(arrived, { timeout: 60_000, intervals: [1000] }).toBe(2);
+  await page.reload();
+  await expect(page.getByText("Webhook endpoint disabled")).toHaveCount(0);
+});

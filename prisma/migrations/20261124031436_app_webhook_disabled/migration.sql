@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "App" ADD COLUMN     "webhookDisabledAt" TIMESTAMP(3);
