@@ -27,6 +27,7 @@ import {
 } from "./bench/load";
 import { type Peer, startBareNext, startOidcProviderPeer } from "./bench/peers";
 import { type DatabaseRun, machine, pgliteTargets, table, targets, usageCountingCost } from "./bench/report";
+import { signInCookie } from "./bench/server";
 import { buildIfNeeded } from "./build-if-needed";
 import { startProductionServer } from "./support/production-server";
 
@@ -117,7 +118,11 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const countingLimits = { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_DAILY: "1000000000" };
     say(`${labels[kind]}: starting the production server on port ${port} (log: ${logFile})`);
     let server = await startProductionServer({ ...common, env: { ...benchEnv, ...countingLimits } });
-    const all = [...scenarios(seed), ...peerRuns].filter((s) => selected(s.id));
+    // The screen scenario (s) reads as a signed-in agency owner.
+    const screenCookie = selected("s")
+      ? await signInCookie(server.baseUrl, seed.screen.email, seed.screen.password)
+      : undefined;
+    const all = [...scenarios(seed, screenCookie), ...peerRuns].filter((s) => selected(s.id));
     const measured = new Map<string, Measurement[]>(all.map((s) => [s.id, []]));
     try {
       for (let round = 0; round < rounds; round++) {

@@ -17,6 +17,8 @@ export interface Scenario {
   remaining?: () => number;
   /** A peer's scenario runs against the peer's own server (and has no database timing of ours). */
   baseUrl?: string;
+  /** Fewer connections than CONNECTIONS (a screen is loaded by people, not by 50 clients at once). */
+  connections?: number;
 }
 
 export interface ScenarioResult {
@@ -33,8 +35,8 @@ export interface ScenarioResult {
   dbCallsPerRequest: number;
 }
 
-/** (a)–(g), in the order they run. */
-export function scenarios(seed: LoadSeed): Scenario[] {
+/** (a)–(g), in the order they run, and (s) when a signed-in session cookie is given. */
+export function scenarios(seed: LoadSeed, screenCookie?: string): Scenario[] {
   const location = `/locations/${seed.locationId}`;
   let contact = 0;
   let refresh = 0;
@@ -139,8 +141,24 @@ export function scenarios(seed: LoadSeed): Scenario[] {
         },
       ],
     },
+    ...(screenCookie
+      ? [
+          {
+            id: "s",
+            name: `GET /settings/private-integrations, ${seed.screen.integrations} integrations (screen, ${SCREEN_CONNECTIONS} connections)`,
+            expect: 200,
+            connections: SCREEN_CONNECTIONS,
+            requests: [
+              { method: "GET" as const, path: "/settings/private-integrations", headers: { cookie: screenCookie } },
+            ],
+          },
+        ]
+      : []),
   ];
 }
+
+/** The screen scenario's connections: a few people at once, so its latency is the server's time for one page. */
+const SCREEN_CONNECTIONS = 4;
 
 /** One request by hand before the load, so a misconfigured scenario fails loudly instead of benchmarking errors. */
 async function check(baseUrl: string, scenario: Scenario): Promise<void> {
@@ -159,7 +177,8 @@ async function check(baseUrl: string, scenario: Scenario): Promise<void> {
 }
 
 async function cannon(baseUrl: string, scenario: Scenario, duration: number): Promise<Result> {
-  return autocannon({ url: baseUrl, connections: CONNECTIONS, duration, requests: scenario.requests });
+  const connections = scenario.connections ?? CONNECTIONS;
+  return autocannon({ url: baseUrl, connections, duration, requests: scenario.requests });
 }
 
 /** One measured stretch of one scenario. */

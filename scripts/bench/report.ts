@@ -107,7 +107,8 @@ export function usageCountingCost(run: DatabaseRun): string {
 }
 
 export function pgliteTargets(pglite: DatabaseRun, postgres: DatabaseRun | undefined): string {
-  const slow = pglite.results.filter((r) => r.p99 > 300);
+  // The API's target: (s) is a screen, rendered by Next.js, measured for its own row.
+  const slow = pglite.results.filter((r) => r.id !== "s" && r.p99 > 300);
   const p99 = slow.length
     ? `p99 over 300 ms in ${slow.map((r) => `(${r.id}) ${fixed(r.p99)} ms`).join(", ")}: misses`
     : "every p99 within 300 ms: meets";

@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { AUTHORIZATION_CODE_TTL_MS } from "@/lib/oauth/authorize/issue-code";
 import { REFRESH_TOKEN_TTL_MS } from "@/lib/oauth/grants/issue";
-import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { makeAgency, makeUser, testPassword } from "@/lib/testing/fixtures";
 import { install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /** What the load scenarios need, made through the lib functions the screens and endpoints use. */
@@ -20,6 +20,25 @@ export interface LoadSeed {
   refresh: { clientId: string; clientSecret: string; tokens: string[] };
   /** Fresh single-use authorization codes of one Location install (no PKCE), and the app's client credentials. */
   codes: { clientId: string; clientSecret: string; codes: string[] };
+  /** An agency owner who signs in to the Private Integrations screen, and how many integrations it lists. */
+  screen: { email: string; password: string; integrations: number };
+}
+
+/** The agency screen's list in (s): issue 24 wants its server time with 500 integrations. */
+export const SCREEN_INTEGRATIONS = 500;
+
+/** An agency of its own with `count` agency-level integrations, made by the lifecycle as the screen makes them. */
+async function seedScreen(count: number): Promise<LoadSeed["screen"]> {
+  const { owner } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+  const scopes = ["locations.readonly", "users.readonly", "locations.write", "oauth.readonly"];
+  for (let i = 0; i < count; i++) {
+    await createPrivateIntegration(
+      owner,
+      { level: "agency", companyId: owner.companyId },
+      { name: `Integration ${i + 1}`, description: `Bench integration ${i + 1}`, scopes: scopes.slice(0, 1 + (i % 4)) },
+    );
+  }
+  return { email: owner.email, password: testPassword, integrations: count };
 }
 
 /**
@@ -106,8 +125,9 @@ export async function seedForLoad(refreshTokenCount: number, progress: (m: strin
   const codeApp = await makeApp(companyId);
   const { code } = await install(user, codeApp.app.clientId, { level: "location", locationId });
   const codes = await seedCodes(code, refreshTokenCount, now);
+  const screen = await seedScreen(SCREEN_INTEGRATIONS);
   progress(
-    `seeded: 1 agency, 3 sub-accounts, 1 private integration, 4 app installs, ${tokens.length} refresh tokens, ${codes.length} authorization codes`,
+    `seeded: 1 agency, 3 sub-accounts, 1 private integration, 4 app installs, ${tokens.length} refresh tokens, ${codes.length} authorization codes; an agency of ${screen.integrations} integrations for the screen`,
   );
   return {
     companyId,
@@ -117,5 +137,6 @@ export async function seedForLoad(refreshTokenCount: number, progress: (m: strin
     companyAccessToken: company.access_token,
     refresh: { clientId: refreshApp.app.clientId, clientSecret: refreshApp.clientSecret, tokens },
     codes: { clientId: codeApp.app.clientId, clientSecret: codeApp.clientSecret, codes },
+    screen,
   };
 }
