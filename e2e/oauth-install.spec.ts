@@ -111,6 +111,16 @@ test.describe("install screen /oauth/chooselocation", () => {
     await expect(installed).toContainText("Sub-account 1");
     await expect(installed).toContainText("Sub-account 3");
     await expect(installed).not.toContainText("Sub-account 2");
+    // SPEC.md: each app once per place; installed at the agency, it is not offered there again
+    // (its entry opens the install screen to change the sub-accounts instead).
+    await expect(page.getByRole("region", { name: /installed$/ })).toHaveCount(1);
+    const offered = await page
+      .getByRole("link", { name: /^Install / })
+      .evaluateAll((links) => links.map((l) => l.getAttribute("href") ?? ""));
+    expect(offered.some((h) => h.includes(app.clientId))).toBe(false);
+    expect(await installed.getByRole("link", { name: /^Change the sub-accounts of / }).getAttribute("href")).toContain(
+      app.clientId,
+    );
   });
 
   test("a sub-account user installs an Everyone app in their sub-account", async ({ page, request }) => {

@@ -158,6 +158,10 @@ test("an event sent while the app's server is down arrives after it comes back",
   await expect(page.getByRole("table")).toHaveCount(0);
   await filters.getByRole("link", { name: /^All / }).click();
 
+  // The app's server answers with a body: one long line, which the log keeps (its first 1 KiB) and
+  // wraps rather than widening the page.
+  const answer = `thanks-from-the-app-${"x".repeat(600)}`;
+  receiver.answer = (w) => ((JSON.parse(w.body) as { appId: string }).appId === app.appId ? answer : "ok");
   await receiver.start();
   const arrived = () =>
     receiver.received.filter((w) => (JSON.parse(w.body) as { appId: string }).appId === app.appId).length;
@@ -167,6 +171,19 @@ test("an event sent while the app's server is down arrives after it comes back",
   await expect.poll(arrived, { timeout: 90_000, intervals: [1000] }).toBe(1);
   await page.reload();
   await expect(page.getByRole("table").first()).toContainText("Delivered");
+
+  // SPEC.md: each attempt shows its status or error, the request body and the first 1 KiB of the response.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page
+    .getByText(/^Attempt history \(\d+\)$/)
+    .first()
+    .click();
+  await expect(page.getByText(/^Response body of attempt \d+ \(first 1 KiB\)$/)).toBeVisible();
+  const shown = page.getByTestId("webhook-response-body");
+  await expect(shown).toHaveCount(1); // the refused attempt had no answer
+  await expect(shown).toHaveText(answer);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  receiver.answer = () => "ok";
 });
 
 test("the webhook secret is rotated on the app's page; both secrets sign for the next 24 hours", async ({

@@ -16,6 +16,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** The status code to answer with (default 200), or "hang" to never answer; may depend on the request. */
   respond: (webhook: ReceivedWebhook) => number | "hang";
+  /** The response body to send with it (default "ok"). */
+  answer: (webhook: ReceivedWebhook) => string | Buffer;
   /** Stops listening (connections are then refused); `start` listens on the same port again. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -28,6 +30,7 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
     port: 0,
     received: [],
     respond: () => 200,
+    answer: () => "ok",
     async stop() {
       const current = server;
       server = undefined;
@@ -51,7 +54,7 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
           if (status === "hang") return;
           response.statusCode = status;
           response.setHeader("connection", "close");
-          response.end("ok");
+          response.end(receiver.answer(webhook));
         });
       });
       await new Promise<void>((resolve, reject) => {

@@ -80,6 +80,8 @@ export async function deliverClaimedEvent(event: ClaimedEvent, options: DeliverO
         statusCode: result.statusCode ?? null,
         error,
         durationMs: result.durationMs,
+        // Shown on the developer's delivery log only; never logged (it is the receiver's text).
+        responseBody: result.responseBody ?? null,
       },
     }),
     db().webhookEvent.updateMany({

@@ -14,6 +14,8 @@ export interface WebhookAttemptView {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** The first 1 KiB of what the receiver answered; null when it did not answer. */
+  responseBody: string | null;
 }
 
 export interface WebhookEventView {
@@ -74,7 +76,15 @@ export async function listWebhookDeliveries(options: {
       deliveryLogs: {
         orderBy: [{ attemptedAt: "desc" }, { id: "asc" }],
         take: options.attemptsPerEvent ?? 10,
-        select: { id: true, attempt: true, attemptedAt: true, statusCode: true, error: true, durationMs: true },
+        select: {
+          id: true,
+          attempt: true,
+          attemptedAt: true,
+          statusCode: true,
+          error: true,
+          durationMs: true,
+          responseBody: true,
+        },
       },
     },
   });

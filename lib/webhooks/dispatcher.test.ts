@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
+import { log } from "@/lib/log";
 import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { BACKOFF_SCHEDULE_MS, nextAttemptAfterFailure, RETRY_WINDOW_MS, retryDelayMs } from "./backoff";
@@ -10,7 +11,7 @@ import { deliverClaimedEvent } from "./deliver";
 import { dispatchDueEvents, startDispatcher, stopDispatcher } from "./dispatcher";
 import { enqueueWebhookEvents } from "./outbox";
 import { redeliverWebhookEvent } from "./redeliver";
-import type { SendWebhookInput } from "./sender";
+import { RESPONSE_BODY_LIMIT_BYTES, responseBodyExcerpt, type SendWebhookInput } from "./sender";
 import { verifyWebhookSignature } from "./signer";
 import { webhookKeysJwks } from "./signing-key";
 
@@ -157,7 +158,70 @@ describe("delivery to a real HTTP receiver", () => {
       lockedUntil: null,
     });
     expect(row.deliveredAt).not.toBeNull();
-    expect(row.deliveryLogs).toMatchObject([{ attempt: 1, statusCode: 200, error: null }]);
+    expect(row.deliveryLogs).toMatchObject([{ attempt: 1, statusCode: 200, error: null, responseBody: "ok" }]);
+  });
+
+  it("keeps the first 1 KiB of a 5 KB answer, never logging it", async () => {
+    const app = await makeApp();
+    const now = new Date();
+    const [id] = await enqueue(app, now);
+    // "é" is two bytes: byte 1024 falls inside one, which is dropped rather than shown half.
+    const answer = `${"a".repeat(1023)}${"é".repeat(2000)}`;
+    expect(Buffer.byteLength(answer)).toBeGreaterThan(5000);
+    receiver.respond = (w) => (w.headers["webhook-id"] === id ? 503 : 200);
+    receiver.answer = (w) => (w.headers["webhook-id"] === id ? answer : "ok");
+    const logged = [vi.spyOn(log, "info"), vi.spyOn(log, "warn"), vi.spyOn(log, "error")];
+    try {
+      await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true });
+      const row = await eventRow(id!);
+      expect(row.deliveryLogs).toMatchObject([{ statusCode: 503, responseBody: "a".repeat(1023) }]);
+      const calls = JSON.stringify(logged.flatMap((spy) => spy.mock.calls));
+      expect(calls).toContain(id);
+      expect(calls).not.toContain("aaaa");
+    } finally {
+      receiver.respond = () => 200;
+      receiver.answer = () => "ok";
+      for (const spy of logged) spy.mockRestore();
+    }
+  });
+
+  it("keeps a binary answer as text (bad bytes and NUL replaced), on either database", async () => {
+    const app = await makeApp();
+    const now = new Date();
+    const [id] = await enqueue(app, now);
+    const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x0d, 0x0a, 0xff, 0x41]);
+    receiver.answer = (w) => (w.headers["webhook-id"] === id ? binary : "ok");
+    try {
+      await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true });
+      const row = await eventRow(id!);
+      expect(row.deliveryLogs).toMatchObject([{ statusCode: 200, responseBody: "\uFFFDPNG\uFFFD\r\n\uFFFDA" }]);
+    } finally {
+      receiver.answer = () => "ok";
+    }
+  });
+
+  it("stops reading an answer after 1 KiB and a byte instead of waiting for its end", async () => {
+    // Sends 2 KiB and never ends the body: the attempt must not wait for the rest (nor for the
+    // one-second cut-off that a slow trickle gets).
+    const endless: Server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/plain" });
+      response.write("b".repeat(2048));
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hook`;
+    try {
+      const app = await makeApp(url);
+      const now = new Date();
+      const [id] = await enqueue(app, now);
+      await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true });
+      const row = await eventRow(id!);
+      expect(row).toMatchObject({ status: "delivered" });
+      expect(row.deliveryLogs[0]?.responseBody).toBe("b".repeat(RESPONSE_BODY_LIMIT_BYTES));
+      expect(row.deliveryLogs[0]?.durationMs).toBeLessThan(1000);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
   });
 
   it("retries a non-2xx answer with backoff and keeps the same webhook-id", async () => {
@@ -241,6 +305,8 @@ describe("delivery to a real HTTP receiver", () => {
       const row = await eventRow(id);
       expect(row).toMatchObject({ status: "delivered", attempts: 3 });
       expect(row.deliveryLogs.map((d) => d.error)).toEqual(["connection refused", "connection refused", null]);
+      // No answer, no response body.
+      expect(row.deliveryLogs.map((d) => d.responseBody)).toEqual([null, null, "ok"]);
       expect(receivedIds()).toContain(id);
     }
   });
@@ -272,6 +338,18 @@ describe("delivery to a real HTTP receiver", () => {
     expect(row.status).toBe("pending");
     expect(row.lastError).toMatch(/^refused: .*non-public/);
     expect(receivedIds()).not.toContain(id);
+  });
+});
+
+describe("the response body's text", () => {
+  it("is the first 1 KiB as UTF-8, a character cut by the limit dropped, a short bad ending replaced", () => {
+    expect(responseBodyExcerpt(Buffer.from("thanks"))).toBe("thanks");
+    expect(responseBodyExcerpt(Buffer.alloc(0))).toBe("");
+    const cut = Buffer.from(`${"a".repeat(1023)}€€`);
+    expect(responseBodyExcerpt(cut)).toBe("a".repeat(1023));
+    expect(responseBodyExcerpt(Buffer.from([0x41, 0xe2, 0x82]))).toBe("A\uFFFD");
+    expect(responseBodyExcerpt(Buffer.from("a\u0000b"))).toBe("a\uFFFDb");
+    expect(responseBodyExcerpt(Buffer.alloc(4096, 0x7a))).toHaveLength(RESPONSE_BODY_LIMIT_BYTES);
   });
 });
 

@@ -2,9 +2,14 @@ import http from "node:http";
 import https from "node:https";
 import { guardedLookup, parseWebhookTarget } from "./ssrf";
 
-/** One HTTP attempt of a webhook: a POST with a hard time limit, no redirects, no body kept. */
+/**
+ * One HTTP attempt of a webhook: a POST with a hard time limit, no redirects, and only the first
+ * 1 KiB of the answer kept (for the delivery log).
+ */
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** How much of a receiver's response body the delivery log keeps. */
+export const RESPONSE_BODY_LIMIT_BYTES = 1024;
 const USER_AGENT = "token-service-webhooks/1.0";
 
 export interface SendWebhookInput {
@@ -25,6 +30,8 @@ export interface SendWebhookResult {
   durationMs: number;
   /** From a Retry-After header (429/503), in milliseconds. */
   retryAfterMs?: number;
+  /** The first 1 KiB of the response body as text (see responseBodyExcerpt); absent without an answer. */
+  responseBody?: string;
 }
 
 export function sendWebhook(input: SendWebhookInput): Promise<SendWebhookResult> {
@@ -70,18 +77,43 @@ export function sendWebhook(input: SendWebhookInput): Promise<SendWebhookResult>
     request.on("response", (response) => {
       const statusCode = response.statusCode ?? 0;
       const retryAfterMs = parseRetryAfter(response.headers["retry-after"]);
-      // The answer's body is not needed (nor kept); drain a little, then hang up.
-      response.resume();
-      response.on("end", () => finish({ statusCode, retryAfterMs }));
-      response.on("error", () => finish({ statusCode, retryAfterMs }));
+      // Keep at most 1 KiB and one byte (the byte tells a cut body from a whole one), then hang up:
+      // a receiver's answer may be large, endless or binary.
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      const answered = () =>
+        finish({ statusCode, retryAfterMs, responseBody: responseBodyExcerpt(Buffer.concat(chunks, kept)) });
+      response.on("data", (chunk: Buffer) => {
+        if (settled) return;
+        const wanted = RESPONSE_BODY_LIMIT_BYTES + 1 - kept;
+        chunks.push(chunk.length > wanted ? chunk.subarray(0, wanted) : chunk);
+        kept += Math.min(chunk.length, wanted);
+        if (kept > RESPONSE_BODY_LIMIT_BYTES) {
+          answered();
+          request.destroy();
+        }
+      });
+      response.on("end", answered);
+      response.on("error", answered);
       // A receiver that sends its status and then trickles a body forever still counts as answered.
       setTimeout(() => {
-        finish({ statusCode, retryAfterMs });
+        answered();
         request.destroy();
       }, 1000).unref();
     });
     request.end(body);
   });
+}
+
+/**
+ * The delivery log's text of a response body: its first 1 KiB decoded as UTF-8, bad bytes (a
+ * binary answer) replaced with U+FFFD. A character cut by the limit is dropped rather than shown
+ * as a replacement. NUL becomes U+FFFD too: PostgreSQL text cannot hold it.
+ */
+export function responseBodyExcerpt(bytes: Uint8Array): string {
+  const cut = bytes.length > RESPONSE_BODY_LIMIT_BYTES;
+  const text = new TextDecoder("utf-8").decode(bytes.subarray(0, RESPONSE_BODY_LIMIT_BYTES), { stream: cut });
+  return text.replaceAll("\u0000", "\uFFFD");
 }
 
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { PendingUpdates } from "@/components/app-updates/pending-updates";
+import { UpdateAvailable } from "@/components/app-updates/pending-updates";
 import { UninstallButton } from "@/components/marketplace/uninstall-button";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -18,11 +18,15 @@ export default async function MarketplacePage() {
     listInstalledApps(actor),
     listPendingUpdates(actor),
   ]);
+  // Each installation is one place; its update, if any, is shown on its own entry.
+  const updateOf = new Map(updates.map((u) => [u.installationId, u]));
 
   return (
     <>
-      <PageHeader title="Marketplace" description="Apps you can install, and the ones installed where you work." />
-      <PendingUpdates updates={updates} />
+      <PageHeader
+        title="Marketplace"
+        description="The apps installed where you work, once per place (the agency or a sub-account), and the ones you can still install."
+      />
       <section aria-labelledby="installed-title" className="mb-10">
         <h2 id="installed-title" className="mb-3 text-lg font-semibold">
           Installed apps
@@ -31,27 +35,47 @@ export default async function MarketplacePage() {
           <p className="text-sm text-slate-600">No app is installed yet.</p>
         ) : (
           <ul className="space-y-3">
-            {installed.map((i) => (
-              <li key={i.installationId}>
-                <section
-                  aria-label={`${i.appName} installed`}
-                  className="flex flex-wrap items-start justify-between gap-4 rounded-lg bg-surface p-4 shadow-sm ring-1 ring-slate-200"
-                >
-                  <div>
-                    <h3 className="font-medium">{i.appName}</h3>
-                    <p className="text-sm text-slate-600">
-                      {i.userType === "Company"
-                        ? `Agency install${i.locations.length ? ` · ${i.locations.map((l) => l.name).join(", ")}` : ""}`
-                        : `Sub-account install · ${i.locations.map((l) => l.name).join(", ")}`}
-                    </p>
-                    <p className="text-xs text-slate-500">Authorized {i.installedAt.toISOString().slice(0, 10)}</p>
-                  </div>
-                  {i.canUninstall ? (
-                    <UninstallButton action={uninstallAction} installationId={i.installationId} appName={i.appName} />
-                  ) : null}
-                </section>
-              </li>
-            ))}
+            {installed.map((i) => {
+              const update = updateOf.get(i.installationId);
+              return (
+                <li key={i.installationId}>
+                  <section
+                    aria-label={`${i.appName} installed${update ? ", update available" : ""}`}
+                    className="flex flex-wrap items-start justify-between gap-4 rounded-lg bg-surface p-4 shadow-sm ring-1 ring-slate-200"
+                  >
+                    <div>
+                      <h3 className="font-medium">{i.appName}</h3>
+                      <p className="text-sm text-slate-600">
+                        {i.userType === "Company"
+                          ? `Agency install${i.locations.length ? ` · ${i.locations.map((l) => l.name).join(", ")}` : ""}`
+                          : `Sub-account install · ${i.locations.map((l) => l.name).join(", ")}`}
+                      </p>
+                      <p className="text-xs text-slate-500">Authorized {i.installedAt.toISOString().slice(0, 10)}</p>
+                      {update ? <UpdateAvailable update={update} /> : null}
+                    </div>
+                    <div className="flex flex-wrap items-center gap-3">
+                      {i.changeUrl ? (
+                        // A plain link: the install screen is a full page outside this shell.
+                        <a
+                          href={i.changeUrl}
+                          aria-label={`Change the sub-accounts of ${i.appName}`}
+                          className={buttonClass("secondary")}
+                        >
+                          Change sub-accounts
+                        </a>
+                      ) : null}
+                      {i.canUninstall ? (
+                        <UninstallButton
+                          action={uninstallAction}
+                          installationId={i.installationId}
+                          appName={i.appName}
+                        />
+                      ) : null}
+                    </div>
+                  </section>
+                </li>
+              );
+            })}
           </ul>
         )}
       </section>

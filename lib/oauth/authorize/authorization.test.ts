@@ -349,13 +349,16 @@ describe("denyInstall", () => {
 describe("marketplace listings", () => {
   it("an Agency-only app is listed for agency owners and admins only", async () => {
     const { listInstallableApps } = await import("../marketplace");
+    // Apps of their own: those above are installed by now, and an installed app is not offered again.
+    const everyoneApp = await makeApp(agency.company.id);
+    const agencyOnlyApp = await makeApp(agency.company.id, { installSetting: "agency_only" });
     const ownerView = (await listInstallableApps(agency.owner)).map((a) => a.id);
-    expect(ownerView).toContain(agencyOnly.app.id);
-    expect(ownerView).toContain(everyone.app.id);
+    expect(ownerView).toContain(agencyOnlyApp.app.id);
+    expect(ownerView).toContain(everyoneApp.app.id);
     for (const actor of [agencyUser, subUser]) {
       const ids = (await listInstallableApps(actor)).map((a) => a.id);
-      expect(ids).toContain(everyone.app.id);
-      expect(ids).not.toContain(agencyOnly.app.id);
+      expect(ids).toContain(everyoneApp.app.id);
+      expect(ids).not.toContain(agencyOnlyApp.app.id);
     }
   });
 

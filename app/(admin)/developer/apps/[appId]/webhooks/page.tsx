@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Fragment } from "react";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
 import { ScrollRegion } from "@/components/ui/scroll-region";
@@ -221,16 +222,40 @@ export default async function AppWebhooksPage({
                               </thead>
                               <tbody>
                                 {event.recentAttempts.map((a) => (
-                                  <tr key={a.id}>
-                                    <td className="py-1 pr-4 tabular-nums">{a.attempt}</td>
-                                    <td className="py-1 pr-4">
-                                      <Timestamp value={a.attemptedAt} />
-                                    </td>
-                                    <td className="py-1 pr-4">
-                                      <Outcome statusCode={a.statusCode} error={a.error} />
-                                    </td>
-                                    <td className="py-1 pr-4 tabular-nums">{a.durationMs} ms</td>
-                                  </tr>
+                                  <Fragment key={a.id}>
+                                    <tr>
+                                      <td className="py-1 pr-4 tabular-nums">{a.attempt}</td>
+                                      <td className="py-1 pr-4">
+                                        <Timestamp value={a.attemptedAt} />
+                                      </td>
+                                      <td className="py-1 pr-4">
+                                        <Outcome statusCode={a.statusCode} error={a.error} />
+                                      </td>
+                                      <td className="py-1 pr-4 tabular-nums">{a.durationMs} ms</td>
+                                    </tr>
+                                    {a.responseBody === null ? null : (
+                                      <tr>
+                                        <td colSpan={4} className="pb-2">
+                                          <p className="text-slate-500">
+                                            Response body of attempt {a.attempt} (first 1 KiB)
+                                          </p>
+                                          {a.responseBody === "" ? (
+                                            <p className="text-slate-500">(empty)</p>
+                                          ) : (
+                                            // Wraps anywhere: a long line from the receiver never widens the page.
+                                            <pre
+                                              // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
+                                              tabIndex={0}
+                                              data-testid="webhook-response-body"
+                                              className="mt-1 max-h-48 overflow-auto rounded bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all text-slate-800"
+                                            >
+                                              {a.responseBody}
+                                            </pre>
+                                          )}
+                                        </td>
+                                      </tr>
+                                    )}
+                                  </Fragment>
                                 ))}
                               </tbody>
                             </table>
