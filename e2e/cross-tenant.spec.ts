@@ -3,6 +3,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { APIRequestContext, APIResponse, Page } from "@playwright/test";
 import { runCli } from "./support/cli";
+import { rowsOnServerDatabase } from "./support/database";
 import { takeShownToken } from "./support/private-integrations";
 import { rememberSecret } from "./support/secrets";
 import { expect as baseExpect, test } from "./support/test";
@@ -104,6 +105,7 @@ function filesNamed(name: string, dir = "app"): string[] {
 
 test("screens: agency B and A's sub-account user without the permission open A's URLs and are refused", async ({
   page,
+  request,
 }) => {
   const A = await createAgency({ locations: 2, labs: true });
   const appA = await createApp(A.companyId);
@@ -113,6 +115,15 @@ test("screens: agency B and A's sub-account user without the permission open A's
     agencyPi: "off",
     locationPi: "off",
   });
+  // An installation of A's, for the screens that name one (Review update); its id is read from
+  // the database where the test can (PostgreSQL), else a made-up id proves "not found" only.
+  await signIn(page, A.owner.email);
+  await installAsAgency(page, request, appA);
+  const installations = await rowsOnServerDatabase<{ id: string }>('SELECT id FROM "Installation" WHERE "appId" = $1', [
+    appA.appId,
+  ]);
+  const installationId = installations?.[0]?.id;
+  await page.context().clearCookies();
 
   // Every screen whose URL carries an id: what B and A's sub-account user see there.
   const screens: Record<string, { path: string; asB: RegExp; asSub: RegExp }> = {
@@ -125,6 +136,12 @@ test("screens: agency B and A's sub-account user without the permission open A's
       path: `/developer/apps/${appA.appId}/webhooks`,
       asB: /^App not found$/,
       asSub: /^You don't have permission to manage apps$/,
+    },
+    "(admin)/marketplace/updates/[installationId]/page.tsx": {
+      path: `/marketplace/updates/${installationId ?? "no-such-installation"}`,
+      // Another agency's installation is "not found"; A's own, to someone who may not approve, says why.
+      asB: /^App not found$/,
+      asSub: installationId ? /^You can't review this update$/ : /^App not found$/,
     },
     "(admin)/location/[locationId]/settings/page.tsx": {
       path: `/location/${A.locationIds[0]}/settings`,
@@ -310,8 +327,11 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   for (const id of [A.companyId, a0, a1]) expect(await events.text()).not.toContain(id);
   for (const route of ["oauth/token", "oauth/revoke", "oauth/introspect", "webhooks/events"]) covered.add(route);
 
-  // Routes that hold no tenant's data.
+  // Routes that hold no tenant's data (the leaked-token routes revoke what the caller holds, for
+  // anyone: app/cross-tenant.test.ts proves another tenant's ids get them nothing).
   for (const route of [
+    "credentials/github-secret-scanning",
+    "credentials/revoke",
     ".well-known/jwks.json",
     ".well-known/oauth-authorization-server",
     ".well-known/webhook-keys",
