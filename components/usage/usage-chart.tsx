@@ -2,7 +2,8 @@
  * A stacked bar chart of API requests per day (SPEC.md › Usage and reminders): `ok`, `refused` and
  * `limited` stacked, one bar a day, the newest on the right. Server-rendered SVG, no script; the
  * picture is hidden from screen readers, which read the same numbers in the table below it. Colours
- * hold in light and dark (prefers-color-scheme) and differ in lightness, not only in hue.
+ * differ in lightness, not only in hue; the dark scheme comes from app/globals.css's mirrored palette
+ * (a `dark:` variant here would be mirrored twice).
  */
 
 export interface UsageChartDay {
@@ -17,20 +18,20 @@ const outcomes = [
   {
     key: "ok",
     label: "Succeeded",
-    swatch: "bg-emerald-600 dark:bg-emerald-400",
-    fill: "fill-emerald-600 dark:fill-emerald-400",
+    swatch: "bg-emerald-600",
+    fill: "fill-emerald-600",
   },
   {
     key: "refused",
     label: "Refused",
-    swatch: "bg-amber-500 dark:bg-amber-300",
-    fill: "fill-amber-500 dark:fill-amber-300",
+    swatch: "bg-amber-500",
+    fill: "fill-amber-500",
   },
   {
     key: "limited",
     label: "Rate-limited",
-    swatch: "bg-rose-700 dark:bg-rose-400",
-    fill: "fill-rose-700 dark:fill-rose-400",
+    swatch: "bg-rose-700",
+    fill: "fill-rose-700",
   },
 ] as const;
 
@@ -60,7 +61,7 @@ export function UsageChart({ days, title, id }: { days: UsageChartDay[]; title: 
   const first = days[0]?.date;
   const last = days.at(-1)?.date;
   return (
-    <figure aria-labelledby={`${id}-title`} className="text-slate-700 dark:text-slate-200">
+    <figure aria-labelledby={`${id}-title`} className="text-slate-700">
       <figcaption id={`${id}-title`} className="mb-2 text-sm font-medium">
         {title}
       </figcaption>
@@ -79,23 +80,8 @@ export function UsageChart({ days, title, id }: { days: UsageChartDay[]; title: 
         aria-hidden="true"
         focusable="false"
       >
-        <line
-          x1={0}
-          x2={WIDTH}
-          y1={plot}
-          y2={plot}
-          className="stroke-slate-300 dark:stroke-slate-600"
-          strokeWidth={1}
-        />
-        <line
-          x1={0}
-          x2={WIDTH}
-          y1={0.5}
-          y2={0.5}
-          className="stroke-slate-200 dark:stroke-slate-700"
-          strokeWidth={1}
-          strokeDasharray="4 4"
-        />
+        <line x1={0} x2={WIDTH} y1={plot} y2={plot} className="stroke-slate-300" strokeWidth={1} />
+        <line x1={0} x2={WIDTH} y1={0.5} y2={0.5} className="stroke-slate-200" strokeWidth={1} strokeDasharray="4 4" />
         {days.map((day, i) => {
           let y = plot;
           const x = i * slot + (slot - barWidth) / 2;
@@ -112,34 +98,37 @@ export function UsageChart({ days, title, id }: { days: UsageChartDay[]; title: 
           );
         })}
       </svg>
-      <div className="flex justify-between text-xs text-slate-500 dark:text-slate-400" aria-hidden="true">
+      <div className="flex justify-between text-xs text-slate-500" aria-hidden="true">
         <span>{first ? shortDate(first) : ""}</span>
         <span>Scale: 0 to {top.toLocaleString("en-US")} requests a day</span>
         <span>{last ? shortDate(last) : ""}</span>
       </div>
-      <table className="sr-only">
-        <caption>{title}, per day (UTC)</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            {outcomes.map((o) => (
-              <th key={o.key} scope="col">
-                {o.label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {days.map((day) => (
-            <tr key={day.date}>
-              <th scope="row">{day.date}</th>
-              <td>{day.ok}</td>
-              <td>{day.refused}</td>
-              <td>{day.limited}</td>
+      {/* A table ignores the width sr-only gives it (the page would scroll sideways at 390 px): its box is hidden instead. */}
+      <div className="sr-only">
+        <table>
+          <caption>{title}, per day (UTC)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              {outcomes.map((o) => (
+                <th key={o.key} scope="col">
+                  {o.label}
+                </th>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {days.map((day) => (
+              <tr key={day.date}>
+                <th scope="row">{day.date}</th>
+                <td>{day.ok}</td>
+                <td>{day.refused}</td>
+                <td>{day.limited}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
