@@ -9,6 +9,7 @@ export function signedInScreens(ids: { locationId: string; appId: string; instal
     "/settings/labs",
     "/settings/team",
     "/settings/account",
+    "/settings/notifications",
     "/settings/private-integrations",
     `/location/${ids.locationId}/settings`,
     `/location/${ids.locationId}/settings/private-integrations`,
