@@ -72,7 +72,8 @@ export default async function NotificationsPage() {
       {notifications.length === 0 ? (
         <p className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
           No notifications yet. You will find reminders here 14, 7 and 1 days before an integration expires, and when
-          its token is 90 days old.
+          its token is 90 days old; and notices when a token is revoked as leaked or an app's webhook endpoint is
+          disabled.
         </p>
       ) : (
         <section
