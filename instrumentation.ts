@@ -8,6 +8,8 @@
  *   handed to scripts/serve.mjs, which answers them ahead of Next.js's router;
  * - the reminder check (lib/reminders/start.ts): at start and every REMINDER_CHECK_SECONDS (0: off on
  *   this instance), each milestone notified once across instances;
+ * - the notice of a disabled webhook endpoint (lib/webhooks/endpoint-health.ts's seam, set to
+ *   lib/reminders/events.ts);
  * - the last flush of API usage counts (lib/usage/counter.ts) when scripts/serve.mjs stops.
  *
  * WEBHOOK_DISPATCHER=off keeps this instance from delivering webhooks (events are still written
@@ -29,6 +31,12 @@ export async function register(): Promise<void> {
   const { usageCounter } = await import("@/lib/usage/counter");
   (globalThis as { __tokenServiceBeforeExit?: () => Promise<unknown> }).__tokenServiceBeforeExit = () =>
     usageCounter().stop();
+  // A disabled webhook endpoint is notified to the app's developers (webhooks may not import reminders).
+  const { setEndpointDisabledNotifier } = await import("@/lib/webhooks/endpoint-health");
+  const { notifyEventSafely } = await import("@/lib/reminders/events");
+  setEndpointDisabledNotifier(({ appId, disabledAt }) =>
+    notifyEventSafely({ kind: "webhook_endpoint_disabled", appId, at: disabledAt }),
+  );
   if (env().REMINDER_CHECK_SECONDS > 0) {
     const { startReminders } = await import("@/lib/reminders/start");
     startReminders();

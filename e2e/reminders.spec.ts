@@ -3,7 +3,7 @@ import { expectAccessible } from "./support/accessibility";
 import { runCli } from "./support/cli";
 import { onServerDatabase, rowsOnServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
-import { send } from "./support/http";
+import { randomLoopback, send } from "./support/http";
 import { card, takeShownToken } from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -125,6 +125,39 @@ test("rotation due after 90 days links straight to Rotate and expire this token 
   const dialog = page.getByRole("alertdialog", { name: "Rotate the token of “Old sync”?" });
   await expect(dialog).toBeVisible();
   await expect(dialog.getByRole("radio", { name: "7 days" })).toBeChecked();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+});
+
+test("a token revoked as leaked is notified, linking straight to Rotate and expire this token now", async ({
+  page,
+}) => {
+  const agency = await createAgency({ locations: 1, labs: true });
+  await signIn(page, agency.owner.email);
+  await page.goto("/settings/private-integrations");
+  await page.getByRole("button", { name: "Create new integration" }).click();
+  const form = page.getByRole("region", { name: "New private integration" });
+  await form.getByLabel("Name").fill("Leaky export");
+  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  await form.getByRole("button", { name: "Create", exact: true }).click();
+  const token = await takeShownToken(page);
+  const answer = await send(`http://127.0.0.1:${e2ePort}/credentials/revoke`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ credentials: [token] }),
+    localAddress: randomLoopback(),
+  });
+  expect(answer.status).toBe(202);
+
+  // Notified right after the revocation (not at the next check).
+  await page.goto("/settings/notifications");
+  const item = page.getByRole("listitem").filter({ hasText: "Leaky export" });
+  await expect(item).toContainText("Leaky export (the agency) was reported as leaked");
+  await expect(page.getByRole("link", { name: "Notifications, 1 unread" })).toBeVisible();
+  await item.getByRole("link", { name: "Rotate and expire this token now: Leaky export" }).click();
+  await expect(page).toHaveURL(/\/settings\/private-integrations\?integration=[^&]+&action=rotate-now$/);
+  const dialog = page.getByRole("alertdialog", { name: "Rotate the token of “Leaky export” and expire it now?" });
+  await expect(dialog).toBeVisible();
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(dialog).toBeHidden();
 });

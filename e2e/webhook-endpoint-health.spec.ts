@@ -27,14 +27,16 @@ test("an endpoint refusing for the configured days is disabled; Enable delivers 
 }) => {
   test.setTimeout(240_000);
   const agency = await createAgency({ locations: 1 });
-  const app = await runCli<{ appId: string; clientId: string; clientSecret: string }>("app:create", {
+  const name = `Refusing ${randomBytes(3).toString("hex")}`;
+  const created = await runCli<{ appId: string; clientId: string; clientSecret: string }>("app:create", {
     company: agency.companyId,
-    name: `Refusing ${randomBytes(3).toString("hex")}`,
+    name,
     "redirect-uri": callback,
     scopes: "locations.readonly",
     "install-setting": "everyone",
     "webhook-url": receiver.url,
   });
+  const app = { ...created, name };
   await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
   await signIn(page, agency.owner.email);
   await receiver.stop();
@@ -77,6 +79,13 @@ test("an endpoint refusing for the configured days is disabled; Enable delivers 
       { timeout: 30_000, intervals: [1000] },
     )
     .toBe(1);
+
+  // The agency's owner is notified, naming the app, with a link back to this page.
+  await page.goto("/settings/notifications");
+  const notice = page.getByRole("listitem").filter({ hasText: "webhook endpoint of the app" });
+  await expect(notice).toContainText(`The webhook endpoint of the app ${app.name} was disabled`);
+  await notice.getByRole("link", { name: `Webhooks: ${app.name}` }).click();
+  await expect(page).toHaveURL(new RegExp(`${webhooksPage}$`));
 
   // Events are still written and listed by the missed-events API.
   const basic = `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString("base64")}`;

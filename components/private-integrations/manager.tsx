@@ -70,8 +70,8 @@ export function PrivateIntegrationsManager({
   usage?: Record<string, ReactNode>;
   /** Shown below the list (the activity log). */
   children?: ReactNode;
-  /** A reminder's link (`?integration=<id>&action=…`): the dialog to open at once. */
-  open?: { integrationId: string; action: "rotate-later" | "extend" };
+  /** A notification's link (`?integration=<id>&action=…`): the dialog to open at once. */
+  open?: { integrationId: string; action: "rotate-later" | "rotate-now" | "extend" };
 }) {
   const opened = open && items.some((i) => i.id === open.integrationId) ? open : undefined;
   // `Extend expiry` is the Edit form, whose Expires field extends it.
@@ -79,7 +79,11 @@ export function PrivateIntegrationsManager({
     opened?.action === "extend" ? { kind: "edit", id: opened.integrationId, focus: "expires" } : { kind: "list" },
   );
   const [confirm, setConfirm] = useState<{ kind: LifecycleKind; id: string } | null>(
-    opened?.action === "rotate-later" ? { kind: "rotateLater", id: opened.integrationId } : null,
+    opened?.action === "rotate-later"
+      ? { kind: "rotateLater", id: opened.integrationId }
+      : opened?.action === "rotate-now"
+        ? { kind: "rotateNow", id: opened.integrationId }
+        : null,
   );
   const [revealed, setRevealed] = useState<RevealedToken | null>(null);
   const [notice, setNotice] = useState("");

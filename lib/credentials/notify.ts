@@ -1,10 +1,12 @@
-import { describeError, log } from "@/lib/log";
+import { log } from "@/lib/log";
+import { notifyEventSafely } from "@/lib/reminders/events";
 
 /**
  * Who hears that a token was reported as leaked. The audit entry is already written, in the
- * revocation's transaction (lib/integrations/revoke-leaked.ts, lib/oauth/revoke-leaked.ts); this
- * is the seam for the people to be told (SPEC.md › Usage and reminders: in the app and by e-mail):
- * a notifier registered with `addLeakedTokenNotifier` receives every notice after the commit.
+ * revocation's transaction (lib/integrations/revoke-leaked.ts, lib/oauth/revoke-leaked.ts); after
+ * the commit the people are told (SPEC.md › Usage and reminders: in the app and by e-mail,
+ * lib/reminders/events.ts): an integration's managers, or the owners and admins of the agency
+ * where the app whose refresh token leaked is installed.
  */
 
 /** What was revoked, in ids and names only: never a token or its hash. */
@@ -29,31 +31,28 @@ export type LeakedTokenNotice =
       at: Date;
     };
 
-export type LeakedTokenNotifier = (notice: LeakedTokenNotice) => Promise<void>;
-
-const holder = globalThis as typeof globalThis & { __leakedTokenNotifiers?: Set<LeakedTokenNotifier> };
-
-function notifiers(): Set<LeakedTokenNotifier> {
-  holder.__leakedTokenNotifiers ??= new Set();
-  return holder.__leakedTokenNotifiers;
-}
-
-/** Registers a notifier (the in-app and e-mail notifications); answers a function that removes it. */
-export function addLeakedTokenNotifier(notifier: LeakedTokenNotifier): () => void {
-  notifiers().add(notifier);
-  return () => notifiers().delete(notifier);
-}
-
 /**
- * Tells every registered notifier, and the log, that a token was revoked as leaked. Never throws:
- * the revocation has committed, and a failure to tell someone must not turn it into an error.
+ * Tells the log and the people that a token was revoked as leaked. Never throws: the revocation
+ * has committed, and a failure to tell someone must not turn it into an error.
  */
 export async function notifyLeakedToken(notice: LeakedTokenNotice): Promise<void> {
   const target = notice.kind === "private_integration" ? notice.integrationId : notice.grantId;
   log.warn("token revoked as leaked", { kind: notice.kind, companyId: notice.companyId, row: target });
-  for (const notifier of notifiers()) {
-    await notifier(notice).catch((error: unknown) => {
-      log.error("leaked-token notification failed", { kind: notice.kind, row: target, error: describeError(error) });
-    });
-  }
+  await notifyEventSafely(
+    notice.kind === "private_integration"
+      ? {
+          kind: "integration_revoked",
+          integrationId: notice.integrationId,
+          companyId: notice.companyId,
+          locationId: notice.locationId,
+          at: notice.at,
+        }
+      : {
+          kind: "refresh_token_revoked",
+          appId: notice.appId,
+          grantId: notice.grantId,
+          companyId: notice.companyId,
+          at: notice.at,
+        },
+  );
 }

@@ -2,6 +2,7 @@ import { type Actor, canManageAgencyIntegrations, canManageLocationIntegrations 
 import type { Role } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
+import { type NotificationKind, Prisma } from "@/lib/generated/prisma/client";
 import { describeError, log } from "@/lib/log";
 import type { Mailer, ReminderEmail } from "./mailer";
 import { type DueMilestone, dueMilestones, ROTATION_DUE_DAYS } from "./milestones";
@@ -63,10 +64,7 @@ async function notifyDueMilestones(now: Date): Promise<number> {
   const rows: { userId: string; integrationId: string; milestone: DueMilestone }[] = [];
   for (const { integration, milestone } of due) {
     for (const actor of recipients.get(integration.companyId) ?? []) {
-      const allowed = integration.locationId
-        ? canManageLocationIntegrations(actor, { id: integration.locationId, companyId: integration.companyId })
-        : canManageAgencyIntegrations(actor, integration.companyId);
-      if (allowed) rows.push({ userId: actor.id, integrationId: integration.id, milestone });
+      if (mayManage(actor, integration)) rows.push({ userId: actor.id, integrationId: integration.id, milestone });
     }
   }
   if (rows.length === 0) return 0;
@@ -79,6 +77,21 @@ async function notifyDueMilestones(now: Date): Promise<number> {
     ON CONFLICT ("integrationId", "milestone", "userId") DO NOTHING`;
   if (inserted > 0) log.info("reminders notified", { notifications: inserted });
   return inserted;
+}
+
+function mayManage(actor: Actor, integration: { companyId: string; locationId: string | null }): boolean {
+  return integration.locationId
+    ? canManageLocationIntegrations(actor, { id: integration.locationId, companyId: integration.companyId })
+    : canManageAgencyIntegrations(actor, integration.companyId);
+}
+
+/** The owners and admins allowed to manage the integration: who its reminders and notices go to. */
+export async function integrationManagers(integration: {
+  companyId: string;
+  locationId: string | null;
+}): Promise<Actor[]> {
+  const byCompany = await managers([integration.companyId]);
+  return (byCompany.get(integration.companyId) ?? []).filter((actor) => mayManage(actor, integration));
 }
 
 /** Owners and admins (agency, or sub-account admins) of the companies, as the permission rules see them. */
@@ -107,31 +120,45 @@ async function managers(companyIds: string[]): Promise<Map<string, Actor[]>> {
 
 interface PendingEmail {
   id: string;
-  kind: "expiry" | "rotation_due";
+  kind: NotificationKind;
   dueDate: string;
   email: string;
-  integrationId: string;
-  integrationName: string;
+  integrationId: string | null;
+  integrationName: string | null;
   locationId: string | null;
   locationName: string | null;
+  appId: string | null;
+  appName: string | null;
   companyName: string;
 }
 
-async function sendReminderEmails(mailer: Mailer, now: Date): Promise<{ emailed: number; failures: number }> {
-  // Claimed in one statement: of instances sending at once, each notification goes to one.
+/**
+ * Sends the e-mails of unsent notifications of the last day (only `ids`, when given) to the people
+ * who keep `Email me about my tokens` on. Each is claimed in one statement, so of instances sending
+ * at once each notification goes to one; a failure releases it for the next check.
+ */
+export async function sendReminderEmails(
+  mailer: Mailer,
+  now: Date,
+  ids?: readonly string[],
+): Promise<{ emailed: number; failures: number }> {
+  const only = ids ? Prisma.sql`AND n.id = ANY(${[...ids]}::text[])` : Prisma.empty;
   const claimed = await db().$queryRaw<PendingEmail[]>`
     WITH claim AS (
       UPDATE "Notification" n SET "emailedAt" = ${now}
       FROM "User" u
-      WHERE u.id = n."userId" AND n."emailedAt" IS NULL AND n."readAt" IS NULL
+      WHERE u.id = n."userId" AND n."emailedAt" IS NULL AND n."readAt" IS NULL ${only}
         AND n."createdAt" >= ${new Date(now.getTime() - DAY_MS)} AND u."tokenEmails" AND u."removedAt" IS NULL
-      RETURNING n.id, n.kind::text AS kind, n."dueDate", u.email, n."integrationId"
+      RETURNING n.id, n.kind::text AS kind, n."dueDate", u.email, u."companyId", n."integrationId", n."appId"
     )
-    SELECT claim.*, i.name AS "integrationName", i."locationId", l.name AS "locationName", c.name AS "companyName"
+    SELECT claim.id, claim.kind, claim."dueDate", claim.email, claim."integrationId", claim."appId",
+      i.name AS "integrationName", i."locationId", l.name AS "locationName", a.name AS "appName",
+      c.name AS "companyName"
     FROM claim
-    JOIN "PrivateIntegration" i ON i.id = claim."integrationId"
-    JOIN "Company" c ON c.id = i."companyId"
-    LEFT JOIN "Location" l ON l.id = i."locationId"`;
+    JOIN "Company" c ON c.id = claim."companyId"
+    LEFT JOIN "PrivateIntegration" i ON i.id = claim."integrationId"
+    LEFT JOIN "Location" l ON l.id = i."locationId"
+    LEFT JOIN "App" a ON a.id = claim."appId"`;
   let emailed = 0;
   let failures = 0;
   for (const pending of claimed) {
@@ -152,22 +179,76 @@ async function sendReminderEmails(mailer: Mailer, now: Date): Promise<{ emailed:
   return { emailed, failures };
 }
 
-/** Where a reminder leads: the integration's screen, with the dialog to open. */
+/** Where a notification leads: the integration's screen with the dialog to open, or the app's page. */
 export function reminderPath(
   integration: { id: string; locationId: string | null },
-  kind: "expiry" | "rotation_due",
+  kind: "expiry" | "rotation_due" | "integration_revoked",
 ): string {
   const base = integration.locationId
     ? `/location/${integration.locationId}/settings/private-integrations`
     : "/settings/private-integrations";
-  const action = kind === "expiry" ? "extend" : "rotate-later";
+  const action = kind === "expiry" ? "extend" : kind === "rotation_due" ? "rotate-later" : "rotate-now";
   return `${base}?integration=${encodeURIComponent(integration.id)}&action=${action}`;
 }
 
-/** The e-mail of one notification: the integration, the sub-account or agency, the date, the link. */
+/** Where a notice about an app leads: its webhooks page, or the installed apps (Marketplace). */
+export function appNoticePath(appId: string, kind: "refresh_token_revoked" | "webhook_endpoint_disabled"): string {
+  return kind === "webhook_endpoint_disabled"
+    ? `/developer/apps/${encodeURIComponent(appId)}/webhooks`
+    : "/marketplace";
+}
+
+const WHY_INTEGRATION =
+  "You get this because you manage this integration. Turn these e-mails off under Settings › Account (Email me about my tokens).";
+const WHY_APP =
+  "You get this because you are an owner or admin of the agency. Turn these e-mails off under Settings › Account (Email me about my tokens).";
+
+/** The e-mail of one notification: what happened, to which integration or app, the date, the link; never a token. */
 export function reminderEmail(n: PendingEmail, now: Date): ReminderEmail {
+  if (n.kind === "refresh_token_revoked" || n.kind === "webhook_endpoint_disabled") {
+    const appName = n.appName ?? "an app";
+    const link = `${appUrl()}${appNoticePath(n.appId ?? "", n.kind)}`;
+    if (n.kind === "webhook_endpoint_disabled") {
+      return {
+        to: n.email,
+        subject: `Webhook endpoint of app “${appName}” disabled`,
+        text: [
+          `The webhook endpoint of the app “${appName}” answered nothing but failures for days, so it was disabled on ${n.dueDate}: no more delivery attempts until you press Enable. Events are still written and listed by GET /webhooks/events.`,
+          "",
+          `Fix the endpoint, then Enable it: ${link}`,
+          "",
+          WHY_APP,
+        ].join("\n"),
+      };
+    }
+    return {
+      to: n.email,
+      subject: `A refresh token of app “${appName}” was revoked as leaked`,
+      text: [
+        `A refresh token that the app “${appName}” holds for ${n.companyName} was reported as leaked on ${n.dueDate}, and its whole family was revoked: the access and refresh tokens of that authorisation no longer work. The app needs to be authorised again.`,
+        "",
+        `Installed apps: ${link}`,
+        "",
+        WHY_APP,
+      ].join("\n"),
+    };
+  }
+  const integrationName = n.integrationName ?? "a private integration";
   const where = n.locationName ? `the sub-account ${n.locationName}` : `the agency ${n.companyName}`;
-  const link = `${appUrl()}${reminderPath({ id: n.integrationId, locationId: n.locationId }, n.kind)}`;
+  const link = `${appUrl()}${reminderPath({ id: n.integrationId ?? "", locationId: n.locationId }, n.kind)}`;
+  if (n.kind === "integration_revoked") {
+    return {
+      to: n.email,
+      subject: `Private integration “${integrationName}” revoked: its token was reported as leaked`,
+      text: [
+        `The token of the private integration “${integrationName}” of ${where} was reported as leaked on ${n.dueDate}, so the integration is Revoked: its token no longer works.`,
+        "",
+        `Rotate and expire this token now, to issue a new one: ${link}`,
+        "",
+        WHY_INTEGRATION,
+      ].join("\n"),
+    };
+  }
   if (n.kind === "expiry") {
     const days = Math.round(
       (Date.parse(`${n.dueDate}T00:00:00Z`) - Math.floor(now.getTime() / DAY_MS) * DAY_MS) / DAY_MS,
@@ -175,25 +256,25 @@ export function reminderEmail(n: PendingEmail, now: Date): ReminderEmail {
     const when = days <= 0 ? "today is its last day" : days === 1 ? "1 day left" : `${days} days left`;
     return {
       to: n.email,
-      subject: `Private integration “${n.integrationName}” expires on ${n.dueDate}`,
+      subject: `Private integration “${integrationName}” expires on ${n.dueDate}`,
       text: [
-        `The private integration “${n.integrationName}” of ${where} expires on ${n.dueDate} (${when}): its token stops working after that day.`,
+        `The private integration “${integrationName}” of ${where} expires on ${n.dueDate} (${when}): its token stops working after that day.`,
         "",
         `Extend its expiry: ${link}`,
         "",
-        "You get this because you manage this integration. Turn these e-mails off under Settings › Account (Email me about my tokens).",
+        WHY_INTEGRATION,
       ].join("\n"),
     };
   }
   return {
     to: n.email,
-    subject: `Rotate the token of private integration “${n.integrationName}”`,
+    subject: `Rotate the token of private integration “${integrationName}”`,
     text: [
-      `The token of the private integration “${n.integrationName}” of ${where} reached 90 days on ${n.dueDate}: its rotation is due.`,
+      `The token of the private integration “${integrationName}” of ${where} reached 90 days on ${n.dueDate}: its rotation is due.`,
       "",
       `Rotate and expire this token later: ${link}`,
       "",
-      "You get this because you manage this integration. Turn these e-mails off under Settings › Account (Email me about my tokens).",
+      WHY_INTEGRATION,
     ].join("\n"),
   };
 }

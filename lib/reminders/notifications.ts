@@ -1,17 +1,25 @@
 import { db } from "@/lib/db/client";
-import { reminderPath } from "./check";
+import type { NotificationKind } from "@/lib/generated/prisma/client";
+import { appNoticePath, reminderPath } from "./check";
 
-/** A person's reminders, as `/settings/notifications` lists them (newest first). */
+/** A person's notifications, as `/settings/notifications` lists them (newest first). */
 export interface NotificationView {
   id: string;
-  kind: "expiry" | "rotation_due";
+  kind: NotificationKind;
+  /** The milestone's date, or the day of the event. */
   dueDate: string;
   createdAt: Date;
   read: boolean;
-  integrationName: string;
-  /** The sub-account's name; null for an agency integration. */
+  /** The integration's name (reminders, a revoked integration); null for a notice about an app. */
+  integrationName: string | null;
+  /** The sub-account's name; null for an agency integration or an app. */
   locationName: string | null;
-  /** Straight into the integration's `Extend expiry` or `Rotate and expire this token later` dialog. */
+  /** The app's name (a revoked refresh token, a disabled webhook endpoint); null otherwise. */
+  appName: string | null;
+  /**
+   * Straight into the integration's `Extend expiry`, `Rotate and expire this token later` or
+   * `Rotate and expire this token now` dialog, or to the app's webhooks page.
+   */
   href: string;
 }
 
@@ -28,18 +36,27 @@ export async function listNotifications(userId: string, limit = 100): Promise<No
       createdAt: true,
       readAt: true,
       integration: { select: { id: true, name: true, locationId: true, location: { select: { name: true } } } },
+      app: { select: { id: true, name: true } },
     },
   });
-  return rows.map((n) => ({
-    id: n.id,
-    kind: n.kind,
-    dueDate: n.dueDate,
-    createdAt: n.createdAt,
-    read: n.readAt !== null,
-    integrationName: n.integration.name,
-    locationName: n.integration.location?.name ?? null,
-    href: reminderPath(n.integration, n.kind),
-  }));
+  return rows.flatMap((n): NotificationView[] => {
+    const common = { id: n.id, kind: n.kind, dueDate: n.dueDate, createdAt: n.createdAt, read: n.readAt !== null };
+    if (n.kind === "refresh_token_revoked" || n.kind === "webhook_endpoint_disabled") {
+      if (!n.app) return [];
+      const href = appNoticePath(n.app.id, n.kind);
+      return [{ ...common, integrationName: null, locationName: null, appName: n.app.name, href }];
+    }
+    if (!n.integration) return [];
+    return [
+      {
+        ...common,
+        integrationName: n.integration.name,
+        locationName: n.integration.location?.name ?? null,
+        appName: null,
+        href: reminderPath(n.integration, n.kind),
+      },
+    ];
+  });
 }
 
 export async function unreadNotificationCount(userId: string): Promise<number> {

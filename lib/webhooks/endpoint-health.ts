@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { invalid, notFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { log } from "@/lib/log";
+import { describeError, log } from "@/lib/log";
 import { getAppForDeveloper } from "./deliveries";
 import { nudgeDispatcher } from "./nudge";
 
@@ -64,10 +64,34 @@ export async function disableIfFailingTooLong(
     data: { webhookDisabledAt: now },
   });
   if (count === 1) {
-    // The in-app notice to the app's developers needs the Notification table (another change).
     log.warn("webhook endpoint disabled after failing for days", { appId, days });
+    await tellEndpointDisabled({ appId, disabledAt: now });
   }
   return count === 1;
+}
+
+/**
+ * Who hears that an endpoint was disabled: the app's developers, through the notifications of
+ * lib/reminders, which come after webhooks in the import order; so instrumentation.ts registers
+ * them here (`setEndpointDisabledNotifier`) when the server starts.
+ */
+export type EndpointDisabledNotifier = (notice: { appId: string; disabledAt: Date }) => Promise<void>;
+
+const notifierHolder = globalThis as typeof globalThis & { __endpointDisabledNotifier?: EndpointDisabledNotifier };
+
+/** Sets (or, with undefined, removes) the notifier of disabled endpoints. */
+export function setEndpointDisabledNotifier(notifier: EndpointDisabledNotifier | undefined): void {
+  notifierHolder.__endpointDisabledNotifier = notifier;
+}
+
+/** Never throws: the endpoint is disabled either way. */
+async function tellEndpointDisabled(notice: { appId: string; disabledAt: Date }): Promise<void> {
+  await notifierHolder.__endpointDisabledNotifier?.(notice).catch((error: unknown) => {
+    log.error("notification of a disabled webhook endpoint failed", {
+      appId: notice.appId,
+      error: describeError(error),
+    });
+  });
 }
 
 export interface EndpointHealth {

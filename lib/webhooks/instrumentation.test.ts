@@ -47,4 +47,14 @@ describe("instrumentation register()", () => {
     await register();
     expect(startPruner).toHaveBeenCalledTimes(starts ? 1 : 0);
   });
+
+  it("registers the notice of a disabled webhook endpoint (webhooks may not import reminders)", async () => {
+    const holder = globalThis as { __endpointDisabledNotifier?: unknown };
+    holder.__endpointDisabledNotifier = undefined;
+    Object.assign(process.env, { NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "off" });
+    resetEnvCache();
+    await register();
+    expect(typeof holder.__endpointDisabledNotifier).toBe("function");
+    holder.__endpointDisabledNotifier = undefined;
+  });
 });

@@ -43,7 +43,7 @@ export async function PrivateIntegrationsScreen({
   searchParams,
 }: {
   locationId?: string;
-  /** A reminder's link opens a dialog: `?integration=<id>&action=rotate-later|extend`. */
+  /** A reminder's link opens a dialog: `?integration=<id>&action=rotate-later|rotate-now|extend`. */
   searchParams?: Record<string, string | string[] | undefined>;
 }) {
   const actor = await requireActor();
@@ -91,7 +91,10 @@ export async function PrivateIntegrationsScreen({
   );
 }
 
-const openSchema = z.object({ integration: z.string().min(1).max(100), action: z.enum(["rotate-later", "extend"]) });
+const openSchema = z.object({
+  integration: z.string().min(1).max(100),
+  action: z.enum(["rotate-later", "rotate-now", "extend"]),
+});
 
 function dialogToOpen(searchParams: Record<string, string | string[] | undefined> | undefined) {
   const parsed = openSchema.safeParse(searchParams ?? {});

@@ -3,13 +3,60 @@ import Link from "next/link";
 import { MarkReadForm } from "@/components/notifications/mark-read-form";
 import { PageHeader } from "@/components/page-header";
 import { requireActor } from "@/lib/auth/session";
-import { listNotifications } from "@/lib/reminders/notifications";
+import { listNotifications, type NotificationView } from "@/lib/reminders/notifications";
 import { markAllNotificationsRead } from "./actions";
 
 export const metadata: Metadata = { title: "Notifications" };
 
-const action = (kind: "expiry" | "rotation_due") =>
-  kind === "expiry" ? "Extend expiry" : "Rotate and expire this token later";
+const actions: Record<NotificationView["kind"], string> = {
+  expiry: "Extend expiry",
+  rotation_due: "Rotate and expire this token later",
+  integration_revoked: "Rotate and expire this token now",
+  refresh_token_revoked: "Installed apps",
+  webhook_endpoint_disabled: "Webhooks",
+};
+
+/** What happened, in one sentence naming the integration or the app. */
+function Message({ n }: { n: NotificationView }) {
+  const where = n.locationName ? `sub-account ${n.locationName}` : "the agency";
+  const name = <strong className="font-semibold">{n.integrationName ?? n.appName}</strong>;
+  const date = <time dateTime={n.dueDate}>{n.dueDate}</time>;
+  switch (n.kind) {
+    case "expiry":
+      return (
+        <>
+          {name} ({where}) expires on {date}.
+        </>
+      );
+    case "rotation_due":
+      return (
+        <>
+          The token of {name} ({where}) reached 90 days on {date}: its rotation is due.
+        </>
+      );
+    case "integration_revoked":
+      return (
+        <>
+          The token of {name} ({where}) was reported as leaked on {date}: the integration is Revoked until its token is
+          rotated.
+        </>
+      );
+    case "refresh_token_revoked":
+      return (
+        <>
+          A refresh token of the app {name} was reported as leaked on {date}: its family was revoked, and the app needs
+          to be authorised again.
+        </>
+      );
+    case "webhook_endpoint_disabled":
+      return (
+        <>
+          The webhook endpoint of the app {name} was disabled on {date} after days of failures: no deliveries until it
+          is enabled.
+        </>
+      );
+  }
+}
 
 /** The signed-in person's reminders, newest first, each a link straight into the right dialog. */
 export default async function NotificationsPage() {
@@ -20,12 +67,13 @@ export default async function NotificationsPage() {
     <>
       <PageHeader
         title="Notifications"
-        description="Reminders before a private integration you manage expires, and when its token is due for rotation."
+        description="Reminders before a private integration you manage expires and when its token is due for rotation; tokens revoked as leaked; webhook endpoints disabled."
       />
       {notifications.length === 0 ? (
         <p className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
           No notifications yet. You will find reminders here 14, 7 and 1 days before an integration expires, and when
-          its token is 90 days old.
+          its token is 90 days old; and notices when a token is revoked as leaked or an app's webhook endpoint is
+          disabled.
         </p>
       ) : (
         <section
@@ -40,7 +88,6 @@ export default async function NotificationsPage() {
           </div>
           <ul className="divide-y divide-slate-200">
             {notifications.map((n) => {
-              const where = n.locationName ? `sub-account ${n.locationName}` : "the agency";
               return (
                 <li key={n.id} className="flex flex-wrap items-start justify-between gap-3 px-5 py-4">
                   <div className="min-w-0">
@@ -50,17 +97,7 @@ export default async function NotificationsPage() {
                           New
                         </span>
                       )}
-                      {n.kind === "expiry" ? (
-                        <>
-                          <strong className="font-semibold">{n.integrationName}</strong> ({where}) expires on{" "}
-                          <time dateTime={n.dueDate}>{n.dueDate}</time>.
-                        </>
-                      ) : (
-                        <>
-                          The token of <strong className="font-semibold">{n.integrationName}</strong> ({where}) reached
-                          90 days on <time dateTime={n.dueDate}>{n.dueDate}</time>: its rotation is due.
-                        </>
-                      )}
+                      <Message n={n} />
                     </p>
                     <p className="mt-1 text-xs text-slate-500">
                       Notified{" "}
@@ -69,10 +106,10 @@ export default async function NotificationsPage() {
                   </div>
                   <Link
                     href={n.href}
-                    aria-label={`${action(n.kind)}: ${n.integrationName}`}
+                    aria-label={`${actions[n.kind]}: ${n.integrationName ?? n.appName}`}
                     className="shrink-0 rounded-md px-3 py-1.5 text-sm font-medium text-brand-700 ring-1 ring-brand-600 hover:bg-brand-50"
                   >
-                    {action(n.kind)}
+                    {actions[n.kind]}
                   </Link>
                 </li>
               );

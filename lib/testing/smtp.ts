@@ -1,0 +1,43 @@
+import type { AddressInfo } from "node:net";
+import { simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+
+/** A mail as a test SMTP server received it. */
+export interface ReceivedMail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/**
+ * A real SMTP server on 127.0.0.1 (smtp-server, no TLS or auth), as lib/reminders/check.test.ts
+ * starts one: the mails it received, its `smtp://` URL, and `close`.
+ */
+export async function startTestSmtpServer(): Promise<{
+  received: ReceivedMail[];
+  url: string;
+  close: () => Promise<void>;
+}> {
+  const received: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData(stream, _session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          const to = Array.isArray(mail.to) ? mail.to[0] : mail.to;
+          received.push({ to: to?.value[0]?.address ?? "", subject: mail.subject ?? "", text: mail.text ?? "" });
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    received,
+    url: `smtp://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
