@@ -82,7 +82,10 @@ test("a reminder before expiry: in the header, listed, and one click into Extend
   await expect(edited.getByLabel("Expires")).toHaveValue(ymd(5 * DAY));
   await edited.getByLabel("Expires").fill(ymd(40 * DAY));
   await edited.getByRole("button", { name: "Save" }).click();
-  await expect(card(page, "Nightly export")).toContainText("Expires in 41 days");
+  // The table's Expires column: a date N whole UTC days after today reads "in N days".
+  await expect(card(page, "Nightly export").getByRole("row").first().getByRole("cell").nth(3)).toContainText(
+    "in 40 days",
+  );
 
   // Mark all as read: the count goes.
   await page.goto("/settings/notifications");
@@ -110,7 +113,7 @@ test("rotation due after 90 days links straight to Rotate and expire this token 
   );
   if (!aged) {
     // Without it, the same link the reminder gives opens the dialog.
-    const id = await page.locator("article").first().getAttribute("aria-labelledby");
+    const id = await card(page, "Old sync").getByRole("button", { name: "Old sync", exact: true }).getAttribute("id");
     const integrationId = id?.replace(/^pi-/, "").replace(/-title$/, "") ?? "";
     await page.goto(`${path}?integration=${integrationId}&action=rotate-later`);
   } else {

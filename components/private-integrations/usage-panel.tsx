@@ -83,7 +83,7 @@ function UsageView({ integrationId, usage }: { integrationId: string; usage: Int
   const refusal = usage.lastRefusal;
   return (
     <div className="mt-2 space-y-4">
-      <UsageChart id={`pi-${integrationId}-usage`} days={usage.days} title="Requests, last 30 days (UTC)" />
+      <UsageChart id={`pi-${integrationId}-chart`} days={usage.days} title="Requests, last 30 days (UTC)" />
       <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2">
         <Total label="Last 24 hours" totals={usage.last24Hours} />
         <Total label="Last 7 days" totals={usage.last7Days} />
