@@ -310,6 +310,8 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       forms: (a) => bothLevels({ ...integrationFields, ...guardRailFields() })(a),
     },
     rotateIntegrationLaterWithOverlap: { action: "rotateIntegrationLater", forms: bothLevels({ overlapDays: "1" }) },
+    // A read: refused means an error and none of A's counts in the answer.
+    readIntegrationUsage: { forms: bothLevels() },
     // No field for an agency: B's owner sets B's own maximum (A unchanged); A's member without the permission is refused.
     setMaximumLifetime: {
       forms: () => [{ maximumTokenLifetimeDays: "1", companyId: w.A.company.id }],

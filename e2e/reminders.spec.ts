@@ -4,7 +4,7 @@ import { runCli } from "./support/cli";
 import { onServerDatabase, rowsOnServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
 import { randomLoopback, send } from "./support/http";
-import { card, takeShownToken } from "./support/private-integrations";
+import { card, openDetails, takeShownToken } from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -82,7 +82,10 @@ test("a reminder before expiry: in the header, listed, and one click into Extend
   await expect(edited.getByLabel("Expires")).toHaveValue(ymd(5 * DAY));
   await edited.getByLabel("Expires").fill(ymd(40 * DAY));
   await edited.getByRole("button", { name: "Save" }).click();
-  await expect(card(page, "Nightly export")).toContainText("Expires in 41 days");
+  // The table's Expires column: a date N whole UTC days after today reads "in N days".
+  await expect(card(page, "Nightly export").getByRole("row").first().getByRole("cell").nth(3)).toContainText(
+    "in 40 days",
+  );
 
   // Mark all as read: the count goes.
   await page.goto("/settings/notifications");
@@ -110,7 +113,7 @@ test("rotation due after 90 days links straight to Rotate and expire this token 
   );
   if (!aged) {
     // Without it, the same link the reminder gives opens the dialog.
-    const id = await page.locator("article").first().getAttribute("aria-labelledby");
+    const id = await card(page, "Old sync").getByRole("button", { name: "Old sync", exact: true }).getAttribute("id");
     const integrationId = id?.replace(/^pi-/, "").replace(/-title$/, "") ?? "";
     await page.goto(`${path}?integration=${integrationId}&action=rotate-later`);
   } else {
@@ -197,4 +200,67 @@ test("the developer's app page charts its installations' requests of the last 30
   await page.reload();
   await expect(page.getByRole("switch", { name: "Email me about my tokens" })).toHaveAttribute("aria-checked", "false");
   await expectAccessible(page, "/settings/account (Email me about my tokens)");
+});
+
+test("a used integration: Requests (7 days) in its row; its details chart the days, the totals and the last refused request", async ({
+  page,
+}) => {
+  const agency = await createAgency({ locations: 2, labs: true });
+  const [mine, other] = agency.locationIds as [string, string];
+  await signIn(page, agency.owner.email);
+  await page.goto(`/location/${mine}/settings/private-integrations`);
+  await page.getByRole("button", { name: "Create new integration" }).click();
+  const form = page.getByRole("region", { name: "New private integration" });
+  await form.getByLabel("Name").fill("Warehouse sync");
+  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  await form.getByRole("button", { name: "Create", exact: true }).click();
+  const token = await takeShownToken(page);
+
+  // 3 answered, then 1 refused (another sub-account) from another address: counted by the server.
+  const get = (location: string, localAddress?: string) =>
+    send(`http://127.0.0.1:${e2ePort}/locations/${location}`, {
+      headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
+      localAddress,
+    });
+  for (let i = 0; i < 3; i++) expect((await get(mine)).status).toBe(200);
+  const address = randomLoopback();
+  const refused = await get(other, address);
+  expect([403, 404]).toContain(refused.status);
+  const error = JSON.parse(refused.text) as { error: string; error_description: string };
+
+  // The counts reach the database within a second: the row shows all four.
+  const item = card(page, "Warehouse sync");
+  const requests = item.getByRole("row").first().getByRole("cell").nth(4);
+  await expect(async () => {
+    await page.reload();
+    await expect(requests).toHaveText("4", { timeout: 1_000 });
+  }).toPass({ timeout: 15_000 });
+
+  const details = await openDetails(item, "Warehouse sync");
+  const chart = details.getByRole("figure", { name: "Requests, last 30 days (UTC)" });
+  await expect(chart.getByRole("listitem")).toHaveText(["Succeeded: 3", "Refused: 1", "Rate-limited: 0"]);
+  // Each day's numbers as text: 30 days, today last.
+  const rows = chart.getByRole("table").getByRole("row");
+  await expect(rows).toHaveCount(31);
+  await expect(rows.last().getByRole("cell")).toHaveText(["3", "1", "0"]);
+  await expect(rows.last().getByRole("rowheader")).toHaveText(new Date().toISOString().slice(0, 10));
+  for (const span of ["Last 24 hours", "Last 7 days"]) {
+    const total = details.getByRole("term").filter({ hasText: span }).locator("xpath=..");
+    await expect(total).toContainText("4 requests");
+    await expect(total).toContainText("3 succeeded, 1 refused, 0 rate-limited");
+  }
+  const refusal = details.getByRole("region", { name: "Last refused request" });
+  await expect(refusal).toContainText(/just now|minute ago|minutes ago/);
+  await expect(refusal).toContainText(address);
+  await expect(refusal).toContainText(`GET /locations/${other}`);
+  await expect(refusal).toContainText(`${error.error}: ${error.error_description}`);
+  await expectAccessible(page, "/location/{id}/settings/private-integrations (details with usage)");
+  if (shots) {
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await details.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${shots}/integration-usage-${width}.png`, fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
+  }
 });

@@ -15,7 +15,7 @@ const SCOPES_SHOWN = 8;
 
 /**
  * One integration's details, opened from its name in the list: every scope, the guard rails, its
- * token's state, its usage chart (`usage`, built by the usage helper) and its audit entries. While
+ * token's state, its usage (`usage`: the chart, totals and last refused request) and its audit entries. While
  * editing, the form takes the place of the details. The actions are in the row's menu.
  */
 export function IntegrationDetails({
@@ -29,7 +29,7 @@ export function IntegrationDetails({
   /** The render time (ISO), for relative times. */
   now: string;
   editForm?: ReactNode;
-  /** The usage chart, when the usage issue provides one. */
+  /** Its usage (the chart, totals, last refused request), read when the details open. */
   usage?: ReactNode;
   /** This integration's audit entries, newest first. */
   audit?: AuditItem[];
@@ -143,11 +143,7 @@ export function IntegrationDetails({
             </div>
           </dl>
 
-          {usage ? (
-            <section aria-label="Usage" className="mt-4">
-              {usage}
-            </section>
-          ) : null}
+          {usage}
 
           {audit ? <IntegrationAudit entries={audit} /> : null}
         </>

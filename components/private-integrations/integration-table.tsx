@@ -166,7 +166,11 @@ export function IntegrationTable({
         {shown.length === rows.length ? `Showing all ${rows.length}` : `Showing ${shown.length} of ${rows.length}`}
       </p>
 
-      <ScrollRegion label="Private integrations" className="rounded-lg bg-surface shadow-sm ring-1 ring-slate-200">
+      {/* A size container: the open details take the region's visible width (100cqw), not the table's. */}
+      <ScrollRegion
+        label="Private integrations"
+        className="@container rounded-lg bg-surface shadow-sm ring-1 ring-slate-200"
+      >
         <table className="min-w-full text-sm">
           <caption className="sr-only">Private integrations</caption>
           <thead className="bg-slate-50 text-left text-xs font-semibold text-slate-600">
@@ -254,7 +258,9 @@ export function IntegrationTable({
                 {open ? (
                   <tr>
                     <td id={panelId} colSpan={7} className="px-3 pb-4">
-                      {renderExpanded(item)}
+                      {/* On a phone the table is wider than the screen: the details (their chart
+                          too) stay in view, as wide as the region, while the columns scroll. */}
+                      <div className="sticky left-3 w-[calc(100cqw-1.5rem)]">{renderExpanded(item)}</div>
                     </td>
                   </tr>
                 ) : null}

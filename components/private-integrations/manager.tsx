@@ -13,6 +13,7 @@ import { IntegrationTable } from "./integration-table";
 import { MaximumLifetimeForm, MaximumLifetimeNote } from "./maximum-lifetime";
 import { type RevealedToken, TOKEN_COPY_BUTTON, TokenDialog } from "./token-dialog";
 import type { AuditItem, IntegrationActions, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
+import { IntegrationUsagePanel } from "./usage-panel";
 
 const OVERLAP_CHOICES = [1, 3, 7, 14, 30] as const;
 
@@ -46,7 +47,6 @@ export function PrivateIntegrationsManager({
   renderedAt,
   initialFilter,
   audit = [],
-  usage = {},
   children,
   open,
 }: {
@@ -66,8 +66,6 @@ export function PrivateIntegrationsManager({
   initialFilter?: string;
   /** Audit entries (newest first), for each integration's details. */
   audit?: AuditItem[];
-  /** Each integration's usage chart by id, built on the server by the usage helper (none yet). */
-  usage?: Record<string, ReactNode>;
   /** Shown below the list (the activity log). */
   children?: ReactNode;
   /** A notification's link (`?integration=<id>&action=…`): the dialog to open at once. */
@@ -239,7 +237,15 @@ export function PrivateIntegrationsManager({
               <IntegrationDetails
                 item={item}
                 now={renderedAt}
-                usage={usage[item.id]}
+                usage={
+                  actions.readUsage ? (
+                    <IntegrationUsagePanel
+                      integrationId={item.id}
+                      readUsage={actions.readUsage}
+                      fields={{ ...ownerFields, integrationId: item.id }}
+                    />
+                  ) : undefined
+                }
                 audit={audit.filter((e) => e.integrationId === item.id)}
                 editForm={
                   mode.kind === "edit" && mode.id === item.id ? (

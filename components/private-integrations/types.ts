@@ -14,6 +14,36 @@ export interface IntegrationActions {
   remove: FormAction;
   /** The agency's `Maximum token lifetime` (agency screen only). */
   setMaximumLifetime?: FormAction;
+  /** Reads one integration's usage when its details open (`data.usage`: an `IntegrationUsage`). */
+  readUsage?: FormAction;
+}
+
+/** One day of the usage chart (UTC). */
+export interface UsageDayItem {
+  /** `YYYY-MM-DD`. */
+  date: string;
+  ok: number;
+  refused: number;
+  limited: number;
+}
+
+export interface UsageTotalsItem {
+  ok: number;
+  refused: number;
+  limited: number;
+  total: number;
+}
+
+/** An integration's usage as its details show it (SPEC.md › Usage and reminders). */
+export interface IntegrationUsage {
+  /** The last 30 UTC days, today last. */
+  days: UsageDayItem[];
+  last24Hours: UsageTotalsItem;
+  last7Days: UsageTotalsItem;
+  /** When it was read (the server's clock, ISO): the last refused request reads relative to it. */
+  readAt: string;
+  /** The last 4xx other than 429, if any: when (ISO), from which address, which endpoint, why. */
+  lastRefusal: { at: string; address: string; endpoint: string; errorCode: string; description: string } | null;
 }
 
 /** A sub-account of the agency, for the `Sub-accounts` choice. */
@@ -44,7 +74,7 @@ export interface IntegrationItem {
   expiry: { kind: "never" } | { kind: "expires"; days: number } | { kind: "expired" };
   subAccounts: { all: true } | { all: false; chosen: SubAccountOption[] };
   allowedIpAddresses: string[];
-  /** API requests in the last 7 days; filled in by the usage issue, "—" until then. */
+  /** API requests in the last 7 days, every outcome ("—" when not given). */
   requests7d?: number;
 }
 

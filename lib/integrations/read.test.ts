@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { dbTiming, resetDbTiming } from "@/lib/db/timing";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { integrationRequestsLast7Days } from "@/lib/usage/read";
 import type { IntegrationOwner } from "./access";
 import { createPrivateIntegration } from "./lifecycle";
 import { listPrivateIntegrations } from "./read";
@@ -14,10 +15,23 @@ describe("listPrivateIntegrations: the list screen's read", () => {
   it("reads 500 integrations with as many database calls as 1 (no N+1)", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     const target: IntegrationOwner = { level: "agency", companyId: company.id };
+    const now = new Date();
+    // What the screen reads (app/(admin)/_private-integrations/screen.tsx): the list, then
+    // `Requests (7 days)` of every row in one query.
+    const screenRead = async () => {
+      const list = await listPrivateIntegrations(owner, target, now);
+      const before = dbTiming().calls;
+      const requests = await integrationRequestsLast7Days(
+        list.map((i) => i.id),
+        now,
+      );
+      expect(dbTiming().calls - before, "database calls for Requests (7 days)").toBe(1);
+      return { list, requests };
+    };
     await createPrivateIntegration(owner, target, { name: "First", scopes: ["locations.readonly"] });
-    await listPrivateIntegrations(owner, target); // warm: access checks may cache
+    await screenRead(); // warm: access checks may cache
     resetDbTiming();
-    await listPrivateIntegrations(owner, target);
+    await screenRead();
     const callsForOne = dbTiming().calls;
 
     const ids = Array.from({ length: 499 }, (_, i) => `bulk-${i}-${randomBytes(4).toString("hex")}`);
@@ -39,11 +53,23 @@ describe("listPrivateIntegrations: the list screen's read", () => {
       })),
     });
 
+    // Some of them used this hour: their counts come back in the same one query.
+    const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
+    await db().apiUsageHour.createMany({
+      data: ids
+        .slice(0, 50)
+        .map((subjectId, i) => ({ subjectType: "integration" as const, subjectId, hour, ok: i + 1 })),
+    });
+
     resetDbTiming();
-    const list = await listPrivateIntegrations(owner, target);
+    const { list, requests } = await screenRead();
     expect(list).toHaveLength(500);
+    expect(requests.size).toBe(500);
+    expect(requests.get(ids[9]!)).toBe(10);
+    expect(requests.get(ids[99]!)).toBe(0);
     expect(dbTiming().calls, "database calls for 500 integrations").toBe(callsForOne);
-    // Access checks, the integrations with their tokens and chosen sub-accounts, their creators: 7 today.
-    expect(callsForOne).toBeLessThanOrEqual(8);
+    // The list (access checks, the integrations with their tokens and chosen sub-accounts, their
+    // creators): 7 today, at most 8; and the usage counts: exactly 1 (checked in screenRead).
+    expect(callsForOne).toBeLessThanOrEqual(8 + 1);
   });
 });

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { formatDateTime } from "@/components/private-integrations/format";
+import type { IntegrationUsage } from "@/components/private-integrations/types";
 import type { Actor } from "@/lib/accounts/permissions";
 import { type ActionState, actorAction } from "@/lib/auth/actions";
 import type { IntegrationOwner } from "@/lib/integrations/access";
@@ -18,6 +19,7 @@ import {
 } from "@/lib/integrations/lifecycle";
 import { previewMaximumTokenLifetime, setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
 import { privateIntegrationInputSchema } from "@/lib/integrations/schemas";
+import { integrationUsageDetails } from "@/lib/usage/integration-details";
 
 /**
  * The server actions of both Private Integrations screens. A form with a `locationId` acts on that
@@ -108,6 +110,26 @@ export const deleteIntegration = actorAction(target, async (input, actor) => {
   const deleted = await deletePrivateIntegration(actor, owner, input.integrationId);
   return done(owner, { message: `“${deleted.name}” was deleted; its tokens no longer work.` });
 });
+
+/**
+ * An integration's usage for its details, read when they open (ARCHITECTURE.md › Private
+ * Integrations table): the same gate as the list, nothing changed, nothing revalidated.
+ */
+export const readIntegrationUsage = actorAction(
+  target,
+  async (input, actor) => {
+    const now = new Date();
+    const usage = await integrationUsageDetails(actor, ownerOf(input.locationId, actor), input.integrationId, now);
+    const { lastRefusal } = usage;
+    const data: IntegrationUsage = {
+      ...usage,
+      readAt: now.toISOString(),
+      lastRefusal: lastRefusal ? { ...lastRefusal, at: lastRefusal.at.toISOString() } : null,
+    };
+    return { ok: true, data: { usage: data } };
+  },
+  { unreadable: "This integration's usage could not be read; reload the page." },
+);
 
 /**
  * The agency's `Maximum token lifetime` (agency screen only: the agency is always the person's own).
