@@ -57,6 +57,13 @@ export function IntegrationForm({
   // filled with the latest date allowed.
   const expiresRequired = maximumLifetimeDays !== null;
   const [expires, setExpires] = useState(initial?.expires ?? latestExpires ?? "");
+  // A maximum saved while this form was already open (its page's new props arrive after the form)
+  // moves a new integration's untouched `Expires` to the new latest date.
+  const [defaultExpires, setDefaultExpires] = useState(latestExpires);
+  if (latestExpires !== defaultExpires) {
+    setDefaultExpires(latestExpires);
+    if (!initial && expires === (defaultExpires ?? "")) setExpires(latestExpires ?? "");
+  }
   const [allSubAccounts, setAllSubAccounts] = useState(initial?.subAccounts.all ?? true);
   const [chosen, setChosen] = useState<Set<string>>(
     () => new Set(initial && !initial.subAccounts.all ? initial.subAccounts.chosen.map((c) => c.id) : []),
