@@ -1,12 +1,10 @@
-import type { AddressInfo } from "node:net";
-import { simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { type ReceivedMail, startTestSmtpServer } from "@/lib/testing/smtp";
 import { checkReminders } from "./check";
 import { type Mailer, smtpMailer } from "./mailer";
 import { listNotifications, setTokenEmails, unreadNotificationCount } from "./notifications";
@@ -17,38 +15,18 @@ import { listNotifications, setTokenEmails, unreadNotificationCount } from "./no
  * contents (the integration, the sub-account, the date, the link, never a token), the switch.
  */
 
-interface Received {
-  to: string;
-  subject: string;
-  text: string;
-}
-
-const received: Received[] = [];
-let server: SMTPServer;
+let smtp: Awaited<ReturnType<typeof startTestSmtpServer>>;
+let received: ReceivedMail[];
 let mailer: Mailer;
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          const to = Array.isArray(mail.to) ? mail.to[0] : mail.to;
-          received.push({ to: to?.value[0]?.address ?? "", subject: mail.subject ?? "", text: mail.text ?? "" });
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as AddressInfo;
-  mailer = smtpMailer(`smtp://127.0.0.1:${port}`, "Token Service <no-reply@example.test>") as Mailer;
+  smtp = await startTestSmtpServer();
+  received = smtp.received;
+  mailer = smtpMailer(smtp.url, "Token Service <no-reply@example.test>") as Mailer;
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await smtp.close();
 });
 
 const DAY = 86_400_000;
@@ -113,7 +91,7 @@ describe("expiry reminders", () => {
         .sort(),
     );
 
-    const mail = mails[0] as Received;
+    const mail = mails[0] as ReceivedMail;
     expect(mail.subject).toBe(`Private integration “Nightly export” expires on ${dateIn(10)}`);
     expect(mail.text).toContain("Nightly export");
     expect(mail.text).toContain("the sub-account Sub-account 1");

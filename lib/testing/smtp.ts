@@ -10,8 +10,8 @@ export interface ReceivedMail {
 }
 
 /**
- * A real SMTP server on 127.0.0.1 (smtp-server, no TLS or auth), as lib/reminders/check.test.ts
- * starts one: the mails it received, its `smtp://` URL, and `close`.
+ * A real SMTP server on 127.0.0.1 (smtp-server, no TLS or auth), for the reminder and notification
+ * tests: the mails it received, its `smtp://` URL, and `close`.
  */
 export async function startTestSmtpServer(): Promise<{
   received: ReceivedMail[];
