@@ -4,7 +4,7 @@
  *   every PRUNE_INTERVAL_SECONDS (0: off on this instance); one instance prunes at a time;
  * - the webhook dispatcher (lib/webhooks/dispatcher.ts), which delivers the outbox of every instance
  *   sharing the database; several instances may run it at once (claims use FOR UPDATE SKIP LOCKED);
- * - the direct routes (lib/api/direct-routes.ts): the HTTP API's route modules (app/direct-routes.ts),
+ * - the direct routes (lib/api/direct-router.ts): the HTTP API's route modules (app/route-table.ts),
  *   handed to scripts/serve.mjs, which answers them ahead of Next.js's router;
  * - the reminder check (lib/reminders/start.ts): at start and every REMINDER_CHECK_SECONDS (0: off on
  *   this instance), each milestone notified once across instances;
@@ -21,10 +21,10 @@ export async function register(): Promise<void> {
   // No stack traces in any log line, Next.js's own included (SPEC.md).
   const { guardConsole } = await import("@/lib/log");
   guardConsole();
-  const { registerDirectRoutes } = await import("@/lib/api/direct-routes");
-  const { apiRoutes } = await import("@/app/direct-routes");
+  const { registerDirectRouter } = await import("@/lib/api/direct-router");
+  const { apiRoutes } = await import("@/app/route-table");
   const { env } = await import("@/lib/env");
-  registerDirectRoutes(apiRoutes, process.env.__NEXT_PRIVATE_ORIGIN ?? "http://localhost", {
+  registerDirectRouter(apiRoutes, process.env.__NEXT_PRIVATE_ORIGIN ?? "http://localhost", {
     trustedProxyHops: env().TRUSTED_PROXY_HOPS,
   });
   // Counts gathered since the last second's flush are written before the process exits.

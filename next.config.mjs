@@ -23,7 +23,7 @@ const nextConfig = {
     authInterrupts: true,
     // Server actions are taken from pages of the public origin (APP_URL) as well as from the Host
     // the request names, so a proxy that rewrites Host does not break them. A client-sent
-    // X-Forwarded-Host is dropped at the edge without trusted proxies (lib/api/direct-routes.ts).
+    // X-Forwarded-Host is dropped at the edge without trusted proxies (lib/api/direct-router.ts).
     serverActions: { allowedOrigins: [new URL(process.env.NEXTAUTH_URL).host] },
   },
   reactStrictMode: true,

@@ -232,7 +232,7 @@ test.describe("behind one trusted proxy (TRUSTED_PROXY_HOPS=1)", () => {
   });
 });
 
-/** SPEC.md's 400 invalid_request, as the edge (lib/api/direct-routes.ts, scripts/serve.mjs) writes it. */
+/** SPEC.md's 400 invalid_request, as the edge (lib/api/direct-router.ts, scripts/serve.mjs) writes it. */
 function expectEdgeRefusal(answer: RawAnswer, description: RegExp) {
   expect(answer.status).toBe(400);
   expect(JSON.parse(answer.body)).toMatchObject({
@@ -357,8 +357,8 @@ test.describe("the edges of the HTTP server (SPEC.md), over raw TCP", () => {
   });
 
   test("every API answer with account or token data says Cache-Control: no-store", async () => {
-    // Every route of app/direct-routes.ts, each method, signed out: refusals carry it too.
-    const table = readFileSync(resolve("app/direct-routes.ts"), "utf8");
+    // Every route of app/route-table.ts, each method, signed out: refusals carry it too.
+    const table = readFileSync(resolve("app/route-table.ts"), "utf8");
     const paths = [...table.matchAll(/route\("([^"]+)"/g)].map((m) => m[1]!.replace(/\[\w+\]/g, "x_1"));
     expect(paths.length).toBeGreaterThan(10);
     const publicDocuments = /^\/(openapi\.json|\.well-known\/.+)$/;
@@ -389,7 +389,7 @@ test.describe("no page can be framed", () => {
       expect(response.headers()["content-security-policy"], path).toContain("frame-ancestors 'none'");
       expect(response.headers()["x-frame-options"], path).toBe("DENY");
     }
-    // The API, which scripts/serve.mjs answers ahead of Next.js (lib/api/direct-routes.ts):
+    // The API, which scripts/serve.mjs answers ahead of Next.js (lib/api/direct-router.ts):
     // Next.js's answers vary on its router headers (rsc, …), the API's only on Accept-Encoding.
     for (const path of ["/api/health", "/locations/loc_1", "/contacts/c_1/", "/openapi.json"]) {
       const response = await request.get(path, { headers: { "accept-encoding": "gzip" } });

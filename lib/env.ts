@@ -174,7 +174,7 @@ export const envSchema = z.object({
 export type Env = z.infer<typeof envSchema>;
 
 /**
- * The server's own configuration is wrong. Not a DomainError: no caller's input is refused, so no
+ * The server's own configuration is wrong. Not a Refusal: no caller's input is refused, so no
  * API or form maps it to a 4xx; it stops start-up (or a request, as a logged server_error) and the
  * CLI prints its message, which names the variable.
  */

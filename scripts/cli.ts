@@ -5,8 +5,8 @@ import { parseArgv, runCommand } from "@/lib/cli/run";
 import { pgliteDataDir } from "@/lib/db/adapter";
 import { disconnectDb } from "@/lib/db/client";
 import { EnvError, env } from "@/lib/env";
-import { DomainError, invalid } from "@/lib/errors";
 import { loadLocalEnv } from "@/lib/local-env";
+import { invalid, Refusal } from "@/lib/refusal";
 
 async function main(): Promise<Record<string, unknown>> {
   loadLocalEnv();
@@ -34,7 +34,7 @@ try {
   process.exit(0);
 } catch (error) {
   const message =
-    error instanceof DomainError || error instanceof EnvError
+    error instanceof Refusal || error instanceof EnvError
       ? error.message
       : `The command failed: ${error instanceof Error ? error.message : String(error)}`;
   process.stderr.write(`${message}\n`);

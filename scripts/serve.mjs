@@ -33,7 +33,7 @@ const server = createServer(
   (request, response) => {
     request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
     // The HTTP API's handlers, registered by instrumentation.ts when Next.js runs it
-    // (lib/api/direct-routes.ts says why they skip Next.js's router); until then Next.js serves them.
+    // (lib/api/direct-router.ts says why they skip Next.js's router); until then Next.js serves them.
     if (globalThis.__tokenServiceDirectRoutes?.(request, response)) return;
     handle(request, response).catch(() => {
       if (!response.headersSent) response.statusCode = 500;

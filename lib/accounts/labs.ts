@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
-import { forbidden } from "@/lib/errors";
 import type { LabsFeatureKey } from "@/lib/generated/prisma/client";
+import { forbidden } from "@/lib/refusal";
 import { recordAudit } from "./audit";
 import { type Actor, canManageLabs } from "./permissions";
 

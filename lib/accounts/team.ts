@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { hashPassword } from "@/lib/crypto/password";
 import { db, type Tx } from "@/lib/db/client";
-import { conflict, forbidden, invalid, notFound } from "@/lib/errors";
+import { conflict, forbidden, invalid, notFound } from "@/lib/refusal";
 import { recordAudit } from "./audit";
 import { type Actor, canManageMember } from "./permissions";
 import { isAgencyAdmin, isAgencyRole, roleSchema } from "./roles";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "@/lib/crypto/password";
 import { db } from "@/lib/db/client";
-import { conflict, forbidden, invalid, notFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { conflict, forbidden, invalid, notFound } from "@/lib/refusal";
 import { recordAudit } from "./audit";
 import type { Actor } from "./permissions";
 import { defaultPermissions, isAgencyAdmin, isAgencyRole, type Role, roleSchema } from "./roles";

@@ -6,7 +6,7 @@ import {
 import type { Scope } from "@/lib/scopes";
 import { isJwtShaped, verifyAccessToken } from "@/lib/tokens/access-token";
 import { locationOf, type Principal, type VerifyResult } from "@/lib/tokens/principal";
-import { ApiError } from "./errors";
+import { HttpError } from "./http-error";
 import { noteCaller, usageSubjectOf } from "./usage";
 
 /**
@@ -36,9 +36,9 @@ export function bearerChallenge(code: ChallengeCode, description: string, scope?
   return value;
 }
 
-/** An ApiError of a Bearer-protected endpoint, with its challenge header. */
-export function bearerError(code: ChallengeCode, description: string, scope?: string): ApiError {
-  return new ApiError(code, description, {
+/** An HttpError of a Bearer-protected endpoint, with its challenge header. */
+export function bearerError(code: ChallengeCode, description: string, scope?: string): HttpError {
+  return new HttpError(code, description, {
     headers: { "www-authenticate": bearerChallenge(code, description, scope) },
   });
 }

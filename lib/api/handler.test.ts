@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "./errors";
 import { apiRoute, otherMethods } from "./handler";
+import { HttpError } from "./http-error";
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe("every API answer", () => {
   it("carries a trace id equal to the error body's", async () => {
     const route = apiRoute(async () => {
-      throw new ApiError("conflict", "Already there.", { extra: { id: "c1" }, headers: { "retry-after": "1" } });
+      throw new HttpError("conflict", "Already there.", { extra: { id: "c1" }, headers: { "retry-after": "1" } });
     });
     const response = await route(new Request("http://x/t"));
     const body = await response.json();

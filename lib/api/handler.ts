@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { describeError, log } from "@/lib/log";
-import { toApiError } from "./domain-errors";
-import { ApiError, errorBody } from "./errors";
+import { errorBody, HttpError } from "./http-error";
 import { containsNul } from "./parse";
+import { toHttpError } from "./refusal-to-http";
 import { countUsage, noteRefusal } from "./usage";
 
 /**
  * Every route handler of the HTTP API is wrapped by `apiRoute`: it gives the request a trace id,
- * turns an ApiError or a domain refusal (DomainError, mapped by lib/api/domain-errors.ts) into
+ * turns an HttpError or a domain refusal (Refusal, mapped by lib/api/refusal-to-http.ts) into
  * SPEC.md's error body, turns anything else into a logged `server_error` that says nothing of the
  * cause, and puts `x-trace-id` on every response, and `Cache-Control: no-store` on every response
  * that does not set its own (SPEC.md: API answers carry account or token data; only the public
@@ -26,7 +26,7 @@ export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
     try {
       const params = ((await routeContext?.params) ?? {}) as P;
       if (containsNul(params)) {
-        throw new ApiError("invalid_request", "The path contains a NUL character (%00), which nothing here accepts.");
+        throw new HttpError("invalid_request", "The path contains a NUL character (%00), which nothing here accepts.");
       }
       response = await handler(request, { traceId, params });
     } catch (error) {
@@ -45,11 +45,11 @@ export function withNoStoreDefault(response: Response): Response {
 }
 
 export function errorResponse(thrown: unknown, traceId: string, request?: Request): Response {
-  const error = toApiError(thrown);
-  const apiError =
-    error instanceof ApiError
+  const error = toHttpError(thrown);
+  const httpError =
+    error instanceof HttpError
       ? error
-      : new ApiError(
+      : new HttpError(
           "server_error",
           "Something went wrong on our side. Try again; if it keeps happening, contact support with the traceId.",
         );
@@ -57,15 +57,15 @@ export function errorResponse(thrown: unknown, traceId: string, request?: Reques
     traceId,
     method: request?.method,
     path: request ? new URL(request.url).pathname : undefined,
-    errorCode: apiError.code,
+    errorCode: httpError.code,
   };
-  if (request) noteRefusal(request, apiError);
-  if (error instanceof ApiError) {
-    if (apiError.detail) log.info("request refused", { ...fields, detail: apiError.detail });
+  if (request) noteRefusal(request, httpError);
+  if (error instanceof HttpError) {
+    if (httpError.detail) log.info("request refused", { ...fields, detail: httpError.detail });
   } else {
     log.error("unhandled error", { ...fields, cause: describeError(error) });
   }
-  return json(errorBody(apiError, traceId), { status: apiError.status, headers: apiError.headers });
+  return json(errorBody(httpError, traceId), { status: httpError.status, headers: httpError.headers });
 }
 
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
@@ -91,11 +91,11 @@ export function otherMethods(...allowed: Method[]): Record<Method, (request: Req
   const served = [...allowed, ...(allowed.includes("GET") && !allowed.includes("HEAD") ? ["HEAD"] : [])];
   const allow = [...served, "OPTIONS"].join(", ");
   const refuse = apiRoute(async (request) => {
-    throw new ApiError("invalid_request", `${request.method} is not served here. Use ${allowed.join(" or ")}.`, {
+    throw new HttpError("invalid_request", `${request.method} is not served here. Use ${allowed.join(" or ")}.`, {
       headers: { allow },
     });
   });
-  // `allow` rides on the OPTIONS handler: lib/api/direct-routes.ts names it for unusual methods (TRACE…).
+  // `allow` rides on the OPTIONS handler: lib/api/direct-router.ts names it for unusual methods (TRACE…).
   const options = Object.assign(
     apiRoute(async () => new Response(null, { status: 204, headers: { allow } })),
     { allow },

@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ApiError } from "./errors";
+import { HttpError } from "./http-error";
 import { parseForm, parseJson, parseQuery } from "./parse";
 
 const form = (body: string, type = "application/x-www-form-urlencoded") =>
   new Request("http://x/t", { method: "POST", headers: { "content-type": type }, body });
 const schema = z.strictObject({ a: z.string(), n: z.coerce.number().int().optional() });
 
-async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+async function refusal(promise: Promise<unknown>): Promise<HttpError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(HttpError);
+  return error as HttpError;
 }
 
 describe("reading a form body", () => {

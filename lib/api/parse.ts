@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import { ApiError } from "./errors";
+import { HttpError } from "./http-error";
 
 /**
  * Reading request input. Anything that is not what the endpoint takes (wrong content type,
- * broken encoding, huge bodies, wrong types, unknown enum values) becomes a 400 ApiError with a
+ * broken encoding, huge bodies, wrong types, unknown enum values) becomes a 400 HttpError with a
  * sentence naming the field, never a 500.
  */
 
@@ -26,7 +26,7 @@ async function readBody(request: Request, maxBytes: number): Promise<string> {
   for (;;) {
     const { done, value } = await reader.read().catch(() => {
       // The client closed the connection mid-body: a refusal (logged as such), not a server error.
-      throw new ApiError("invalid_request", "The request body ended early: the connection closed while it was sent.");
+      throw new HttpError("invalid_request", "The request body ended early: the connection closed while it was sent.");
     });
     if (done) break;
     size += value.byteLength;
@@ -39,7 +39,7 @@ async function readBody(request: Request, maxBytes: number): Promise<string> {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
   } catch {
-    throw new ApiError("invalid_request", "The request body is not valid UTF-8.");
+    throw new HttpError("invalid_request", "The request body is not valid UTF-8.");
   }
 }
 
@@ -64,11 +64,11 @@ export function containsNul(value: unknown): boolean {
 }
 
 const nulError = (where: string) =>
-  new ApiError("invalid_request", `The ${where} contains a NUL character (%00), which nothing here accepts.`);
+  new HttpError("invalid_request", `The ${where} contains a NUL character (%00), which nothing here accepts.`);
 
-function tooLarge(maxBytes: number): ApiError {
+function tooLarge(maxBytes: number): HttpError {
   // 400, not 413: SPEC.md gives every code one status, and invalid_request's is 400.
-  return new ApiError("invalid_request", `The request body is larger than ${Math.round(maxBytes / 1024)} KB.`);
+  return new HttpError("invalid_request", `The request body is larger than ${Math.round(maxBytes / 1024)} KB.`);
 }
 
 /** The first zod issue as a sentence that names the field. */
@@ -100,7 +100,7 @@ export function parseWith<S extends z.ZodType>(
   code: "invalid_request" | "invalid_scope" = "invalid_request",
 ): z.infer<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new ApiError(code, describeIssue(result.error, source, input));
+  if (!result.success) throw new HttpError(code, describeIssue(result.error, source, input));
   return result.data;
 }
 
@@ -110,19 +110,19 @@ export function parseWith<S extends z.ZodType>(
  */
 export async function readForm(request: Request): Promise<Record<string, string>> {
   if (mediaType(request) !== "application/x-www-form-urlencoded") {
-    throw new ApiError(
+    throw new HttpError(
       "invalid_request",
       "Send the body as application/x-www-form-urlencoded (Content-Type: application/x-www-form-urlencoded).",
     );
   }
   const text = await readBody(request, MAX_FORM_BYTES);
   if (/%(?![0-9a-fA-F]{2})/.test(text)) {
-    throw new ApiError("invalid_request", "The form body has a broken percent-encoding.");
+    throw new HttpError("invalid_request", "The form body has a broken percent-encoding.");
   }
   const params = new URLSearchParams(text);
   const out: Record<string, string> = {};
   for (const [key, value] of params) {
-    if (key in out) throw new ApiError("invalid_request", `The parameter ${key} was sent more than once.`);
+    if (key in out) throw new HttpError("invalid_request", `The parameter ${key} was sent more than once.`);
     out[key] = value;
   }
   if (containsNul(out)) throw nulError("form body");
@@ -136,7 +136,7 @@ export async function parseForm<S extends z.ZodType>(request: Request, schema: S
 /** A JSON body as its raw text (for a signature over the exact bytes); parse it with `parseJsonText`. */
 export async function readJsonText(request: Request): Promise<string> {
   if (mediaType(request) !== "application/json") {
-    throw new ApiError("invalid_request", "Send the body as JSON (Content-Type: application/json).");
+    throw new HttpError("invalid_request", "Send the body as JSON (Content-Type: application/json).");
   }
   return readBody(request, MAX_JSON_BYTES);
 }
@@ -151,7 +151,7 @@ export function parseJsonText<S extends z.ZodType>(text: string, schema: S): z.i
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+    throw new HttpError("invalid_request", "The request body is not valid JSON.");
   }
   if (containsNul(value)) throw nulError("JSON body");
   return parseWith(schema, value, "JSON body");
@@ -161,7 +161,7 @@ export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.
   const url = new URL(request.url);
   const out: Record<string, string> = {};
   for (const [key, value] of url.searchParams) {
-    if (key in out) throw new ApiError("invalid_request", `The query parameter ${key} was sent more than once.`);
+    if (key in out) throw new HttpError("invalid_request", `The query parameter ${key} was sent more than once.`);
     out[key] = value;
   }
   if (containsNul(out)) throw nulError("query string");

@@ -1,7 +1,7 @@
 import { databaseHandle } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
-import { ApiError } from "./errors";
+import { HttpError } from "./http-error";
 import { type CounterStore, type Counts, DatabaseCounterStore, type WindowHit } from "./rate-limit-store";
 
 /**
@@ -100,12 +100,12 @@ export async function hitRateLimit(
 }
 
 /** The 429 of a refused decision. */
-export function rateLimitedError(decision: RateLimitDecision, limits: RateLimits = currentLimits()): ApiError {
+export function rateLimitedError(decision: RateLimitDecision, limits: RateLimits = currentLimits()): HttpError {
   const description =
     decision.refusedBy === "daily"
       ? `Daily limit of ${limits.daily} requests reached for this app or integration on this account. Retry after ${decision.retryAfter} seconds (the next UTC day).`
       : `Rate limit of ${limits.burst} requests per ${BURST_WINDOW_MS / 1000} seconds reached for this app or integration on this account. Retry after ${decision.retryAfter} seconds.`;
-  return new ApiError("rate_limited", description, {
+  return new HttpError("rate_limited", description, {
     headers: { ...decision.headers, "retry-after": String(decision.retryAfter ?? 1) },
   });
 }

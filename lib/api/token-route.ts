@@ -1,10 +1,10 @@
 import type { Scope } from "@/lib/scopes";
 import { type Principal, rateLimitSubject } from "@/lib/tokens/principal";
 import { authenticateBearer, bearerError, requireLocationToken, requireScope } from "./bearer";
-import { toApiError } from "./domain-errors";
-import { ApiError } from "./errors";
 import { apiRoute, errorResponse, type RequestContext } from "./handler";
+import { HttpError } from "./http-error";
 import { hitRateLimit, limitHeaders, rateLimitedError } from "./rate-limit";
+import { toHttpError } from "./refusal-to-http";
 import { type ApiVersion, requireVersion } from "./version";
 
 /**
@@ -87,8 +87,8 @@ export async function withRateLimit(
 
 /** SPEC.md: every 401 and 403 of a Bearer-protected endpoint carries the RFC 6750 §3 challenge. */
 function withChallenge(thrown: unknown): unknown {
-  const error = toApiError(thrown);
-  if (!(error instanceof ApiError) || (error.status !== 401 && error.status !== 403)) return error;
+  const error = toHttpError(thrown);
+  if (!(error instanceof HttpError) || (error.status !== 401 && error.status !== 403)) return error;
   if (Object.keys(error.headers).some((name) => name.toLowerCase() === "www-authenticate")) return error;
   return bearerError(error.code as "forbidden", error.description);
 }

@@ -2,7 +2,7 @@ import { clientAddress } from "@/lib/client-address";
 import { env } from "@/lib/env";
 import type { Principal } from "@/lib/tokens/principal";
 import { outcomeOf, type UsageSubject, usageCounter } from "@/lib/usage/counter";
-import type { ApiError } from "./errors";
+import type { HttpError } from "./http-error";
 
 /**
  * Where the HTTP frame counts API usage (lib/usage/counter.ts): `authenticateBearer` notes whose
@@ -30,7 +30,7 @@ export function noteCaller(request: Request, subject: UsageSubject | undefined):
 }
 
 /** The answer refuses the request with this error (kept for "the last refused request"). */
-export function noteRefusal(request: Request | undefined, error: ApiError): void {
+export function noteRefusal(request: Request | undefined, error: HttpError): void {
   const caller = request && callers.get(request);
   if (caller) caller.refusal = { errorCode: error.code, description: error.description };
 }

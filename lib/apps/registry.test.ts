@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { secretMatchesHash } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
-import { DomainError } from "@/lib/errors";
 import { authenticateClient } from "@/lib/oauth/client-auth";
+import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, makeApp } from "@/lib/testing/oauth";
 import { createApp, listDeveloperApps, updateApp } from "./registry";
@@ -22,13 +22,13 @@ const base = () => ({
   installSetting: "everyone" as const,
 });
 
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
+async function refusal(promise: Promise<unknown>): Promise<Refusal> {
   const error = await promise.then(
     () => undefined,
     (e) => e,
   );
-  expect(error).toBeInstanceOf(DomainError);
-  return error as DomainError;
+  expect(error).toBeInstanceOf(Refusal);
+  return error as Refusal;
 }
 
 describe("createApp", () => {

@@ -5,7 +5,7 @@ import { hashSecret, lastFour, randomHex, randomSecret } from "@/lib/crypto/secr
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { newRowId } from "@/lib/db/row-id";
-import { forbidden, notFound } from "@/lib/errors";
+import { forbidden, notFound } from "@/lib/refusal";
 import { newWebhookSecret, webhookSecretColumns } from "@/lib/webhooks/webhook-secret";
 import { type AppView, appSelect, toAppView } from "./app-view";
 import { applyRemovalToInstallations, scopeChanges } from "./installation-updates";

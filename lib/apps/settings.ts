@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { invalid } from "@/lib/errors";
 import type { InstallSetting } from "@/lib/generated/prisma/client";
+import { invalid } from "@/lib/refusal";
 import { isScope, type Scope, scopesForLevel } from "@/lib/scopes";
 import { redirectUriProblem, webhookUrlProblem } from "./redirect-uris";
 
@@ -90,7 +90,7 @@ function sortScopes(scopes: Scope[]): Scope[] {
   return [...scopes].sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
 }
 
-/** The first zod issue as a DomainError naming the field. */
+/** The first zod issue as a Refusal naming the field. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;

@@ -2,8 +2,8 @@ import { redirect } from "next/navigation";
 import type { z } from "zod";
 import type { Actor } from "@/lib/accounts/permissions";
 import { getSignedIn } from "@/lib/auth/session";
-import { DomainError, fieldErrorsOfDomain } from "@/lib/errors";
 import { describeError, log } from "@/lib/log";
+import { fieldErrorsOfRefusal, Refusal } from "@/lib/refusal";
 
 /** What a server action hands back to its form (`useActionState`). */
 export type ActionState = {
@@ -57,8 +57,8 @@ export function fieldErrorsOf(error: z.ZodError): Record<string, string> {
 
 /** Maps what a domain rule threw onto the form; anything unexpected is logged, never shown. */
 export function actionError(error: unknown): ActionState {
-  if (error instanceof DomainError) {
-    return error.field ? { fieldErrors: fieldErrorsOfDomain(error) } : { error: error.message };
+  if (error instanceof Refusal) {
+    return error.field ? { fieldErrors: fieldErrorsOfRefusal(error) } : { error: error.message };
   }
   log.error("server action failed", { cause: describeError(error) });
   return { error: "Something went wrong on our side. Nothing was changed; try again." };

@@ -4,7 +4,7 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { passwordSchema } from "@/lib/accounts/users";
 import { hashPassword, verifyPassword } from "@/lib/crypto/password";
 import { db } from "@/lib/db/client";
-import { forbidden, invalid, notFound } from "@/lib/errors";
+import { forbidden, invalid, notFound } from "@/lib/refusal";
 import { throttledSignIn } from "./throttle";
 
 export const passwordChangeSchema = z.object({

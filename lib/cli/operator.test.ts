@@ -2,7 +2,7 @@ import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { HttpError } from "@/lib/api/http-error";
 import { announcementPath, announceServer, OperatorGate, operatorCallLimit } from "./operator";
 
 const t0 = new Date("2026-01-01T00:00:00Z");
@@ -13,7 +13,7 @@ function refusal(call: () => void): { status: number; headers: Record<string, st
     call();
     return undefined;
   } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, headers: error.headers };
+    if (error instanceof HttpError) return { status: error.status, headers: error.headers };
     throw error;
   }
 }

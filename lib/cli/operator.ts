@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { ApiError } from "@/lib/api/errors";
+import { HttpError } from "@/lib/api/http-error";
 import { isLoopback } from "@/lib/client-address";
 import { derivedKey, safeEqual } from "@/lib/crypto/secrets";
 
@@ -64,14 +64,14 @@ export class OperatorGate {
   /** Throws the 403 or 429 for a call from `address` (lib/client-address.ts) at `now`. */
   admit(address: string, allowRemote: boolean, now: Date): void {
     if (!allowRemote && !isLoopback(address)) {
-      throw new ApiError(
+      throw new HttpError(
         "forbidden",
         "This endpoint answers the operator CLI on the server's own machine only (OPERATOR_ALLOW_REMOTE=1 opens it).",
       );
     }
     if (!this.withinLimit(address, now)) {
       const retryAfter = this.retryAfterSeconds(address, now);
-      throw new ApiError("rate_limited", `Too many operator calls. Try again in ${retryAfter} seconds.`, {
+      throw new HttpError("rate_limited", `Too many operator calls. Try again in ${retryAfter} seconds.`, {
         headers: { "Retry-After": String(retryAfter) },
       });
     }

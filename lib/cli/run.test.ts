@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkCredentials } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
-import { DomainError } from "@/lib/errors";
+import { Refusal } from "@/lib/refusal";
 import { testPassword } from "@/lib/testing/fixtures";
 import { holdKeyRotationLock, holdWebhookKeyRotationLock } from "@/lib/testing/key-rotation-lock";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
@@ -17,7 +17,7 @@ describe("parsing the command line", () => {
   });
 
   it("refuses stray arguments", () => {
-    expect(() => parseArgv(["company:create", "oops"])).toThrow(DomainError);
+    expect(() => parseArgv(["company:create", "oops"])).toThrow(Refusal);
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DomainError, invalid } from "@/lib/errors";
+import { invalid, Refusal } from "@/lib/refusal";
 import { commands } from "./registry";
 
 export type RawFlags = Record<string, string | true | (string | true)[]>;
@@ -34,7 +34,7 @@ export function usage(): string {
 }
 
 /**
- * Runs one command with raw flags. Every refusal is an `invalid` DomainError with a sentence for
+ * Runs one command with raw flags. Every refusal is an `invalid` Refusal with a sentence for
  * the operator: the flags are the CLI's only input, so a missing agency is a wrong --company.
  */
 export async function runCommand(name: string | undefined, raw: RawFlags): Promise<Record<string, unknown>> {
@@ -56,7 +56,7 @@ export async function runCommand(name: string | undefined, raw: RawFlags): Promi
   try {
     return await command.run(parsed.data);
   } catch (error) {
-    if (error instanceof DomainError) throw invalid(error.message, error.field);
+    if (error instanceof Refusal) throw invalid(error.message, error.field);
     if (error instanceof z.ZodError) throw invalid(describeFlagIssue(error));
     throw error;
   }

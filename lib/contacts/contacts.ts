@@ -2,8 +2,8 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { PREPARED } from "@/lib/db/prepared";
 import { newRowId } from "@/lib/db/row-id";
-import { conflict, type DomainError, forbidden, notFound } from "@/lib/errors";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import { conflict, forbidden, notFound, type Refusal } from "@/lib/refusal";
 import { locationOf, type Principal } from "@/lib/tokens/principal";
 
 /** E.164: a plus, a country code not starting with 0, at most 15 digits in all. */
@@ -81,7 +81,7 @@ function toView(row: ContactRow): ContactView {
 }
 
 /** A conflict carrying the id of the contact that already has this e-mail (SPEC.md's 409 body). */
-function duplicate(contactId: string): DomainError {
+function duplicate(contactId: string): Refusal {
   return conflict(
     "A contact with this email already exists in this sub-account; its id is in contactId. Update that contact instead.",
     "email",

@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, type KeyObject, verify } from "node:crypto";
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
+import { HttpError } from "@/lib/api/http-error";
 import { parseJsonText } from "@/lib/api/parse";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
@@ -94,7 +94,7 @@ async function publicKey(url: string, keyId: string, now: number): Promise<KeyOb
 export function secretScanningKeysUrl(): string {
   const url = env().SECRET_SCANNING_KEYS_URL;
   if (!url) {
-    throw new ApiError(
+    throw new HttpError(
       "not_found",
       "Secret scanning reports are not accepted here: this server has no SECRET_SCANNING_KEYS_URL.",
     );
@@ -102,7 +102,7 @@ export function secretScanningKeysUrl(): string {
   return url;
 }
 
-const unsigned = (description: string) => new ApiError("invalid_client", description);
+const unsigned = (description: string) => new HttpError("invalid_client", description);
 
 /** Verifies the request's signature over `rawBody`; throws 401 `invalid_client` when it does not hold. */
 export async function verifyGithubSignature(rawBody: string, headers: Headers, now = Date.now()): Promise<void> {

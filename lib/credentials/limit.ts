@@ -1,4 +1,4 @@
-import { ApiError } from "@/lib/api/errors";
+import { HttpError } from "@/lib/api/http-error";
 import { defaultStore } from "@/lib/api/rate-limit";
 import type { CounterStore } from "@/lib/api/rate-limit-store";
 import { clientAddress } from "@/lib/client-address";
@@ -33,7 +33,7 @@ export async function countCredentialsCall(
   }
   if (calls <= CREDENTIALS_CALLS_PER_HOUR) return;
   const retryAfter = Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000));
-  throw new ApiError(
+  throw new HttpError(
     "rate_limited",
     `At most ${CREDENTIALS_CALLS_PER_HOUR} calls per hour from one address reach the /credentials endpoints. Retry after ${retryAfter} seconds.`,
     { headers: { "retry-after": String(retryAfter) } },

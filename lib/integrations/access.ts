@@ -2,7 +2,7 @@ import { isLabsFeatureEnabled } from "@/lib/accounts/labs";
 import { type Actor, canManageAgencyIntegrations, canManageLocationIntegrations } from "@/lib/accounts/permissions";
 import { isAgencyRole } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
-import { DomainError } from "@/lib/errors";
+import { Refusal } from "@/lib/refusal";
 import { MANAGE_SCOPE, mayManageIntegrations, READ_SCOPE } from "./no-escalation";
 
 /** Whose integrations: the agency's own, or one sub-account's. */
@@ -107,7 +107,7 @@ function notFoundAccess(level: "agency" | "location"): IntegrationAccess {
   };
 }
 
-/** checkIntegrationAccess, throwing the refusal as a DomainError (for lifecycle functions). */
+/** checkIntegrationAccess, throwing the refusal as a Refusal (for lifecycle functions). */
 export async function requireIntegrationAccess(
   actor: LifecycleActor,
   owner: IntegrationOwner,
@@ -115,5 +115,5 @@ export async function requireIntegrationAccess(
 ): Promise<ResolvedOwner> {
   const checked = await checkIntegrationAccess(actor, owner, access);
   if (checked.ok) return checked.owner;
-  throw new DomainError(checked.reason === "not_found" ? "not_found" : "forbidden", checked.message);
+  throw new Refusal(checked.reason === "not_found" ? "not_found" : "forbidden", checked.message);
 }

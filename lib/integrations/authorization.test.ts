@@ -3,7 +3,7 @@ import { setLabsFeature } from "@/lib/accounts/labs";
 import type { Actor } from "@/lib/accounts/permissions";
 import { isAgencyRole, type Role, roles } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
-import { DomainError } from "@/lib/errors";
+import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { checkIntegrationAccess, type IntegrationOwner } from "./access";
 import { listAuditLog } from "./audit-log";
@@ -94,7 +94,7 @@ async function outcomeOf(run: () => Promise<unknown>): Promise<Outcome> {
     await run();
     return "ok";
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     if (error.kind === "not_found") return "not_found";
     if (error.kind === "forbidden") return error.message.includes("Labs") ? "labs_off" : "forbidden";
     throw error;

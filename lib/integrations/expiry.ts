@@ -1,4 +1,4 @@
-import { invalid } from "@/lib/errors";
+import { invalid } from "@/lib/refusal";
 import { daysUntilExpiry } from "./triage";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@/lib/errors";
+import { Refusal } from "@/lib/refusal";
 import {
   addressNotAllowedDescription,
   checkExpiry,
@@ -26,7 +26,7 @@ function refusal(run: () => unknown): { message: string; field?: string } | unde
     run();
     return undefined;
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     expect(error.kind).toBe("invalid");
     return { message: error.message, field: error.field };
   }

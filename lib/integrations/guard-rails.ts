@@ -1,5 +1,5 @@
 import type { Tx } from "@/lib/db/client";
-import { checkAllFields, invalid } from "@/lib/errors";
+import { checkAllFields, invalid } from "@/lib/refusal";
 import type { ScopeLevel } from "@/lib/scopes";
 import { checkExpiry, expiresDateOf, parseExpiresDate } from "./expiry";
 import { parseAllowlist } from "./ip-allowlist";

@@ -259,7 +259,7 @@ describe("An expired integration is not rotated (SPEC.md: extend it first)", () 
     });
     for (const rotate of [rotateLater, rotateNow]) {
       await expect(rotate(a.owner, a.agencyOwner, integration.id, later)).rejects.toMatchObject({
-        name: "DomainError",
+        name: "Refusal",
         kind: "conflict",
         message: expiredRotationMessage,
       });

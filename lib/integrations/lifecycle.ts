@@ -3,8 +3,8 @@
 import { recordAudit } from "@/lib/accounts/audit";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import { conflict, DomainError, fieldErrorsOfDomain, invalidFields, notFound } from "@/lib/errors";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
+import { conflict, fieldErrorsOfRefusal, invalidFields, notFound, Refusal } from "@/lib/refusal";
 import {
   type IntegrationOwner,
   isIntegrationActor,
@@ -140,8 +140,8 @@ async function checkedInput(
 ) {
   const fieldErrors: Record<string, string> = {};
   const collect = (error: unknown) => {
-    if (!(error instanceof DomainError) || !error.field) throw error;
-    Object.assign(fieldErrors, fieldErrorsOfDomain(error));
+    if (!(error instanceof Refusal) || !error.field) throw error;
+    Object.assign(fieldErrors, fieldErrorsOfRefusal(error));
   };
   let data: ReturnType<typeof parseIntegrationInput> | undefined;
   let rails: GuardRails | undefined;

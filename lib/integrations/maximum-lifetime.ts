@@ -2,7 +2,7 @@ import { recordAudit } from "@/lib/accounts/audit";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import { notFound } from "@/lib/errors";
+import { notFound } from "@/lib/refusal";
 import { requireIntegrationAccess } from "./access";
 import { expiresDateOf, latestAllowedExpiry, parseMaximumTokenLifetime } from "./expiry";
 import { auditBy } from "./lifecycle";

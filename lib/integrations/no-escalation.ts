@@ -1,4 +1,4 @@
-import { forbidden } from "@/lib/errors";
+import { forbidden } from "@/lib/refusal";
 import type { Scope } from "@/lib/scopes";
 
 /**

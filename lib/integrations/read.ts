@@ -1,6 +1,6 @@
 import { membersById } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+import { notFound } from "@/lib/refusal";
 import { type IntegrationOwner, type LifecycleActor, type ResolvedOwner, requireIntegrationAccess } from "./access";
 import { type IntegrationRow, type PrivateIntegrationView, type TeamMemberName, toView } from "./views";
 

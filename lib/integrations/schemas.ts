@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { invalid, invalidFields } from "@/lib/errors";
+import { invalid, invalidFields } from "@/lib/refusal";
 import { isScope, type Scope, type ScopeLevel, scopeLevels, scopesAtLevel } from "@/lib/scopes";
 
 export const integrationNameSchema = z
@@ -61,7 +61,7 @@ export function checkScopes(names: readonly string[], level: ScopeLevel): Scope[
 }
 
 /**
- * Parses form input; refuses with every invalid field at once (a DomainError whose
+ * Parses form input; refuses with every invalid field at once (a Refusal whose
  * `data.fieldErrors` names each), so a form shows each refusal beside its field in one go. The
  * guard rails are checked by guardRailsFromInput (they need the database and the clock);
  * lifecycle.ts merges both refusals.

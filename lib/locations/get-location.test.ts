@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseHandle } from "@/lib/db/client";
 import { readCacheStats } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
-import { DomainError } from "@/lib/errors";
+import { Refusal } from "@/lib/refusal";
 import { makeAgency } from "@/lib/testing/fixtures";
 import type { Principal } from "@/lib/tokens/principal";
 import { getLocationForPrincipal } from "./get-location";
@@ -48,7 +48,7 @@ async function refusal(read: Promise<unknown>): Promise<string | undefined> {
     await read;
     return undefined;
   } catch (error) {
-    if (error instanceof DomainError) return error.kind;
+    if (error instanceof Refusal) return error.kind;
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { findLocation } from "@/lib/accounts/locations";
-import { type DomainError, forbidden } from "@/lib/errors";
 import { subAccountNotChosenDescription } from "@/lib/integrations/guard-rails";
+import { forbidden, type Refusal } from "@/lib/refusal";
 import type { Principal } from "@/lib/tokens/principal";
 
 export const locationSchema = z
@@ -20,7 +20,7 @@ export type LocationView = z.infer<typeof locationSchema>;
  * The same refusal whether the sub-account is someone else's or does not exist, so an id reveals
  * nothing (SPEC.md: "Anything else: 403 forbidden, whether or not the location exists").
  */
-function notYours(principal: Principal): DomainError {
+function notYours(principal: Principal): Refusal {
   const whose =
     principal.authClass === "Location"
       ? "A sub-account token can read only its own sub-account"

@@ -9,8 +9,8 @@ import {
 } from "@/lib/apps/installation-updates";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import { conflict, forbidden, notFound } from "@/lib/errors";
 import type { Prisma, PrismaClient, UserType } from "@/lib/generated/prisma/client";
+import { conflict, forbidden, notFound } from "@/lib/refusal";
 import { canInstall } from "./authorize/install-choice";
 
 /**

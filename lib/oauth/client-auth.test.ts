@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { HttpError } from "@/lib/api/http-error";
 import { regenerateClientSecret } from "@/lib/apps/secrets";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { basicAuth, formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
@@ -59,7 +59,7 @@ describe("the token endpoint with a client secret regenerated a moment ago", () 
 });
 
 describe("invalid_client says the same whether or not the client_id exists (SPEC.md, edges)", () => {
-  async function refusal(clientId: string, secret: string, basic: boolean): Promise<ApiError> {
+  async function refusal(clientId: string, secret: string, basic: boolean): Promise<HttpError> {
     const body = { grant_type: "refresh_token", refresh_token: "x", client_id: clientId, client_secret: secret };
     const request = basic
       ? formRequest(
@@ -74,7 +74,7 @@ describe("invalid_client says the same whether or not the client_id exists (SPEC
       () => undefined,
       (e: unknown) => e,
     );
-    if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
+    if (!(error instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(error)}`);
     return error;
   }
 

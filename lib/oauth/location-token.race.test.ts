@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { HttpError } from "@/lib/api/http-error";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
 import { env } from "@/lib/env";
@@ -128,7 +128,7 @@ async function refreshWorks(s: Setup, refreshToken: string): Promise<boolean> {
     );
     return true;
   } catch (error) {
-    if (error instanceof ApiError && error.code === "invalid_grant") return false;
+    if (error instanceof HttpError && error.code === "invalid_grant") return false;
     throw error;
   }
 }
@@ -146,8 +146,8 @@ describe("(a) the revocation commits after the exchange's first checks, before i
         const works = (await verifyAccessToken(outcome.body.access_token as string)).ok;
         expect.fail(`the exchange succeeded after the ${revocation.name}; its Location token works: ${works}`);
       }
-      expect(outcome.error).toBeInstanceOf(ApiError);
-      expect((outcome.error as ApiError).code).toBe(revocation.refusal);
+      expect(outcome.error).toBeInstanceOf(HttpError);
+      expect((outcome.error as HttpError).code).toBe(revocation.refusal);
       expect(await liveChildren(s)).toBe(0);
     });
   }

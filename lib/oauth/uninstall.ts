@@ -4,7 +4,7 @@ import { canAccessLocation } from "@/lib/accounts/permissions";
 import { isAgencyRole } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import { forbidden, notFound } from "@/lib/errors";
+import { forbidden, notFound } from "@/lib/refusal";
 import { canInstall } from "./authorize/install-choice";
 import { revokeGrants } from "./grants/revoke-grants";
 import { enqueueInstallEvents } from "./install-events";

@@ -1,8 +1,8 @@
 import { recordAudit } from "@/lib/accounts/audit";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import { notFound } from "@/lib/errors";
 import { installAppsOnNewSubAccount } from "@/lib/oauth/future-installs";
+import { notFound } from "@/lib/refusal";
 
 const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 20_000 } as const;
 

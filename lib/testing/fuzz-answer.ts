@@ -1,4 +1,4 @@
-import { errorStatus } from "@/lib/api/errors";
+import { errorStatus } from "@/lib/api/http-error";
 
 const allowedExtraFields = new Set(["contactId", "meta"]);
 const spec = new Set(Object.keys(errorStatus));

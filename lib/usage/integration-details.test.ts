@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@/lib/errors";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import { UsageCounter } from "./counter";
 import { integrationUsageDetails } from "./integration-details";
@@ -79,7 +79,7 @@ describe("integrationUsageDetails: what an integration's details show of its usa
     const refusal = (p: Promise<unknown>) =>
       p.then(
         () => undefined,
-        (e: unknown) => (e instanceof DomainError ? e.kind : e),
+        (e: unknown) => (e instanceof Refusal ? e.kind : e),
       );
 
     // Through the other sub-account's screen, or the agency's: not this owner's integration.

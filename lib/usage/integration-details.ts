@@ -1,7 +1,7 @@
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
 import { type IntegrationOwner, type LifecycleActor, requireIntegrationAccess } from "@/lib/integrations/access";
 import { notFoundMessage, ownerWhere } from "@/lib/integrations/read";
+import { notFound } from "@/lib/refusal";
 import type { Refusal } from "./counter";
 import {
   integrationUsageDays,

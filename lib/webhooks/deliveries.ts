@@ -1,8 +1,8 @@
 import type { Actor } from "@/lib/accounts/permissions";
 import { isAgencyAdmin } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
-import { forbidden, notFound } from "@/lib/errors";
 import type { WebhookEventStatus } from "@/lib/generated/prisma/client";
+import { forbidden, notFound } from "@/lib/refusal";
 import { redeliverWebhookEvent } from "./redeliver";
 
 /** The delivery log of an app, for its developer page: events, newest first, with their attempts. */

@@ -1,9 +1,9 @@
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { invalid, notFound } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { describeError, log } from "@/lib/log";
+import { invalid, notFound } from "@/lib/refusal";
 import { getAppForDeveloper } from "./deliveries";
 import { nudgeDispatcher } from "./nudge";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { db } from "@/lib/db/client";
-import { type DomainError, invalid } from "@/lib/errors";
+import { invalid, type Refusal } from "@/lib/refusal";
 import { WEBHOOK_EVENT_RETENTION_DAYS } from "./retention";
 
 /**
@@ -112,7 +112,7 @@ export function encodeCursor(position: Position): string {
   return Buffer.from(`${position.writerXid}.${position.id}`, "utf8").toString("base64url");
 }
 
-function badAfter(): DomainError {
+function badAfter(): Refusal {
   return invalid(
     "after is not a cursor of this endpoint: pass nextCursor exactly as received, or the webhookId of one of your app's events.",
     "after",

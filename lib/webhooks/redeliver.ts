@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
-import { invalid, notFound } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { invalid, notFound } from "@/lib/refusal";
 import { nudgeDispatcher } from "./nudge";
 
 /**

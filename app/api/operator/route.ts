@@ -25,7 +25,7 @@ export const POST = apiRoute(async (request) => {
     throw bearerError("invalid_token", "This endpoint is for the operator CLI on the server's own machine.");
   }
   const { command, flags } = await parseJson(request, bodySchema);
-  // A refusal of the command is an `invalid` DomainError: apiRoute answers it 400 invalid_request.
+  // A refusal of the command is an `invalid` Refusal: apiRoute answers it 400 invalid_request.
   return json(await runCommand(command, flags));
 });
 export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GET } from "@/app/openapi.json/route";
-import { errorStatus } from "@/lib/api/errors";
+import { errorStatus } from "@/lib/api/http-error";
 import { errorCatalog } from "./error-catalog";
 
 const appDir = join(process.cwd(), "app");

@@ -1,6 +1,6 @@
 // Slightly over 250 lines: the document builder and its JSON Schema conversion belong together.
 import { z } from "zod";
-import { type ErrorCode, errorStatus } from "@/lib/api/errors";
+import { type ErrorCode, errorStatus } from "@/lib/api/http-error";
 import { BURST_WINDOW_MS, currentLimits } from "@/lib/api/rate-limit";
 import { apiVersions } from "@/lib/api/version";
 import { installationUpdatedEventSchema } from "@/lib/apps/installation-updates";

@@ -1,4 +1,4 @@
-import { type ErrorCode, errorStatus } from "@/lib/api/errors";
+import { type ErrorCode, errorStatus } from "@/lib/api/http-error";
 
 /**
  * Every error code of the HTTP API, what it means and an example answer. Keyed by the ErrorCode

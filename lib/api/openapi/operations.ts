@@ -1,7 +1,7 @@
 // One file over 250 lines on purpose: it is the catalogue of every public operation, read top to
 // bottom like the API reference it generates; a test checks it against app/**/route.ts as a whole.
 import { z } from "zod";
-import type { ErrorCode } from "@/lib/api/errors";
+import type { ErrorCode } from "@/lib/api/http-error";
 import { apiVersions } from "@/lib/api/version";
 import { contactSchema, newContactSchema } from "@/lib/contacts/contacts";
 import { locationSchema } from "@/lib/locations/get-location";

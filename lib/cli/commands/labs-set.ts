@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { setLabsFeature } from "@/lib/accounts/labs";
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/errors";
+import { notFound } from "@/lib/refusal";
 import { defineCommand } from "../command";
 
 export const labsSet = defineCommand({

@@ -3,8 +3,8 @@ import type { AppView } from "@/lib/apps/app-view";
 import { randomSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import { DomainError, forbidden, invalid } from "@/lib/errors";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { forbidden, invalid, Refusal } from "@/lib/refusal";
 import { canInstall } from "./install-choice";
 import { chooseLocations, reconcileSubAccounts, upsertInstallation } from "./installation";
 import { issueCode } from "./issue-code";
@@ -103,5 +103,5 @@ export async function denyInstall(params: AuthorizeParams): Promise<string> {
     });
   }
   if (check.kind === "redirect") return check.redirectTo;
-  throw new DomainError("invalid", check.message);
+  throw new Refusal("invalid", check.message);
 }

@@ -3,7 +3,7 @@ import type { Actor } from "@/lib/accounts/permissions";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
-import { DomainError } from "@/lib/errors";
+import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { authorizeParams, install, makeApp, pkcePair, testRedirectUri } from "@/lib/testing/oauth";
 import { uninstallApp } from "../uninstall";
@@ -31,13 +31,13 @@ beforeAll(async () => {
   });
 });
 
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
+async function refusal(promise: Promise<unknown>): Promise<Refusal> {
   const error = await promise.then(
     () => undefined,
     (e) => e,
   );
-  expect(error).toBeInstanceOf(DomainError);
-  return error as DomainError;
+  expect(error).toBeInstanceOf(Refusal);
+  return error as Refusal;
 }
 
 describe("validateAuthorizeRequest", () => {
@@ -342,7 +342,7 @@ describe("denyInstall", () => {
   it("never redirects to an unregistered URI", async () => {
     await expect(
       denyInstall(authorizeParams(everyone.app.clientId, { redirect_uri: "https://evil.example/cb" })),
-    ).rejects.toBeInstanceOf(DomainError);
+    ).rejects.toBeInstanceOf(Refusal);
   });
 });
 

@@ -1,8 +1,8 @@
 import type { Actor } from "@/lib/accounts/permissions";
 import { isAgencyRole } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
-import { forbidden, invalid } from "@/lib/errors";
 import type { UserType } from "@/lib/generated/prisma/client";
+import { forbidden, invalid } from "@/lib/refusal";
 import { installKey } from "./install-choice";
 
 /**

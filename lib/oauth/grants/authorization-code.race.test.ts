@@ -1,6 +1,6 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import type { ApiError } from "@/lib/api/errors";
+import type { HttpError } from "@/lib/api/http-error";
 import { databaseHandle, db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { makeAgency } from "@/lib/testing/fixtures";
@@ -67,7 +67,7 @@ describe.skipIf(databaseHandle().kind !== "postgresql")("authorization_code gran
 
       expect(waited, "the exchange waits for the uninstall's lock on the installation").toBe(true);
       expect(result.ok).toBe(false);
-      if (!result.ok) expect((result.error as ApiError).code).toBe("invalid_grant");
+      if (!result.ok) expect((result.error as HttpError).code).toBe("invalid_grant");
       expect(await db().tokenGrant.count({ where: { installationId: installation.id } })).toBe(0);
     } finally {
       await uninstall.end();

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import NextAuth from "next-auth";
-import { ApiError } from "@/lib/api/errors";
 import { errorResponse } from "@/lib/api/handler";
+import { HttpError } from "@/lib/api/http-error";
 import { authOptions } from "@/lib/auth/options";
 
 /**
@@ -15,12 +15,12 @@ async function handler(request: Request, context: { params: Promise<{ nextauth: 
   try {
     response = await NextAuth(request as never, { params: await context.params } as never, authOptions());
     if (response.status >= 400 && !response.headers.get("content-type")?.includes("json")) {
-      response = errorResponse(await asApiError(response), traceId, request);
+      response = errorResponse(await asHttpError(response), traceId, request);
     }
   } catch (error) {
     response = errorResponse(
       error instanceof SyntaxError || error instanceof TypeError
-        ? new ApiError("invalid_request", "The request body could not be read. Sign in from /login.")
+        ? new HttpError("invalid_request", "The request body could not be read. Sign in from /login.")
         : error,
       traceId,
       request,
@@ -32,14 +32,14 @@ async function handler(request: Request, context: { params: Promise<{ nextauth: 
   return answer;
 }
 
-async function asApiError(response: Response): Promise<ApiError> {
+async function asHttpError(response: Response): Promise<HttpError> {
   const text = (await response.text())
     .replace(/^Error:\s*/, "")
     .split("\n")[0]
     ?.slice(0, 300);
-  if (response.status === 404) return new ApiError("not_found", text || "Not found.");
-  if (response.status >= 500) return new ApiError("server_error", "Something went wrong on our side. Try again.");
-  return new ApiError("invalid_request", text || "The request is not valid for this endpoint.");
+  if (response.status === 404) return new HttpError("not_found", text || "Not found.");
+  if (response.status >= 500) return new HttpError("server_error", "Something went wrong on our side. Try again.");
+  return new HttpError("invalid_request", text || "The request is not valid for this endpoint.");
 }
 
 export { handler as GET, handler as POST };

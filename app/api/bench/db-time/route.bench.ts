@@ -1,5 +1,5 @@
-import { ApiError } from "@/lib/api/errors";
 import { apiRoute, json, noStore, otherMethods } from "@/lib/api/handler";
+import { HttpError } from "@/lib/api/http-error";
 import { dbTiming, dbTimingEnabled } from "@/lib/db/timing";
 
 /**
@@ -10,7 +10,7 @@ import { dbTiming, dbTimingEnabled } from "@/lib/db/timing";
  * routed in production). Even there it answers only with BENCH_DB_TIMING=1 (404 otherwise).
  */
 export const GET = apiRoute(async () => {
-  if (!dbTimingEnabled()) throw new ApiError("not_found", "No such endpoint.");
+  if (!dbTimingEnabled()) throw new HttpError("not_found", "No such endpoint.");
   return json(dbTiming(), { headers: noStore });
 });
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

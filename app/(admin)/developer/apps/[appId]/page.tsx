@@ -10,8 +10,8 @@ import type { AppView } from "@/lib/apps/app-view";
 import { getDeveloperApp } from "@/lib/apps/registry";
 import { listAppVersions } from "@/lib/apps/versions";
 import { requireActor } from "@/lib/auth/session";
-import { DomainError } from "@/lib/errors";
 import { installUrl } from "@/lib/oauth/marketplace";
+import { Refusal } from "@/lib/refusal";
 import { scopeGroups } from "@/lib/scopes";
 import { appUsageDays } from "@/lib/usage/read";
 import { publicKeyPem, webhookSigningKeys } from "@/lib/webhooks/signing-key";
@@ -34,7 +34,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
   try {
     app = await getDeveloperApp(appId, actor);
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     return (
       <Notice
         title={error.kind === "forbidden" ? "You don't have permission to manage apps" : "App not found"}

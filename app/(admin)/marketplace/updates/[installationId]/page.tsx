@@ -4,8 +4,8 @@ import { UpdateDecision } from "@/components/app-updates/update-decision";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
-import { DomainError } from "@/lib/errors";
 import { getPendingUpdate, type PendingUpdate } from "@/lib/oauth/app-updates";
+import { Refusal } from "@/lib/refusal";
 import { approveUpdateAction, declineUpdateAction } from "../../actions";
 
 export const metadata: Metadata = { title: "Review update" };
@@ -18,7 +18,7 @@ export default async function ReviewUpdatePage({ params }: { params: Promise<{ i
   try {
     update = await getPendingUpdate(actor, installationId);
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     return (
       <Notice title={error.kind === "forbidden" ? "You can't review this update" : "App not found"} tone="warning">
         <p>{error.message}</p>

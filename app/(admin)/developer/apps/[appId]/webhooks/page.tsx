@@ -9,7 +9,7 @@ import { EndpointHealth } from "@/components/webhooks/endpoint-health";
 import { RedeliverButton } from "@/components/webhooks/redeliver-button";
 import { requireActor } from "@/lib/auth/session";
 import { appUrl } from "@/lib/env";
-import { DomainError } from "@/lib/errors";
+import { Refusal } from "@/lib/refusal";
 import { developerWebhookLog, type WebhookDeliveryLog } from "@/lib/webhooks/deliveries";
 import { deliveryState, deliveryStateLabels, deliveryStates, isDeliveryState } from "@/lib/webhooks/delivery-state";
 import { endpointHealthForDeveloper } from "@/lib/webhooks/endpoint-health";
@@ -32,14 +32,14 @@ export default async function AppWebhooksPage({
   try {
     log = await developerWebhookLog(actor, appId);
   } catch (error) {
-    if (error instanceof DomainError && error.kind === "forbidden") {
+    if (error instanceof Refusal && error.kind === "forbidden") {
       return (
         <Notice title="You don't have permission to manage apps" tone="warning">
           <p>Only the agency's owners and admins can see an app's webhooks. Ask one of them.</p>
         </Notice>
       );
     }
-    if (error instanceof DomainError && error.kind === "not_found") {
+    if (error instanceof Refusal && error.kind === "not_found") {
       // Same answer for "does not exist" and "another agency's app": ids are not disclosed.
       return (
         <Notice title="App not found" tone="warning">

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { conflict, type DomainError, forbidden, invalid, notFound } from "@/lib/errors";
+import { conflict, forbidden, invalid, notFound, type Refusal } from "@/lib/refusal";
 import { apiRoute } from "./handler";
 
-async function answer(error: DomainError) {
+async function answer(error: Refusal) {
   const response = await apiRoute(async () => {
     throw error;
   })(new Request("http://x/t"));
@@ -10,7 +10,7 @@ async function answer(error: DomainError) {
 }
 
 describe("a domain refusal on the HTTP API", () => {
-  const cases: [string, DomainError, number, string][] = [
+  const cases: [string, Refusal, number, string][] = [
     ["invalid", invalid("Bad after.", "after"), 400, "invalid_request"],
     ["not_found", notFound("No such contact."), 404, "not_found"],
     ["forbidden", forbidden("Not your sub-account."), 403, "forbidden"],

@@ -1,4 +1,4 @@
-import { type DirectRoute, route } from "@/lib/api/direct-routes";
+import { type DirectRoute, route } from "@/lib/api/direct-router";
 import * as jwks from "./.well-known/jwks.json/route";
 import * as authorizationServer from "./.well-known/oauth-authorization-server/route";
 import * as webhookKeys from "./.well-known/webhook-keys/route";
@@ -20,8 +20,8 @@ import * as webhookEvents from "./webhooks/events/route";
 
 /**
  * Every route of the HTTP API, which scripts/serve.mjs answers ahead of Next.js's router with the
- * modules' own handlers (lib/api/direct-routes.ts says why). Each path is its folder under app/;
- * direct-routes.test.ts keeps this list equal to the route.ts files, except the two left to
+ * modules' own handlers (lib/api/direct-router.ts says why). Each path is its folder under app/;
+ * route-table.test.ts keeps this list equal to the route.ts files, except the two left to
  * Next.js: next-auth's sign-in routes (they need Next.js's cookies) and the catch-all 404
  * (`[...path]`, which shares its paths with the screens).
  */

@@ -3,13 +3,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
-import { ApiError, errorBody } from "./errors";
 import { errorResponse, withNoStoreDefault } from "./handler";
+import { errorBody, HttpError } from "./http-error";
 import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
 
 /**
  * The HTTP API served straight from node:http by scripts/serve.mjs, ahead of Next.js's router.
- * The handlers are the route modules' own exports (apiRoute and all, app/direct-routes.ts lists
+ * The handlers are the route modules' own exports (apiRoute and all, app/route-table.ts lists
  * them); only the frame differs: a web Request is built from the already-read body, the path's
  * dynamic segments are handed over as Next.js hands them, and the Response is written back.
  * Next.js's request pipeline (routing, web-stream adapters, its AsyncLocalStorage contexts) cost
@@ -101,8 +101,8 @@ export interface EdgeOptions {
   trustedProxyHops: number;
 }
 
-export function registerDirectRoutes(routes: DirectRoute[], origin: string, options: EdgeOptions): void {
-  (globalThis as Record<string, unknown>)[REGISTRY] = directRoutes(routes, origin, options);
+export function registerDirectRouter(routes: DirectRoute[], origin: string, options: EdgeOptions): void {
+  (globalThis as Record<string, unknown>)[REGISTRY] = directRouter(routes, origin, options);
 }
 
 /** A route found by path, whatever the method. */
@@ -120,7 +120,7 @@ const MAX_BODY_BYTES = Math.max(MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_
  * The router: `routes` by exact path, each also with a trailing slash, as every path answers
  * (SPEC.md); a fixed path wins over a dynamic one, as in Next.js.
  */
-export function directRoutes(
+export function directRouter(
   routes: DirectRoute[],
   origin: string,
   options: EdgeOptions = { trustedProxyHops: 0 },
@@ -208,7 +208,7 @@ function refuse(
   code: "invalid_request" | "forbidden" = "invalid_request",
 ): void {
   const traceId = randomUUID();
-  const error = new ApiError(code, description);
+  const error = new HttpError(code, description);
   const body = JSON.stringify(errorBody(error, traceId));
   response.statusCode = error.status;
   response.setHeader("content-type", "application/json; charset=utf-8");

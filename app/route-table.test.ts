@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { apiRoutes } from "./direct-routes";
+import { apiRoutes } from "./route-table";
 
 /** The URL path of every route.ts under app/, from its folders (route groups `(…)` add nothing). */
 function routeFilePaths(dir = "app", path = ""): string[] {
@@ -15,7 +15,7 @@ function routeFilePaths(dir = "app", path = ""): string[] {
   return found;
 }
 
-/** Left to Next.js on purpose (app/direct-routes.ts says why). */
+/** Left to Next.js on purpose (app/route-table.ts says why). */
 const leftToNext = ["/api/auth/[...nextauth]", "/[...path]"];
 
 describe("the API routes served ahead of Next.js", () => {

@@ -22,7 +22,7 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
-export interface ApiErrorOptions {
+export interface HttpErrorOptions {
   /** Extra response headers (WWW-Authenticate, Retry-After, Allow, …). */
   headers?: Record<string, string>;
   /** Extra fields in the JSON body (e.g. the existing contact's id on a 409). */
@@ -33,8 +33,8 @@ export interface ApiErrorOptions {
   status?: number;
 }
 
-export class ApiError extends Error {
-  override name = "ApiError";
+export class HttpError extends Error {
+  override name = "HttpError";
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
@@ -43,7 +43,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly description: string,
-    options: ApiErrorOptions = {},
+    options: HttpErrorOptions = {},
   ) {
     super(`${code}: ${description}`);
     this.status = options.status ?? errorStatus[code];
@@ -61,6 +61,6 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-export function errorBody(error: ApiError, traceId: string): ErrorBody {
+export function errorBody(error: HttpError, traceId: string): ErrorBody {
   return { ...error.extra, error: error.code, error_description: error.description, statusCode: error.status, traceId };
 }

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawAnswer, rawRequest } from "@/lib/testing/raw-http";
-import { directRoutes, FRAME_HEADERS, route } from "./direct-routes";
+import { directRouter, FRAME_HEADERS, route } from "./direct-router";
 import { apiRoute, json, otherMethods } from "./handler";
 import { MAX_FORM_BYTES, readForm } from "./parse";
 
@@ -29,7 +29,7 @@ let base: string;
 let port: number;
 
 beforeAll(async () => {
-  const direct = directRoutes(
+  const direct = directRouter(
     [
       route("/oauth/token", { POST: echo }),
       route("/broken", { POST: broken }),
@@ -310,7 +310,7 @@ describe("the server's edge (SPEC.md › The edges of the HTTP server)", () => {
   it("drop a client-sent X-Forwarded-Host without trusted proxies, keep it behind one", async () => {
     const sent = { headers: { "x-forwarded-host": "evil.example" } };
     expect((await fetch(`${base}/login`, sent)).headers.get("x-forwarded-host-seen")).toBeNull();
-    const proxied = directRoutes([], "http://localhost:3000", { trustedProxyHops: 1 });
+    const proxied = directRouter([], "http://localhost:3000", { trustedProxyHops: 1 });
     const behindProxy = createServer((request, response) => {
       if (proxied(request, response)) return;
       response.writeHead(404, { "x-forwarded-host-seen": String(request.headers["x-forwarded-host"]) }).end();
