@@ -99,6 +99,15 @@ async function updatedEvents(appId: string) {
   return rows.map((r) => r.payload as Record<string, unknown>);
 }
 
+/** The audit entries of approvals and declines of this installation's updates, oldest first. */
+function reviewAudit(installationId: string) {
+  return db().auditLog.findMany({
+    where: { targetId: installationId, action: { in: ["app_update_approved", "app_update_declined"] } },
+    select: { action: true, actorUserId: true, locationId: true, details: true },
+    orderBy: { createdAt: "asc" },
+  });
+}
+
 describe("Versions", () => {
   it("editing the scopes publishes a version listed with its date and the scopes added and removed", async () => {
     const { agency, app } = await world();
@@ -202,6 +211,21 @@ describe("a version that adds a scope waits for consent", () => {
     await expect(approveUpdate({ actor: w.admin, installationId: w.installationId })).rejects.toMatchObject({
       kind: "conflict",
     });
+    expect(await reviewAudit(w.installationId)).toEqual([
+      {
+        action: "app_update_approved",
+        actorUserId: w.admin.id,
+        locationId: w.locationId,
+        details: {
+          appId: w.app.app.id,
+          appName: expect.any(String),
+          fromVersionId: before.versionId,
+          toVersionId: newest.id,
+          added: ["contacts.write"],
+          removed: [],
+        },
+      },
+    ]);
   });
 });
 
@@ -210,6 +234,9 @@ describe("decline", () => {
     const w = await world();
     await updateApp(w.app.app.id, { scopes: THREE }, w.agency.owner);
     await declineUpdate({ actor: w.admin, installationId: w.installationId });
+    expect(await reviewAudit(w.installationId)).toEqual([
+      expect.objectContaining({ action: "app_update_declined", actorUserId: w.admin.id, locationId: w.locationId }),
+    ]);
     expect(await listPendingUpdates(w.admin)).toEqual([]);
     expect(await getPendingUpdate(w.admin, w.installationId)).toBeUndefined();
     expect(await scopesOf(w.tokens.access_token)).toEqual([...TWO].sort());

@@ -1,3 +1,4 @@
+import { recordAudit } from "@/lib/accounts/audit";
 import type { Actor } from "@/lib/accounts/permissions";
 import { canAccessLocation } from "@/lib/accounts/permissions";
 import { isAgencyAdmin } from "@/lib/accounts/roles";
@@ -170,6 +171,7 @@ export async function approveUpdate(options: {
       if (!update) throw conflict("This installation already runs the newest version of the app.");
       const next = { versionId: update.versionId, scopes: update.scopes };
       await moveInstallation(tx, row, next, { webhookUrl: row.app.webhookUrl, userId: options.actor.id, now });
+      await auditReview(tx, options.actor, row, update, "app_update_approved");
       return next;
     }),
   );
@@ -180,8 +182,33 @@ export async function declineUpdate(options: { actor: Actor; installationId: str
   const row = await loadForReview(options.actor, options.installationId);
   const update = pendingOf(row, { includeDeclined: true });
   if (!update) throw conflict("This installation has no update waiting.");
-  await db().installation.update({
-    where: { id: row.id },
-    data: { declinedVersionId: update.versionId },
+  await db().$transaction(async (tx) => {
+    await tx.installation.update({ where: { id: row.id }, data: { declinedVersionId: update.versionId } });
+    await auditReview(tx, options.actor, row, update, "app_update_declined");
+  });
+}
+
+/** Who approved or declined which version of which app, where: in the transaction that acts on it. */
+function auditReview(
+  tx: Tx,
+  actor: Actor,
+  row: PendingRow,
+  update: PendingUpdate,
+  action: "app_update_approved" | "app_update_declined",
+): Promise<void> {
+  return recordAudit(tx, {
+    companyId: row.companyId,
+    locationId: row.locationId,
+    actorUserId: actor.id,
+    action,
+    targetId: row.id,
+    details: {
+      appId: row.appId,
+      appName: row.app.name,
+      fromVersionId: row.versionId,
+      toVersionId: update.versionId,
+      added: update.added,
+      removed: update.removed,
+    },
   });
 }
