@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the bench command's flags, its per-database child runs and the report
+// are one order of work; its parts live in scripts/bench/.
 // npm run bench: the load benchmark of README's Performance section (and `--scale`, the scale check).
 // Flags: --db pglite|postgres|both (default both), --duration <s> per scenario (default 10),
 // --rounds <n> (default 2: the scenarios take turns, duration/rounds each, so a change in the

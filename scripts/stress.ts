@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the stress run's scenarios, in the order they run, share the servers,
+// databases and worlds it starts; each is a function named for what it proves.
 // npm run test:stress — evidence, in numbers, that nothing is lost or leaked under load, races and crashes:
 //   1. fuzzing every route (lib/api/fuzz.test.ts with FUZZ_RUNS, default 400 per route);
 //   2. two production servers on one PostgreSQL: one code redeemed against both at once (exactly one

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: an access token's life in one place: the claims, signing, the
+// canonical-form checks and verification with its cache.
 import { type KeyObject, randomUUID, sign } from "node:crypto";
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
 import { db } from "@/lib/db/client";
