@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: one axe pass over every screen and state, then the check that every
+// page of app/ was visited, which only works with all the visits in this file.
 import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";

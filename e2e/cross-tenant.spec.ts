@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: one seeded pair of agencies, probed through the screens and every API
+// route, then checked unchanged; the check needs all probes first.
 import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the install screen walked end to end for each installer and refusal,
+// plus the developer screens that make the apps it installs.
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { runCli } from "./support/cli";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: one test over 30 integrations seeded in every state straight into the
+// server's database; most of the file is that seed table.
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";

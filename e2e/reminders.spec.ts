@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: each reminder and usage view waits on the same fast reminder check of
+// the e2e server and the same seeding helpers.
 import { expect } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { runCli } from "./support/cli";

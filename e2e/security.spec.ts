@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: issue 15's and SPEC.md's edges through the production server over raw
+// TCP, with a second server of its own; they share the loopback client plumbing.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";

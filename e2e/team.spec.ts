@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the Team and account flows across several browsers of the same people,
+// sharing the sign-in helpers.
 import type { Browser, Page } from "@playwright/test";
 import { runCli, runCliProcess } from "./support/cli";
 import { rememberSecret } from "./support/secrets";

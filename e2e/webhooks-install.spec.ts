@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: one real receiver server checks every install event the ways app
+// developers do; each test reuses it.
 import { type JsonWebKey, randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the bench command's flags, its per-database child runs and the report
+// are one order of work; its parts live in scripts/bench/.
 // npm run bench: the load benchmark of README's Performance section (and `--scale`, the scale check).
 // Flags: --db pglite|postgres|both (default both), --duration <s> per scenario (default 10),
 // --rounds <n> (default 2: the scenarios take turns, duration/rounds each, so a change in the
@@ -10,7 +12,7 @@
 // when it stops: open it in Chrome's DevTools, or summarise it with scripts/bench/profile.ts).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -26,7 +28,15 @@ import {
   scenarios,
 } from "./bench/load";
 import { type Peer, startBareNext, startOidcProviderPeer } from "./bench/peers";
-import { type DatabaseRun, machine, pgliteTargets, table, targets, usageCountingCost } from "./bench/report";
+import {
+  type DatabaseRun,
+  keepHandKeptPart,
+  machine,
+  pgliteTargets,
+  table,
+  targets,
+  usageCountingCost,
+} from "./bench/report";
 import { signInCookie } from "./bench/server";
 import { buildIfNeeded } from "./build-if-needed";
 import { startProductionServer } from "./support/production-server";
@@ -241,7 +251,8 @@ async function main() {
     say("--only: a partial run, so bench-results.md is left as it was");
     return;
   }
-  writeFileSync("bench-results.md", markdown);
+  const previous = existsSync("bench-results.md") ? readFileSync("bench-results.md", "utf8") : "";
+  writeFileSync("bench-results.md", keepHandKeptPart(markdown, previous));
   say("Wrote bench-results.md");
 }
 

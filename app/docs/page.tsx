@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the readable API reference renders the whole OpenAPI document
+// (operations, fields, examples); to be derived from the routes' own declarations (issue 23).
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { buildOpenApiDocument } from "@/lib/api/openapi/document";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: an integration's details (status, scopes, guard rails, usage, audit)
+// are read together on one card.
 import type { ReactNode } from "react";
 import { relativeExpiry } from "@/components/ui/relative-time";
 import { type IntegrationStatus, integrationStatus, statusLabels } from "@/lib/integrations/triage";

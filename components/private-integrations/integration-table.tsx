@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the list, its Status filter, search, row menu and expanded details are
+// one table's state; to be reshaped with the shared table frame (issue 23).
 "use client";
 
 import { type ReactNode, useMemo, useState } from "react";

@@ -1,3 +1,6 @@
+// Over 250 lines on purpose: the screen's one state machine (which form is open, which
+// confirmation, the revealed token, where the keyboard goes next) and the layout that reads it;
+// what it renders lives in files of its own.
 "use client";
 
 import { type ReactNode, useEffect, useRef, useState } from "react";
@@ -5,17 +8,15 @@ import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 import { expiresDateOf, latestAllowedExpiry } from "@/lib/integrations/expiry";
-import { ConfirmDialog } from "./confirm-dialog";
-import { formatDateTime, ROTATION_OVERLAP_DAYS } from "./format";
+import { formatDateTime } from "./format";
 import { IntegrationDetails, integrationTitleId, type LifecycleKind } from "./integration-card";
 import { IntegrationForm } from "./integration-form";
 import { IntegrationTable } from "./integration-table";
+import { LifecycleConfirm } from "./lifecycle-confirm";
 import { MaximumLifetimeForm, MaximumLifetimeNote } from "./maximum-lifetime";
 import { type RevealedToken, TOKEN_COPY_BUTTON, TokenDialog } from "./token-dialog";
 import type { AuditItem, IntegrationActions, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
 import { IntegrationUsagePanel } from "./usage-panel";
-
-const OVERLAP_CHOICES = [1, 3, 7, 14, 30] as const;
 
 type Mode =
   | { kind: "list" }
@@ -306,160 +307,5 @@ export function PrivateIntegrationsManager({
         />
       ) : null}
     </>
-  );
-}
-
-function Hint({ children }: { children: ReactNode }) {
-  return <code className="rounded bg-slate-100 px-1 font-mono text-[13px]">{children}</code>;
-}
-
-/** The confirmation of one lifecycle action, saying exactly what will happen and when. */
-function LifecycleConfirm({
-  kind,
-  item,
-  now,
-  actions,
-  fields,
-  onDone,
-  onClose,
-  fallbackFocus,
-  returnFocus,
-}: {
-  kind: LifecycleKind;
-  item: IntegrationItem;
-  now: () => Date;
-  actions: IntegrationActions;
-  fields: Record<string, string>;
-  onDone: (result: ActionState) => void;
-  onClose: () => void;
-  fallbackFocus: () => HTMLElement | null;
-  returnFocus: () => HTMLElement | null;
-}) {
-  const common = { fields, onDone, onClose, fallbackFocus, returnFocus };
-  const name = `“${item.name}”`;
-  const previous = item.previousToken;
-  switch (kind) {
-    case "rotateLater":
-      return <RotateLaterConfirm item={item} now={now} action={actions.rotateLater} {...common} />;
-    case "rotateNow":
-      return (
-        <ConfirmDialog
-          title={`Rotate the token of ${name} and expire it now?`}
-          action={actions.rotateNow}
-          tone="danger"
-          {...common}
-        >
-          <p>A new token is created and shown once.</p>
-          <p>
-            The current token <Hint>{item.token.hint}</Hint> <strong>stops working immediately</strong>: anything still
-            using it is refused until it has the new token.
-          </p>
-        </ConfirmDialog>
-      );
-    case "expireNow":
-      return (
-        <ConfirmDialog
-          title={`Expire the old token of ${name} now?`}
-          action={actions.expireNow}
-          tone="danger"
-          {...common}
-        >
-          <p>
-            The old token {previous ? <Hint>{previous.hint}</Hint> : null} <strong>stops working immediately</strong>
-            {previous ? <> instead of on {formatDateTime(previous.expiresAt)}</> : null}.
-          </p>
-          <p>
-            The new token <Hint>{item.token.hint}</Hint> keeps working. Do this once everything uses the new token.
-          </p>
-        </ConfirmDialog>
-      );
-    case "cancelRotation":
-      return (
-        <ConfirmDialog
-          title={`Cancel the rotation of ${name}?`}
-          action={actions.cancelRotation}
-          tone="danger"
-          {...common}
-        >
-          <p>
-            The new token <Hint>{item.token.hint}</Hint> <strong>stops working immediately</strong>.
-          </p>
-          <p>
-            The old token {previous ? <Hint>{previous.hint}</Hint> : null} stays and keeps working, with no end date.
-          </p>
-        </ConfirmDialog>
-      );
-    case "remove": {
-      const hints = [item.token.hint, previous?.hint].filter(Boolean) as string[];
-      return (
-        <ConfirmDialog title={`Delete ${name}?`} action={actions.remove} tone="danger" {...common}>
-          <p>
-            {hints.length > 1 ? "Both of its tokens" : "Its token"}{" "}
-            {hints.map((h, i) => (
-              <span key={h}>
-                {i ? " and " : ""}
-                <Hint>{h}</Hint>
-              </span>
-            ))}{" "}
-            <strong>stop{hints.length > 1 ? "" : "s"} working immediately</strong> and the integration disappears from
-            this list.
-          </p>
-          <p>This cannot be undone. The activity log keeps a record of it.</p>
-        </ConfirmDialog>
-      );
-    }
-  }
-}
-
-/** `Rotate and expire this token later`, asking how long the old token keeps working (7 days unless chosen). */
-function RotateLaterConfirm({
-  item,
-  now,
-  action,
-  fields,
-  ...common
-}: {
-  item: IntegrationItem;
-  now: () => Date;
-  action: IntegrationActions["rotateLater"];
-  fields: Record<string, string>;
-  onDone: (result: ActionState) => void;
-  onClose: () => void;
-  fallbackFocus: () => HTMLElement | null;
-  returnFocus: () => HTMLElement | null;
-}) {
-  const [days, setDays] = useState<number>(ROTATION_OVERLAP_DAYS);
-  const until = new Date(now().getTime() + days * 24 * 60 * 60 * 1000);
-  return (
-    <ConfirmDialog
-      title={`Rotate the token of “${item.name}”?`}
-      action={action}
-      fields={{ ...fields, overlapDays: String(days) }}
-      {...common}
-    >
-      <p>A new token is created and shown once.</p>
-      <fieldset className="space-y-1">
-        <legend className="font-medium text-slate-800">How long does the old token keep working?</legend>
-        <div className="flex flex-wrap gap-x-4 gap-y-1">
-          {OVERLAP_CHOICES.map((choice) => (
-            <label key={choice} className="flex items-center gap-1.5">
-              <input
-                type="radio"
-                name="overlapDays"
-                value={choice}
-                checked={days === choice}
-                onChange={() => setDays(choice)}
-              />
-              {choice === 1 ? "1 day" : `${choice} days`}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <p>
-        The current token <Hint>{item.token.hint}</Hint> keeps working until <strong>{formatDateTime(until)}</strong> (
-        {days === 1 ? "1 day" : `${days} days`}), then stops. Put the new token in place before then; you can expire the
-        old one sooner, or cancel the rotation.
-      </p>
-    </ConfirmDialog>
   );
 }

@@ -1,7 +1,8 @@
 /**
  * Button classes, usable from server and client components alike. A disabled (pending) button keeps
- * its colours: faded to 60 % its white text fell to 3.2:1, which axe caught on the Sign in button
- * after a refusal. It says it is working by its label ("Signing in…") and its cursor instead.
+ * its colours: faded to 60 % its white text fell below WCAG AA's contrast, which axe caught on the
+ * Sign in button after a refusal (bench-results.md › Figures the code rests on). It says it is
+ * working by its label ("Signing in…") and its cursor instead.
  */
 export function buttonClass(variant: "primary" | "secondary" | "danger" = "primary"): string {
   const base =

@@ -23,8 +23,8 @@ export function checkedPaths(): string[] {
  */
 export async function expectAccessible(page: Page, label: string): Promise<void> {
   // A colour caught mid-transition is none the screen keeps (seen once: the Sign in button, on its
-  // way back from its pending state, measured at 3.1:1). Let finite animations and transitions end
-  // first; endless ones (spinners) and anything past 2 s are not waited for.
+  // way back from its pending state; bench-results.md › Figures the code rests on). Let finite
+  // animations and transitions end first; endless ones (spinners) and anything past 2 s are not waited for.
   await page.evaluate(() =>
     Promise.race([
       Promise.all(
@@ -37,7 +37,8 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
     ]),
   );
   // Legacy mode: one axe.run in the page (axe still reaches every frame) instead of a partial run
-  // per frame finished in a new blank page; the same findings, in half the time or less (50 scans a run).
+  // per frame finished in a new blank page; the same findings, in less time (bench-results.md ›
+  // Figures the code rests on).
   const results = await new AxeBuilder({ page }).withTags(wcagTags).setLegacyMode(true).analyze();
   appendFileSync(checkedFile, `${new URL(page.url()).pathname}\n`);
   const failing = results.violations.filter((v) => failingImpacts.has(v.impact ?? ""));

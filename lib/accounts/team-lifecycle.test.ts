@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the Team lifecycle table (who may manage whom, Remove, Reset password,
+// own password, user:set-password) shares its agency and sign-in helpers.
 import { describe, expect, it } from "vitest";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
 import { changeOwnPassword } from "@/lib/auth/password-change";

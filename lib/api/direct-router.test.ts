@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the router and the server's edge are one frame; both groups run
+// against one real node:http server with the same echo handlers.
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";

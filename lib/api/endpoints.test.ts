@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the API endpoints' shared rules (Version, body, 409, paths and
+// methods) over one agency and its four tokens; one table, read top to bottom.
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as contactGET } from "@/app/contacts/[contactId]/route";
 import { GET as contactsGET, POST as contactsPOST } from "@/app/contacts/route";

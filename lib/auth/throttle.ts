@@ -9,7 +9,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
  * address is limited by that address's own key. A success clears its (account, address) count.
  *
  * An attempt is counted before its password is compared, in one statement per key, so a parallel
- * burst cannot get more than `maxFailures` guesses past the check (the comparison takes ~50 ms).
+ * burst cannot get more than `maxFailures` guesses past the check (the comparison is slow: scrypt).
  */
 export const throttlePolicy = {
   accountAtAddress: { maxFailures: 5, windowMs: 15 * 60_000, blockMs: 15 * 60_000 },

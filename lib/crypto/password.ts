@@ -8,8 +8,8 @@ const scryptAsync = promisify(scrypt) as (
   options: object,
 ) => Promise<Buffer>;
 
-// N=2^15, r=8, p=1: OWASP's scrypt floor; ~50 ms here. Parameters travel with the hash, so a
-// hash made with other parameters still verifies. Unit tests (NODE_ENV=test, set by vitest) use a
+// N=2^15, r=8, p=1: OWASP's scrypt floor (its time: bench-results.md › Figures the code rests on).
+// Parameters travel with the hash, so a hash made with other parameters still verifies. Unit tests (NODE_ENV=test, set by vitest) use a
 // cheap N: they create hundreds of users and test the rules around passwords, not scrypt.
 const params = { N: process.env.NODE_ENV === "test" ? 1024 : 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 

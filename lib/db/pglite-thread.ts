@@ -15,9 +15,9 @@ import {
 /**
  * The embedded database on a thread of its own (./pglite-thread-worker.mjs): PGlite runs its
  * statements synchronously in WASM, so in the server's thread every statement, and the decoding
- * of its answer, held up every request (bench: the WASM and PGlite's JavaScript were 45 % of the
- * server's CPU on refresh). Here the server thread only posts the driver adapter's calls and their
- * answers; on two cores the database works while the server parses and signs.
+ * of its answer, held up every request (the WASM and PGlite's JavaScript were a large share of the
+ * server's CPU on refresh: bench-results.md › Figures the code rests on). Here the server thread
+ * only posts the driver adapter's calls and their answers; on two cores the database works while the server parses and signs.
  *
  * The driver adapter's interface crosses the thread as it is: a query and its result set are
  * plain data (structured clone), a transaction is a number the worker keeps the real one under,

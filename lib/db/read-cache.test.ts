@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the read cache's one promise (never outlive a change) proven for each
+// kind of change, here and from another connection, over shared fixtures.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";

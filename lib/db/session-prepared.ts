@@ -6,7 +6,7 @@ import { preparedStatementName } from "./prepared";
  * Named prepared statements on PGlite, which has no way to name a protocol-level statement: the
  * statements marked PREPARED (./prepared.ts) are prepared once with SQL's `PREPARE` in PGlite's
  * one session and run with `EXECUTE name(literals…)`. PGlite runs in the server's own thread, so
- * planning a grant's CTE on every call blocked every request (bench: 5 ms of CPU per refresh).
+ * planning a grant's CTE on every call blocked every request (bench-results.md › Figures the code rests on).
  *
  * `EXECUTE` takes no bind parameters, so the values go in as literals, quoted by pg's
  * `escapeLiteral` (the quoting node-postgres itself uses). Only strings, finite numbers, booleans,

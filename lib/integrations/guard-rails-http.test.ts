@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: each guard rail through the real route handler, then the same guard
+// rails changed elsewhere; they share one agency, its integrations and the request helper.
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GET as locationGET } from "@/app/locations/[locationId]/route";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: one describe per guard-rail rule (lib/integrations/guard-rails.ts),
+// each a table of cases with the clock as a parameter.
 import { describe, expect, it } from "vitest";
 import { Refusal } from "@/lib/refusal";
 import {

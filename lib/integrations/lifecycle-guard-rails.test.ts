@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the guard rails through Create, Edit, Rotate later and the Maximum
+// token lifetime, one describe per action, with one clock and agency helper.
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: SPEC.md's lifecycle table, one describe per row, in the table's order,
+// with one clock and setup helper.
 import { describe, expect, it } from "vitest";
 import { setLabsFeature } from "@/lib/accounts/labs";
 import type { Actor } from "@/lib/accounts/permissions";

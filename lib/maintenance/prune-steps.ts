@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: one step per kind of row, each with its horizon and the reason for it;
+// the list is read as the table README › Pruning states.
 import type { Tx } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { USAGE_RETENTION_DAYS } from "@/lib/usage/read";

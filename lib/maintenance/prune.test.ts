@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: what the pruner keeps, 1 ms either side of each horizon, for every
+// kind of row, plus its batches and replay checks; they share one agency, app and installation.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: SPEC.md's section on apps that grow without reinstalls, one describe
+// per case (versions, consent, decline, several behind, removal), over one app.
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as contactsPOST } from "@/app/contacts/route";

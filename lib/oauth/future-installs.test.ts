@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: SPEC.md's install to future sub-accounts, the installs that get them
+// and those that do not, over shared install helpers.
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as locationGET } from "@/app/locations/[locationId]/route";
 import { GET as installedGET } from "@/app/oauth/installedLocations/route";

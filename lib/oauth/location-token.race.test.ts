@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: both forced interleavings of an exchange and a revocation need the
+// same pause and lock-wait plumbing, kept beside the cases.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "@/lib/api/http-error";

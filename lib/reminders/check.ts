@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: one reminder check, in the order it runs: due milestones, who manages
+// each, the e-mails, and the links they carry.
 import { type Actor, canManageAgencyIntegrations, canManageLocationIntegrations } from "@/lib/accounts/permissions";
 import type { Role } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the dispatcher's rules (backoff, delivery to a real receiver, retries,
+// timeouts, leases) share one receiver server and clock helpers.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the scenarios (a)–(u′) and the peers', and how each is checked, warmed
+// up, measured and combined, read together as the table they produce.
 import autocannon, { type AutocannonRequest, type Result } from "autocannon";
 import type { OidcProviderPeer, Peer } from "./peers";
 import type { LoadSeed } from "./seed";

@@ -80,8 +80,8 @@ export async function startOidcProviderPeer(
  * Builds the bare app in a folder of its own outside the project, then serves it with `next start`.
  * Built inside the project, Next.js 16 would take the project's proxy.ts and instrumentation.ts
  * from the workspace root (the folder with the lock file) into the peer: an inert proxy alone cost
- * the bare route a third of its throughput. The project's node_modules are hard-linked (a copy
- * where the temporary folder is on another file system).
+ * the bare route much of its throughput (bench-results.md › Figures the code rests on). The
+ * project's node_modules are hard-linked (a copy where the temporary folder is on another file system).
  */
 export async function startBareNext(port: number): Promise<Peer> {
   const appDir = mkdtempSync(join(tmpdir(), "bench-bare-next-"));

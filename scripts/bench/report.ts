@@ -120,3 +120,15 @@ export function pgliteTargets(pglite: DatabaseRun, postgres: DatabaseRun | undef
       : "(e) against PostgreSQL's: not run";
   return `${p99}; ${refresh}`;
 }
+
+/**
+ * bench-results.md from this heading on is kept by hand (figures quoted elsewhere, earlier runs):
+ * a full run rewrites the file above it and keeps it as it was.
+ */
+export const HAND_KEPT_HEADING = "## Kept by hand";
+
+/** The new results, followed by the hand-kept part of `previous` (the file as it was), if it has one. */
+export function keepHandKeptPart(generated: string, previous: string): string {
+  const at = previous.search(new RegExp(`^${HAND_KEPT_HEADING}$`, "m"));
+  return at === -1 ? generated : `${generated.trimEnd()}\n\n${previous.slice(at)}`;
+}

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the scale check's bulk inserts, timed lookups at each size and the
+// report of bench-scale-results.md are one run.
 import { createHmac, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import pg from "pg";

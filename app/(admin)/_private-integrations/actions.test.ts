@@ -1,3 +1,6 @@
+// Over 250 lines on purpose: the screens' server actions as one table (create, lifecycle, guard
+// rails, details) over one seeded agency and one mocked session; split, each part would seed and
+// mock it again.
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { beforeEach, describe, expect, it, vi } from "vitest";

@@ -1,3 +1,6 @@
+// Over 250 lines on purpose: SPEC.md's rows for POST /oauth/locationToken (answers, errors in check
+// order, and every path that revokes the Company grant) share one installed app and its Company
+// tokens.
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";

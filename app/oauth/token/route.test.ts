@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the token endpoint's behaviour table (SPEC.md's 200 columns, request,
+// client and grant errors) in the order the endpoint checks them, over one app and its installs.
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";

@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the install screen's rules (validation, who installs where, approve)
+// share one agency with three kinds of app and two installers.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import type { CreatedApp } from "@/lib/apps/registry";

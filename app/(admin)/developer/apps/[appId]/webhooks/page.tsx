@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: the webhooks page shows one app's delivery log, endpoint health and
+// how to verify signatures; to be split when the shared table frame lands (issue 23).
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Fragment } from "react";

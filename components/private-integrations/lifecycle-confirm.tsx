@@ -1,0 +1,165 @@
+"use client";
+
+import { type ReactNode, useState } from "react";
+import type { ActionState } from "@/lib/auth/actions";
+import { ConfirmDialog } from "./confirm-dialog";
+import { formatDateTime, ROTATION_OVERLAP_DAYS } from "./format";
+import type { LifecycleKind } from "./integration-card";
+import type { IntegrationActions, IntegrationItem } from "./types";
+
+const OVERLAP_CHOICES = [1, 3, 7, 14, 30] as const;
+
+function Hint({ children }: { children: ReactNode }) {
+  return <code className="rounded bg-slate-100 px-1 font-mono text-[13px]">{children}</code>;
+}
+
+/** The confirmation of one lifecycle action, saying exactly what will happen and when. */
+export function LifecycleConfirm({
+  kind,
+  item,
+  now,
+  actions,
+  fields,
+  onDone,
+  onClose,
+  fallbackFocus,
+  returnFocus,
+}: {
+  kind: LifecycleKind;
+  item: IntegrationItem;
+  now: () => Date;
+  actions: IntegrationActions;
+  fields: Record<string, string>;
+  onDone: (result: ActionState) => void;
+  onClose: () => void;
+  fallbackFocus: () => HTMLElement | null;
+  returnFocus: () => HTMLElement | null;
+}) {
+  const common = { fields, onDone, onClose, fallbackFocus, returnFocus };
+  const name = `“${item.name}”`;
+  const previous = item.previousToken;
+  switch (kind) {
+    case "rotateLater":
+      return <RotateLaterConfirm item={item} now={now} action={actions.rotateLater} {...common} />;
+    case "rotateNow":
+      return (
+        <ConfirmDialog
+          title={`Rotate the token of ${name} and expire it now?`}
+          action={actions.rotateNow}
+          tone="danger"
+          {...common}
+        >
+          <p>A new token is created and shown once.</p>
+          <p>
+            The current token <Hint>{item.token.hint}</Hint> <strong>stops working immediately</strong>: anything still
+            using it is refused until it has the new token.
+          </p>
+        </ConfirmDialog>
+      );
+    case "expireNow":
+      return (
+        <ConfirmDialog
+          title={`Expire the old token of ${name} now?`}
+          action={actions.expireNow}
+          tone="danger"
+          {...common}
+        >
+          <p>
+            The old token {previous ? <Hint>{previous.hint}</Hint> : null} <strong>stops working immediately</strong>
+            {previous ? <> instead of on {formatDateTime(previous.expiresAt)}</> : null}.
+          </p>
+          <p>
+            The new token <Hint>{item.token.hint}</Hint> keeps working. Do this once everything uses the new token.
+          </p>
+        </ConfirmDialog>
+      );
+    case "cancelRotation":
+      return (
+        <ConfirmDialog
+          title={`Cancel the rotation of ${name}?`}
+          action={actions.cancelRotation}
+          tone="danger"
+          {...common}
+        >
+          <p>
+            The new token <Hint>{item.token.hint}</Hint> <strong>stops working immediately</strong>.
+          </p>
+          <p>
+            The old token {previous ? <Hint>{previous.hint}</Hint> : null} stays and keeps working, with no end date.
+          </p>
+        </ConfirmDialog>
+      );
+    case "remove": {
+      const hints = [item.token.hint, previous?.hint].filter(Boolean) as string[];
+      return (
+        <ConfirmDialog title={`Delete ${name}?`} action={actions.remove} tone="danger" {...common}>
+          <p>
+            {hints.length > 1 ? "Both of its tokens" : "Its token"}{" "}
+            {hints.map((h, i) => (
+              <span key={h}>
+                {i ? " and " : ""}
+                <Hint>{h}</Hint>
+              </span>
+            ))}{" "}
+            <strong>stop{hints.length > 1 ? "" : "s"} working immediately</strong> and the integration disappears from
+            this list.
+          </p>
+          <p>This cannot be undone. The activity log keeps a record of it.</p>
+        </ConfirmDialog>
+      );
+    }
+  }
+}
+
+/** `Rotate and expire this token later`, asking how long the old token keeps working (7 days unless chosen). */
+function RotateLaterConfirm({
+  item,
+  now,
+  action,
+  fields,
+  ...common
+}: {
+  item: IntegrationItem;
+  now: () => Date;
+  action: IntegrationActions["rotateLater"];
+  fields: Record<string, string>;
+  onDone: (result: ActionState) => void;
+  onClose: () => void;
+  fallbackFocus: () => HTMLElement | null;
+  returnFocus: () => HTMLElement | null;
+}) {
+  const [days, setDays] = useState<number>(ROTATION_OVERLAP_DAYS);
+  const until = new Date(now().getTime() + days * 24 * 60 * 60 * 1000);
+  return (
+    <ConfirmDialog
+      title={`Rotate the token of “${item.name}”?`}
+      action={action}
+      fields={{ ...fields, overlapDays: String(days) }}
+      {...common}
+    >
+      <p>A new token is created and shown once.</p>
+      <fieldset className="space-y-1">
+        <legend className="font-medium text-slate-800">How long does the old token keep working?</legend>
+        <div className="flex flex-wrap gap-x-4 gap-y-1">
+          {OVERLAP_CHOICES.map((choice) => (
+            <label key={choice} className="flex items-center gap-1.5">
+              <input
+                type="radio"
+                name="overlapDays"
+                value={choice}
+                checked={days === choice}
+                onChange={() => setDays(choice)}
+              />
+              {choice === 1 ? "1 day" : `${choice} days`}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <p>
+        The current token <Hint>{item.token.hint}</Hint> keeps working until <strong>{formatDateTime(until)}</strong> (
+        {days === 1 ? "1 day" : `${days} days`}), then stops. Put the new token in place before then; you can expire the
+        old one sooner, or cancel the rotation.
+      </p>
+    </ConfirmDialog>
+  );
+}
