@@ -6,6 +6,7 @@ import { listAuditLog } from "@/lib/integrations/audit-log";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { listPrivateIntegrations } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
+import { actorAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser, testPassword } from "@/lib/testing/fixtures";
 import { canChangeMemberPermissions, canManageMember } from "./permissions";
 import { removeTeamMember, resetTeamMemberPassword, updateTeamMember } from "./team";
@@ -35,16 +36,7 @@ describe("who may manage whom (the Team screen shows controls only where this ho
     ["agency_user", "account_user", false],
     ["account_admin", "account_user", false],
   ] as const)("%s → %s: %s", (actorRole, memberRole, expected) => {
-    const actor = {
-      id: "a",
-      email: "a@x.test",
-      name: "A",
-      role: actorRole,
-      companyId: "c",
-      agencyPrivateIntegrations: false,
-      locationPrivateIntegrations: false,
-      locationIds: [],
-    };
+    const actor = actorAs(actorRole);
     expect(canManageMember(actor, { id: "m", role: memberRole, companyId: "c" })).toBe(expected);
     expect(canManageMember(actor, { id: "a", role: memberRole, companyId: "c" })).toBe(false);
     expect(canManageMember(actor, { id: "m", role: memberRole, companyId: "other" })).toBe(false);
@@ -93,16 +85,7 @@ describe("only an owner changes an owner (SPEC.md › The edges of the HTTP serv
     ["agency_admin", "agency_admin", true],
     ["agency_user", "account_user", false],
   ] as const)("the Team screen's permission switches: %s → %s: %s", (actorRole, memberRole, expected) => {
-    const actor = {
-      id: "a",
-      email: "a@x.test",
-      name: "A",
-      role: actorRole,
-      companyId: "c",
-      agencyPrivateIntegrations: false,
-      locationPrivateIntegrations: false,
-      locationIds: [],
-    };
+    const actor = actorAs(actorRole);
     expect(canChangeMemberPermissions(actor, { role: memberRole, companyId: "c" })).toBe(expected);
     expect(canChangeMemberPermissions(actor, { role: memberRole, companyId: "other" })).toBe(false);
   });

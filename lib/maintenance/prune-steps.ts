@@ -70,6 +70,11 @@ export interface PruneCounts {
   usage: number;
 }
 
+/** Every kind at zero: the compiler keeps this in step with PruneCounts. */
+export function noneDeleted(): PruneCounts {
+  return { accessTokens: 0, refreshTokens: 0, grants: 0, codes: 0, integrationTokens: 0, webhookEvents: 0, usage: 0 };
+}
+
 export interface PruneStep {
   name: string;
   /** One batch in `tx`: returns how many rows it looked at (full batch: run again) and what it deleted. */

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
-import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeAgency } from "@/lib/testing/fixtures";
+import { insertAppRow } from "@/lib/testing/webhook-delivery";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { BACKOFF_SCHEDULE_MS, nextAttemptAfterFailure, RETRY_WINDOW_MS, retryDelayMs } from "./backoff";
 import { claimDueEvents, LEASE_MS } from "./claim";
@@ -34,21 +35,8 @@ afterAll(async () => {
 });
 
 /** An app of its own per test, so tests (and other files sharing PostgreSQL) never see each other's events. */
-async function makeApp(webhookUrl: string | null = receiver.url) {
-  const suffix = uniqueSuffix();
-  return db().app.create({
-    data: {
-      companyId,
-      name: `Hooked app ${suffix}`,
-      clientId: `client-${suffix}`,
-      clientSecretHash: "x",
-      clientSecretHint: "xxxx",
-      redirectUris: ["https://app.example/cb"],
-      scopes: ["contacts.readonly"],
-      installSetting: "everyone",
-      webhookUrl,
-    },
-  });
+function makeApp(webhookUrl: string | null = receiver.url) {
+  return insertAppRow(companyId, { name: "Hooked app", webhookUrl, scopes: ["contacts.readonly"] });
 }
 
 async function enqueue(app: { id: string; webhookUrl: string | null }, now: Date, count = 1, url?: string) {
