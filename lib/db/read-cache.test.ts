@@ -6,15 +6,7 @@ import { databaseHandle, db } from "@/lib/db/client";
 import { READ_CACHE_TTL_MS, readCacheStats } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import type { IntegrationOwner } from "@/lib/integrations/access";
-import {
-  cancelRotation,
-  createPrivateIntegration,
-  deletePrivateIntegration,
-  expireOldTokenNow,
-  rotateLater,
-  rotateNow,
-  updatePrivateIntegration,
-} from "@/lib/integrations/lifecycle";
+import * as lifecycle from "@/lib/integrations/lifecycle";
 import { flushLastUsedWrites } from "@/lib/integrations/verify";
 import { revokeToken } from "@/lib/oauth/revoke";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
@@ -82,7 +74,7 @@ async function world(): Promise<World> {
 
 async function integration(w: World, scopes = ["locations.readonly", "contacts.write"]) {
   const owner: IntegrationOwner = { level: "location", locationId: w.locationId };
-  const created = await createPrivateIntegration(w.owner, owner, { name: "Cached", description: "", scopes });
+  const created = await lifecycle.createPrivateIntegration(w.owner, owner, { name: "Cached", description: "", scopes });
   return { owner, id: created.integration.id, token: created.token };
 }
 
@@ -132,7 +124,7 @@ describe("the instance that makes a change refuses the token at once", () => {
       async (w) => {
         const pi = await integration(w);
         await cached(pi.token);
-        await rotateNow(w.owner, pi.owner, pi.id);
+        await lifecycle.rotateNow(w.owner, pi.owner, pi.id);
         return { token: pi.token };
       },
     ],
@@ -140,9 +132,9 @@ describe("the instance that makes a change refuses the token at once", () => {
       "rotation expired now: the old token",
       async (w) => {
         const pi = await integration(w);
-        await rotateLater(w.owner, pi.owner, pi.id);
+        await lifecycle.rotateLater(w.owner, pi.owner, pi.id);
         await cached(pi.token);
-        await expireOldTokenNow(w.owner, pi.owner, pi.id);
+        await lifecycle.expireOldTokenNow(w.owner, pi.owner, pi.id);
         return { token: pi.token };
       },
     ],
@@ -150,9 +142,9 @@ describe("the instance that makes a change refuses the token at once", () => {
       "rotation cancelled: the new token",
       async (w) => {
         const pi = await integration(w);
-        const { token } = await rotateLater(w.owner, pi.owner, pi.id);
+        const { token } = await lifecycle.rotateLater(w.owner, pi.owner, pi.id);
         await cached(token);
-        await cancelRotation(w.owner, pi.owner, pi.id);
+        await lifecycle.cancelRotation(w.owner, pi.owner, pi.id);
         return { token };
       },
     ],
@@ -161,7 +153,7 @@ describe("the instance that makes a change refuses the token at once", () => {
       async (w) => {
         const pi = await integration(w);
         await cached(pi.token);
-        await deletePrivateIntegration(w.owner, pi.owner, pi.id);
+        await lifecycle.deletePrivateIntegration(w.owner, pi.owner, pi.id);
         return { token: pi.token };
       },
     ],
@@ -170,7 +162,7 @@ describe("the instance that makes a change refuses the token at once", () => {
       async (w) => {
         const pi = await integration(w);
         await cached(pi.token);
-        await updatePrivateIntegration(w.owner, pi.owner, pi.id, {
+        await lifecycle.updatePrivateIntegration(w.owner, pi.owner, pi.id, {
           name: "Cached",
           description: "",
           scopes: ["locations.readonly"],
