@@ -134,18 +134,6 @@ describe("Remove", () => {
     expect(toAuditItem(created!).actor).toBe(`${admin.name} (removed)`);
   });
 
-  it("is for owners and admins only, never of oneself, and an admin cannot remove an owner", async () => {
-    const { company, owner } = await makeAgency({ locations: 0 });
-    const admin = await makeUser(company.id, "agency_admin");
-    const user = await makeUser(company.id, "agency_user");
-    await expect(removeTeamMember(user, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
-    await expect(removeTeamMember(admin, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
-    await expect(removeTeamMember(owner, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
-    const stranger = await makeAgency({ locations: 0 });
-    await expect(removeTeamMember(stranger.owner, { userId: user.id })).rejects.toMatchObject({ kind: "not_found" });
-    expect(await checkCredentials(user.email, testPassword)).not.toBeNull();
-  });
-
   it("never removes the last owner, even when two owners remove each other at once", async () => {
     const { company, owner } = await makeAgency({ locations: 0 });
     const second = await makeUser(company.id, "agency_owner");
@@ -179,15 +167,24 @@ describe("Reset password", () => {
     expect(await auditActions(member.id)).toContainEqual({ action: "user_password_reset", actorUserId: owner.id });
     expect(JSON.stringify(await db().auditLog.findMany({ where: { targetId: member.id } }))).not.toContain(password);
   });
+});
 
-  it("is refused for oneself, for an owner by an admin, and for people without the role", async () => {
+describe.each([
+  ["Remove", removeTeamMember],
+  ["Reset password", resetTeamMemberPassword],
+])("%s", (_name, change) => {
+  it("is for owners and admins only, never of oneself, an admin never an owner's, and not across agencies", async () => {
     const { company, owner } = await makeAgency({ locations: 0 });
     const admin = await makeUser(company.id, "agency_admin");
     const user = await makeUser(company.id, "agency_user");
-    await expect(resetTeamMemberPassword(admin, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
-    await expect(resetTeamMemberPassword(admin, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
-    await expect(resetTeamMemberPassword(user, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
-    expect(await checkCredentials(owner.email, testPassword)).not.toBeNull();
+    await expect(change(user, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
+    await expect(change(admin, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
+    await expect(change(owner, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
+    await expect(change(admin, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
+    const stranger = await makeAgency({ locations: 0 });
+    await expect(change(stranger.owner, { userId: user.id })).rejects.toMatchObject({ kind: "not_found" });
+    for (const person of [owner, admin, user])
+      expect(await checkCredentials(person.email, testPassword)).not.toBeNull();
   });
 });
 

@@ -78,6 +78,16 @@ async function integration(w: World, scopes = ["locations.readonly", "contacts.w
   return { owner, id: created.integration.id, token: created.token };
 }
 
+/** A case: a new integration's token, verified once so it is cached, then `change`d. */
+function changedIntegration(change: (w: World, pi: Awaited<ReturnType<typeof integration>>) => Promise<unknown>) {
+  return async (w: World) => {
+    const pi = await integration(w);
+    await cached(pi.token);
+    await change(w, pi);
+    return { token: pi.token };
+  };
+}
+
 afterAll(async () => {
   await flushLastUsedWrites();
 });
@@ -121,12 +131,7 @@ describe("the instance that makes a change refuses the token at once", () => {
     ],
     [
       "private integration rotated now: the old token",
-      async (w) => {
-        const pi = await integration(w);
-        await cached(pi.token);
-        await lifecycle.rotateNow(w.owner, pi.owner, pi.id);
-        return { token: pi.token };
-      },
+      changedIntegration((w, pi) => lifecycle.rotateNow(w.owner, pi.owner, pi.id)),
     ],
     [
       "rotation expired now: the old token",
@@ -150,12 +155,7 @@ describe("the instance that makes a change refuses the token at once", () => {
     ],
     [
       "private integration deleted",
-      async (w) => {
-        const pi = await integration(w);
-        await cached(pi.token);
-        await lifecycle.deletePrivateIntegration(w.owner, pi.owner, pi.id);
-        return { token: pi.token };
-      },
+      changedIntegration((w, pi) => lifecycle.deletePrivateIntegration(w.owner, pi.owner, pi.id)),
     ],
     [
       "scope removed by an edit: the token keeps working without it",

@@ -87,17 +87,22 @@ function scoped(companyIds: string[] | undefined, sql: Prisma.Sql): Prisma.Sql {
 
 export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneStep[] {
   const ids = companyIds ?? [];
-  const grantScope = (column: Prisma.Sql) =>
+  // Scoped runs: only rows whose `column` names a row of `table` that belongs to one of the agencies.
+  const ownedBy = (column: Prisma.Sql, table: "TokenGrant" | "Installation" | "PrivateIntegration" | "App") =>
     scoped(
       companyIds,
-      Prisma.sql`AND ${column} IN (SELECT id FROM "TokenGrant" WHERE "companyId" = ANY(${ids}::text[]))`,
+      Prisma.sql`AND ${column} IN (SELECT id FROM ${Prisma.raw(`"${table}"`)} WHERE "companyId" = ANY(${ids}::text[]))`,
     );
+  const grantScope = (column: Prisma.Sql) => ownedBy(column, "TokenGrant");
   const accessCut = new Date(now.getTime() - PRUNE_HORIZONS.accessTokenPastExpiryMs);
   const refreshCut = new Date(now.getTime() - PRUNE_HORIZONS.refreshTokenPastExpiryMs);
   const codeCut = new Date(now.getTime() - PRUNE_HORIZONS.codePastExpiryMs);
   const revokedCut = new Date(now.getTime() - PRUNE_HORIZONS.revokedGrantMs);
   const integrationCut = new Date(now.getTime() - PRUNE_HORIZONS.integrationTokenStoppedMs);
   const eventCut = webhookEventRetentionCutoff(now);
+  const stoppedToken = Prisma.sql`(t.slot IS NULL OR t."revokedAt" IS NOT NULL)
+    AND COALESCE(LEAST(t."revokedAt", t."expiresAt"), t."createdAt") < ${integrationCut}`;
+  const doneEvent = Prisma.sql`e.status IN ('delivered', 'failed') AND e."createdAt" < ${eventCut}`;
   const usageCut = new Date(now.getTime() - PRUNE_HORIZONS.usageMs);
   // Usage rows carry no company: scoped runs reach them through their integration or installation.
   const usageScope = (column: Prisma.Sql) =>
@@ -190,10 +195,7 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
           "codes",
           Prisma.sql`
           SELECT c.id FROM "AuthorizationCode" c
-          WHERE c."expiresAt" < ${codeCut} ${scoped(
-            companyIds,
-            Prisma.sql`AND c."installationId" IN (SELECT id FROM "Installation" WHERE "companyId" = ANY(${ids}::text[]))`,
-          )}
+          WHERE c."expiresAt" < ${codeCut} ${ownedBy(Prisma.sql`c."installationId"`, "Installation")}
           ORDER BY c."expiresAt" LIMIT ${limit}`,
           // Grants issued from them keep working: their authorizationCodeId becomes null (ON DELETE SET NULL).
           (rowIds) => Prisma.sql`
@@ -202,43 +204,32 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
     },
     {
       name: "private-integration tokens that stopped working long ago",
-      run(tx, limit) {
-        const stopped = Prisma.sql`(t.slot IS NULL OR t."revokedAt" IS NOT NULL)
-          AND COALESCE(LEAST(t."revokedAt", t."expiresAt"), t."createdAt") < ${integrationCut}`;
-        return selectThenDelete(
+      run: (tx, limit) =>
+        selectThenDelete(
           tx,
           "integrationTokens",
           Prisma.sql`
           SELECT t.id FROM "PrivateIntegrationToken" t
-          WHERE ${stopped} ${scoped(
-            companyIds,
-            Prisma.sql`AND t."integrationId" IN (SELECT id FROM "PrivateIntegration" WHERE "companyId" = ANY(${ids}::text[]))`,
-          )}
+          WHERE ${stoppedToken} ${ownedBy(Prisma.sql`t."integrationId"`, "PrivateIntegration")}
           LIMIT ${limit}`,
           (rowIds) => Prisma.sql`
-          DELETE FROM "PrivateIntegrationToken" t WHERE t.id = ANY(${rowIds}::text[]) AND ${stopped}`,
-        );
-      },
+          DELETE FROM "PrivateIntegrationToken" t WHERE t.id = ANY(${rowIds}::text[]) AND ${stoppedToken}`,
+        ),
     },
     {
       name: "webhook events past retention",
-      run(tx, limit) {
-        const done = Prisma.sql`e.status IN ('delivered', 'failed') AND e."createdAt" < ${eventCut}`;
-        return selectThenDelete(
+      run: (tx, limit) =>
+        selectThenDelete(
           tx,
           "webhookEvents",
           Prisma.sql`
           SELECT e.id FROM "WebhookEvent" e
-          WHERE ${done} ${scoped(
-            companyIds,
-            Prisma.sql`AND e."appId" IN (SELECT id FROM "App" WHERE "companyId" = ANY(${ids}::text[]))`,
-          )}
+          WHERE ${doneEvent} ${ownedBy(Prisma.sql`e."appId"`, "App")}
           ORDER BY e."createdAt" LIMIT ${limit}`,
           // Their delivery logs go with them (ON DELETE CASCADE).
           (rowIds) => Prisma.sql`
-          DELETE FROM "WebhookEvent" e WHERE e.id = ANY(${rowIds}::text[]) AND ${done}`,
-        );
-      },
+          DELETE FROM "WebhookEvent" e WHERE e.id = ANY(${rowIds}::text[]) AND ${doneEvent}`,
+        ),
     },
     {
       name: "API usage past retention",

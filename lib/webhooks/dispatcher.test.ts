@@ -59,6 +59,23 @@ const eventRow = (id: string) =>
     where: { id },
     include: { deliveryLogs: { orderBy: { attemptedAt: "asc" } } },
   });
+/**
+ * One event of a new app whose endpoint is `server` (started here on a free loopback port, and
+ * closed with its connections afterwards), dispatched once now: its row as it then stands.
+ */
+async function deliveredOnceTo(server: Server, options: { timeoutMs?: number }) {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const app = await makeApp(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+    const now = new Date();
+    const [id] = await enqueue(app, now);
+    await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true, ...options });
+    return await eventRow(id!);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 const receivedIds = () => receiver.received.map((w) => w.headers["webhook-id"]);
 
 describe("backoff rules", () => {
@@ -195,21 +212,10 @@ describe("delivery to a real HTTP receiver", () => {
       response.writeHead(200, { "content-type": "text/plain" });
       response.write("b".repeat(2048));
     });
-    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hook`;
-    try {
-      const app = await makeApp(url);
-      const now = new Date();
-      const [id] = await enqueue(app, now);
-      await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true });
-      const row = await eventRow(id!);
-      expect(row).toMatchObject({ status: "delivered" });
-      expect(row.deliveryLogs[0]?.responseBody).toBe("b".repeat(RESPONSE_BODY_LIMIT_BYTES));
-      expect(row.deliveryLogs[0]?.durationMs).toBeLessThan(1000);
-    } finally {
-      endless.closeAllConnections();
-      await new Promise((resolve) => endless.close(resolve));
-    }
+    const row = await deliveredOnceTo(endless, {});
+    expect(row).toMatchObject({ status: "delivered" });
+    expect(row.deliveryLogs[0]?.responseBody).toBe("b".repeat(RESPONSE_BODY_LIMIT_BYTES));
+    expect(row.deliveryLogs[0]?.durationMs).toBeLessThan(1000);
   });
 
   it("retries a non-2xx answer with backoff and keeps the same webhook-id", async () => {
@@ -301,20 +307,9 @@ describe("delivery to a real HTTP receiver", () => {
 
   it("gives up on a receiver that does not answer within the timeout, and retries", async () => {
     const silent: Server = createServer(() => {}); // never answers
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`;
-    try {
-      const app = await makeApp(url);
-      const now = new Date();
-      const [id] = await enqueue(app, now);
-      await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true, timeoutMs: 300 });
-      const row = await eventRow(id!);
-      expect(row).toMatchObject({ status: "pending", lastError: "timed out after 0.3 s" });
-      expect(row.deliveryLogs[0]?.durationMs).toBeGreaterThanOrEqual(290);
-    } finally {
-      silent.closeAllConnections();
-      await new Promise((resolve) => silent.close(resolve));
-    }
+    const row = await deliveredOnceTo(silent, { timeoutMs: 300 });
+    expect(row).toMatchObject({ status: "pending", lastError: "timed out after 0.3 s" });
+    expect(row.deliveryLogs[0]?.durationMs).toBeGreaterThanOrEqual(290);
   });
 
   it("refuses a loopback target unless WEBHOOK_ALLOW_PRIVATE is on, and retries it", async () => {
