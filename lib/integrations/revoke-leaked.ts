@@ -1,6 +1,6 @@
 import { recordAudit } from "@/lib/accounts/audit";
-import { revokeLiveReported } from "@/lib/credentials/revoke-live";
 import { db } from "@/lib/db/client";
+import { revokeLiveReported } from "@/lib/db/revoke-live";
 import { tokenIsLive } from "./views";
 
 /**
@@ -25,7 +25,7 @@ export interface RevokedIntegration {
 /**
  * Revokes the integrations of the live tokens among `tokenHashes` (keyed hashes, lib/crypto).
  * A token that no longer works (rotated out, expired, already revoked) changes nothing. Each
- * revocation (lib/credentials/revoke-live.ts) locks the integration row, as every lifecycle
+ * revocation (lib/db/revoke-live.ts) locks the integration row, as every lifecycle
  * change does, and writes its audit entry (no person: `actorUserId` null; the reason says who reported it) in the same transaction.
  */
 export function revokeLeakedIntegrationTokens(

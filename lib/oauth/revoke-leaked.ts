@@ -1,6 +1,6 @@
 import { recordAudit } from "@/lib/accounts/audit";
-import { revokeLiveReported } from "@/lib/credentials/revoke-live";
 import { db } from "@/lib/db/client";
+import { revokeLiveReported } from "@/lib/db/revoke-live";
 import { revokeGrants } from "./grants/revoke-grants";
 
 /**
