@@ -37,46 +37,40 @@ describe("the environment", () => {
     expect(() => parseEnv(source)).toThrow(new RegExp(`^The environment variable ${name} `));
   });
 
-  it("REFRESH_TOKEN_REUSE_SECONDS: 30 by default, 0 (strict) to 300, anything else named", () => {
-    expect(parseEnv({}).REFRESH_TOKEN_REUSE_SECONDS).toBe(30);
-    expect(parseEnv({ REFRESH_TOKEN_REUSE_SECONDS: "0" }).REFRESH_TOKEN_REUSE_SECONDS).toBe(0);
-    expect(parseEnv({ REFRESH_TOKEN_REUSE_SECONDS: "300" }).REFRESH_TOKEN_REUSE_SECONDS).toBe(300);
-    for (const bad of ["301", "-1", "2.5", "soon"]) {
-      expect(() => parseEnv({ REFRESH_TOKEN_REUSE_SECONDS: bad })).toThrow(
-        /^The environment variable REFRESH_TOKEN_REUSE_SECONDS must be/,
-      );
-    }
-  });
-
-  it("WEBHOOK_FIRST_RETRY_SECONDS: 30 by default, 1 to 30, anything else named", () => {
-    expect(parseEnv({}).WEBHOOK_FIRST_RETRY_SECONDS).toBe(30);
-    expect(parseEnv({ WEBHOOK_FIRST_RETRY_SECONDS: "1" }).WEBHOOK_FIRST_RETRY_SECONDS).toBe(1);
-    for (const bad of ["0", "31", "2.5", "soon"]) {
-      expect(() => parseEnv({ WEBHOOK_FIRST_RETRY_SECONDS: bad })).toThrow(
-        /^The environment variable WEBHOOK_FIRST_RETRY_SECONDS must be/,
-      );
-    }
-  });
-
-  it("PRUNE_INTERVAL_SECONDS: 600 by default, 0 (off) or 10 to 86400, anything else named", () => {
-    expect(parseEnv({}).PRUNE_INTERVAL_SECONDS).toBe(600);
-    expect(parseEnv({ PRUNE_INTERVAL_SECONDS: "0" }).PRUNE_INTERVAL_SECONDS).toBe(0);
-    expect(parseEnv({ PRUNE_INTERVAL_SECONDS: "10" }).PRUNE_INTERVAL_SECONDS).toBe(10);
-    expect(parseEnv({ PRUNE_INTERVAL_SECONDS: "86400" }).PRUNE_INTERVAL_SECONDS).toBe(86400);
-    for (const bad of ["5", "86401", "-1", "2.5", "hourly"]) {
-      expect(() => parseEnv({ PRUNE_INTERVAL_SECONDS: bad })).toThrow(
-        /^The environment variable PRUNE_INTERVAL_SECONDS must be/,
-      );
-    }
-  });
-
-  it("REQUEST_TIMEOUT_SECONDS: 20 by default, 1 to 300, anything else named", () => {
-    expect(parseEnv({}).REQUEST_TIMEOUT_SECONDS).toBe(20);
-    expect(parseEnv({ REQUEST_TIMEOUT_SECONDS: "2" }).REQUEST_TIMEOUT_SECONDS).toBe(2);
-    for (const bad of ["0", "301", "1.5", "soon"]) {
-      expect(() => parseEnv({ REQUEST_TIMEOUT_SECONDS: bad })).toThrow(
-        /^The environment variable REQUEST_TIMEOUT_SECONDS must be/,
-      );
+  it.each([
+    {
+      title: "REFRESH_TOKEN_REUSE_SECONDS: 30 by default, 0 (strict) to 300, anything else named",
+      name: "REFRESH_TOKEN_REUSE_SECONDS",
+      fallback: 30,
+      good: [0, 300],
+      bad: ["301", "-1", "2.5", "soon"],
+    },
+    {
+      title: "WEBHOOK_FIRST_RETRY_SECONDS: 30 by default, 1 to 30, anything else named",
+      name: "WEBHOOK_FIRST_RETRY_SECONDS",
+      fallback: 30,
+      good: [1],
+      bad: ["0", "31", "2.5", "soon"],
+    },
+    {
+      title: "PRUNE_INTERVAL_SECONDS: 600 by default, 0 (off) or 10 to 86400, anything else named",
+      name: "PRUNE_INTERVAL_SECONDS",
+      fallback: 600,
+      good: [0, 10, 86400],
+      bad: ["5", "86401", "-1", "2.5", "hourly"],
+    },
+    {
+      title: "REQUEST_TIMEOUT_SECONDS: 20 by default, 1 to 300, anything else named",
+      name: "REQUEST_TIMEOUT_SECONDS",
+      fallback: 20,
+      good: [2],
+      bad: ["0", "301", "1.5", "soon"],
+    },
+  ] as const)("$title", ({ name, fallback, good, bad }) => {
+    expect(parseEnv({})[name]).toBe(fallback);
+    for (const value of good) expect(parseEnv({ [name]: String(value) })[name]).toBe(value);
+    for (const value of bad) {
+      expect(() => parseEnv({ [name]: value })).toThrow(new RegExp(`^The environment variable ${name} must be`));
     }
   });
 

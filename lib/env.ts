@@ -17,6 +17,25 @@ const limit = (fallback: number) =>
     .optional()
     .transform((v) => v ?? fallback);
 
+/**
+ * A whole number from `min` to `max`, `fallback` when unset. What a bad value is told, each left to
+ * zod when not given: `notWhole` (not a number, or a fraction), `belowMin`, `aboveMax`
+ * (`outOfRange`: both).
+ */
+const wholeNumber = (
+  range: { min: number; max: number; fallback: number },
+  say: { notWhole?: string; outOfRange?: string; belowMin?: string; aboveMax?: string } = {},
+) => {
+  const message = (text: string | undefined) => (text === undefined ? undefined : { message: text });
+  return z.coerce
+    .number(message(say.notWhole))
+    .int(message(say.notWhole))
+    .min(range.min, message(say.belowMin ?? say.outOfRange))
+    .max(range.max, message(say.aboveMax ?? say.outOfRange))
+    .optional()
+    .transform((v) => v ?? range.fallback);
+};
+
 export const envSchema = z.object({
   /** unset or `file:<dir>`: embedded PGlite; `memory://`: PGlite in memory (tests); `postgres(ql)://…`: PostgreSQL. */
   DATABASE_URL: z
@@ -26,13 +45,7 @@ export const envSchema = z.object({
     })
     .optional()
     .transform((v) => v ?? "file:./data/pglite"),
-  PORT: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(65535)
-    .optional()
-    .transform((v) => v ?? 3000),
+  PORT: wholeNumber({ min: 1, max: 65535, fallback: 3000 }),
   APP_URL: z.url({ message: "must be an absolute URL such as http://localhost:3000" }).optional(),
   /** Keys every hash, encryption and session of this deployment. Generated on first start. */
   SERVER_SECRET: z
@@ -44,13 +57,13 @@ export const envSchema = z.object({
   RATE_LIMIT_BURST: limit(100),
   RATE_LIMIT_DAILY: limit(200_000),
   /** Access-token signing keys rotate by themselves after this many days; 0: only `signing-key:rotate`. */
-  SIGNING_KEY_ROTATION_DAYS: z.coerce
-    .number({ message: "must be a whole number of days (0 turns automatic rotation off)" })
-    .int({ message: "must be a whole number of days (0 turns automatic rotation off)" })
-    .min(0, { message: "must be 0 (off) or a number of days from 1 to 3650" })
-    .max(3650, { message: "must be 0 (off) or a number of days from 1 to 3650" })
-    .optional()
-    .transform((v) => v ?? 90),
+  SIGNING_KEY_ROTATION_DAYS: wholeNumber(
+    { min: 0, max: 3650, fallback: 90 },
+    {
+      notWhole: "must be a whole number of days (0 turns automatic rotation off)",
+      outOfRange: "must be 0 (off) or a number of days from 1 to 3650",
+    },
+  ),
   WEBHOOK_ALLOW_PRIVATE: flag,
   /** `off`: this instance does not deliver webhooks (another instance sharing the database does). */
   WEBHOOK_DISPATCHER: z
@@ -69,48 +82,45 @@ export const envSchema = z.object({
    * The delay before a failed webhook's first retry; the later ones follow the schedule (1 min,
    * 2 min, 5 min, …). Shorter than 30 s only where a test waits for that retry (the e2e server).
    */
-  WEBHOOK_FIRST_RETRY_SECONDS: z.coerce
-    .number({ message: "must be a whole number of seconds from 1 to 30" })
-    .int({ message: "must be a whole number of seconds from 1 to 30" })
-    .min(1, { message: "must be a whole number of seconds from 1 to 30" })
-    .max(30, { message: "must be a whole number of seconds from 1 to 30" })
-    .optional()
-    .transform((v) => v ?? 30),
+  WEBHOOK_FIRST_RETRY_SECONDS: wholeNumber(
+    { min: 1, max: 30, fallback: 30 },
+    {
+      notWhole: "must be a whole number of seconds from 1 to 30",
+      outOfRange: "must be a whole number of seconds from 1 to 30",
+    },
+  ),
   /**
    * How long a claimed webhook stays with the instance that claimed it. When that instance dies
    * mid-delivery, another one retries the event after this long. Above the 10 s delivery timeout.
    */
-  WEBHOOK_LEASE_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(15, { message: "must be at least 15 (seconds; a delivery may take 10)" })
-    .max(3600)
-    .optional()
-    .transform((v) => v ?? 60),
+  WEBHOOK_LEASE_SECONDS: wholeNumber(
+    { min: 15, max: 3600, fallback: 60 },
+    { belowMin: "must be at least 15 (seconds; a delivery may take 10)" },
+  ),
   /**
    * A used refresh token presented again by its own client within this many seconds of its first
    * use gets a new pair instead of revoking its family (a lost response, two processes of one app).
    * `0`: strict single use.
    */
-  REFRESH_TOKEN_REUSE_SECONDS: z.coerce
-    .number({ message: "must be a whole number of seconds from 0 to 300" })
-    .int({ message: "must be a whole number of seconds from 0 to 300" })
-    .min(0, { message: "must be a whole number of seconds from 0 to 300" })
-    .max(300, { message: "must be at most 300 (seconds; 0 turns the reuse window off)" })
-    .optional()
-    .transform((v) => v ?? 30),
+  REFRESH_TOKEN_REUSE_SECONDS: wholeNumber(
+    { min: 0, max: 300, fallback: 30 },
+    {
+      notWhole: "must be a whole number of seconds from 0 to 300",
+      belowMin: "must be a whole number of seconds from 0 to 300",
+      aboveMax: "must be at most 300 (seconds; 0 turns the reuse window off)",
+    },
+  ),
   /**
    * How often this instance prunes expired and consumed rows (lib/maintenance/prune.ts); `0`: never
    * on this instance. One instance prunes at a time, so every instance may keep it on.
    */
-  PRUNE_INTERVAL_SECONDS: z.coerce
-    .number({ message: "must be a whole number of seconds (0 turns pruning off)" })
-    .int({ message: "must be a whole number of seconds (0 turns pruning off)" })
-    .min(0, { message: "must be 0 (off) or a number of seconds from 10 to 86400" })
-    .max(86_400, { message: "must be 0 (off) or a number of seconds from 10 to 86400" })
-    .refine((v) => v === 0 || v >= 10, { message: "must be 0 (off) or a number of seconds from 10 to 86400" })
-    .optional()
-    .transform((v) => v ?? 600),
+  PRUNE_INTERVAL_SECONDS: wholeNumber(
+    { min: 0, max: 86_400, fallback: 600 },
+    {
+      notWhole: "must be a whole number of seconds (0 turns pruning off)",
+      outOfRange: "must be 0 (off) or a number of seconds from 10 to 86400",
+    },
+  ).refine((v) => v === 0 || v >= 10, { message: "must be 0 (off) or a number of seconds from 10 to 86400" }),
   /**
    * `off`: this instance does not count API requests per caller (lib/usage/); for the bench's
    * comparison. The screens then show what other instances counted.
@@ -130,32 +140,26 @@ export const envSchema = z.object({
     .min(3, { message: "must be an address such as Token Service <no-reply@example.com>" })
     .optional(),
   /** How often this instance checks the reminder milestones (lib/reminders/); `0`: never on this instance. */
-  REMINDER_CHECK_SECONDS: z.coerce
-    .number({ message: "must be a whole number of seconds (0 turns the check off)" })
-    .int({ message: "must be a whole number of seconds (0 turns the check off)" })
-    .min(0, { message: "must be 0 (off) or a number of seconds from 1 to 86400" })
-    .max(86_400, { message: "must be 0 (off) or a number of seconds from 1 to 86400" })
-    .optional()
-    .transform((v) => v ?? 3600),
+  REMINDER_CHECK_SECONDS: wholeNumber(
+    { min: 0, max: 86_400, fallback: 3600 },
+    {
+      notWhole: "must be a whole number of seconds (0 turns the check off)",
+      outOfRange: "must be 0 (off) or a number of seconds from 1 to 86400",
+    },
+  ),
   /** Proxies in front of the app whose X-Forwarded-For entries are believed (lib/client-address.ts). */
-  TRUSTED_PROXY_HOPS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(10)
-    .optional()
-    .transform((v) => v ?? 0),
+  TRUSTED_PROXY_HOPS: wholeNumber({ min: 0, max: 10, fallback: 0 }),
   /**
    * Seconds a client has to send a whole request, headers and body (scripts/serve.mjs reads it);
    * a slower one is answered 400 and its connection closed. Headers alone: at most 10 s.
    */
-  REQUEST_TIMEOUT_SECONDS: z.coerce
-    .number({ message: "must be a whole number of seconds from 1 to 300" })
-    .int({ message: "must be a whole number of seconds from 1 to 300" })
-    .min(1, { message: "must be a whole number of seconds from 1 to 300" })
-    .max(300, { message: "must be a whole number of seconds from 1 to 300" })
-    .optional()
-    .transform((v) => v ?? 20),
+  REQUEST_TIMEOUT_SECONDS: wholeNumber(
+    { min: 1, max: 300, fallback: 20 },
+    {
+      notWhole: "must be a whole number of seconds from 1 to 300",
+      outOfRange: "must be a whole number of seconds from 1 to 300",
+    },
+  ),
   /**
    * GitHub's secret scanning public keys (`{"public_keys":[…]}`), for POST
    * /credentials/github-secret-scanning; unset: that endpoint answers 404.

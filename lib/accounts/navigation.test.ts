@@ -1,19 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { actorAs } from "@/lib/testing/actor";
 import { agencyNavigation, locationNavigation } from "./navigation";
 import type { Actor } from "./permissions";
 import type { Role } from "./roles";
 
-const actor = (role: Role, overrides: Partial<Actor> = {}): Actor => ({
-  id: "u",
-  email: "u@x.test",
-  name: "U",
-  role,
-  companyId: "c1",
-  agencyPrivateIntegrations: false,
-  locationPrivateIntegrations: false,
-  locationIds: [],
-  ...overrides,
-});
+const actor = (role: Role, overrides: Partial<Actor> = {}): Actor => actorAs(role, { companyId: "c1", ...overrides });
 const labels = (links: { label: string }[]) => links.map((l) => l.label);
 
 describe("settings navigation shows only what a person may use", () => {

@@ -8,6 +8,7 @@ import { listAuditLog } from "@/lib/integrations/audit-log";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { listPrivateIntegrations } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
+import { actorAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser, testPassword } from "@/lib/testing/fixtures";
 import { canChangeMemberPermissions, canManageMember } from "./permissions";
 import { removeTeamMember, resetTeamMemberPassword, updateTeamMember } from "./team";
@@ -37,16 +38,7 @@ describe("who may manage whom (the Team screen shows controls only where this ho
     ["agency_user", "account_user", false],
     ["account_admin", "account_user", false],
   ] as const)("%s → %s: %s", (actorRole, memberRole, expected) => {
-    const actor = {
-      id: "a",
-      email: "a@x.test",
-      name: "A",
-      role: actorRole,
-      companyId: "c",
-      agencyPrivateIntegrations: false,
-      locationPrivateIntegrations: false,
-      locationIds: [],
-    };
+    const actor = actorAs(actorRole);
     expect(canManageMember(actor, { id: "m", role: memberRole, companyId: "c" })).toBe(expected);
     expect(canManageMember(actor, { id: "a", role: memberRole, companyId: "c" })).toBe(false);
     expect(canManageMember(actor, { id: "m", role: memberRole, companyId: "other" })).toBe(false);
@@ -95,16 +87,7 @@ describe("only an owner changes an owner (SPEC.md › The edges of the HTTP serv
     ["agency_admin", "agency_admin", true],
     ["agency_user", "account_user", false],
   ] as const)("the Team screen's permission switches: %s → %s: %s", (actorRole, memberRole, expected) => {
-    const actor = {
-      id: "a",
-      email: "a@x.test",
-      name: "A",
-      role: actorRole,
-      companyId: "c",
-      agencyPrivateIntegrations: false,
-      locationPrivateIntegrations: false,
-      locationIds: [],
-    };
+    const actor = actorAs(actorRole);
     expect(canChangeMemberPermissions(actor, { role: memberRole, companyId: "c" })).toBe(expected);
     expect(canChangeMemberPermissions(actor, { role: memberRole, companyId: "other" })).toBe(false);
   });
@@ -153,18 +136,6 @@ describe("Remove", () => {
     expect(toAuditItem(created!).actor).toBe(`${admin.name} (removed)`);
   });
 
-  it("is for owners and admins only, never of oneself, and an admin cannot remove an owner", async () => {
-    const { company, owner } = await makeAgency({ locations: 0 });
-    const admin = await makeUser(company.id, "agency_admin");
-    const user = await makeUser(company.id, "agency_user");
-    await expect(removeTeamMember(user, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
-    await expect(removeTeamMember(admin, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
-    await expect(removeTeamMember(owner, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
-    const stranger = await makeAgency({ locations: 0 });
-    await expect(removeTeamMember(stranger.owner, { userId: user.id })).rejects.toMatchObject({ kind: "not_found" });
-    expect(await checkCredentials(user.email, testPassword)).not.toBeNull();
-  });
-
   it("never removes the last owner, even when two owners remove each other at once", async () => {
     const { company, owner } = await makeAgency({ locations: 0 });
     const second = await makeUser(company.id, "agency_owner");
@@ -198,15 +169,24 @@ describe("Reset password", () => {
     expect(await auditActions(member.id)).toContainEqual({ action: "user_password_reset", actorUserId: owner.id });
     expect(JSON.stringify(await db().auditLog.findMany({ where: { targetId: member.id } }))).not.toContain(password);
   });
+});
 
-  it("is refused for oneself, for an owner by an admin, and for people without the role", async () => {
+describe.each([
+  ["Remove", removeTeamMember],
+  ["Reset password", resetTeamMemberPassword],
+])("%s", (_name, change) => {
+  it("is for owners and admins only, never of oneself, an admin never an owner's, and not across agencies", async () => {
     const { company, owner } = await makeAgency({ locations: 0 });
     const admin = await makeUser(company.id, "agency_admin");
     const user = await makeUser(company.id, "agency_user");
-    await expect(resetTeamMemberPassword(admin, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
-    await expect(resetTeamMemberPassword(admin, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
-    await expect(resetTeamMemberPassword(user, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
-    expect(await checkCredentials(owner.email, testPassword)).not.toBeNull();
+    await expect(change(user, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
+    await expect(change(admin, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
+    await expect(change(owner, { userId: owner.id })).rejects.toMatchObject({ kind: "forbidden" });
+    await expect(change(admin, { userId: admin.id })).rejects.toMatchObject({ kind: "forbidden" });
+    const stranger = await makeAgency({ locations: 0 });
+    await expect(change(stranger.owner, { userId: user.id })).rejects.toMatchObject({ kind: "not_found" });
+    for (const person of [owner, admin, user])
+      expect(await checkCredentials(person.email, testPassword)).not.toBeNull();
   });
 });
 

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { hashPassword } from "@/lib/crypto/password";
 import { db, type Tx } from "@/lib/db/client";
-import { conflict, forbidden, invalid, notFound } from "@/lib/refusal";
+import type { AuditAction, Prisma } from "@/lib/generated/prisma/client";
+import { conflict, forbidden, invalid, notFound, type Refusal } from "@/lib/refusal";
 import { recordAudit } from "./audit";
 import { type Actor, canManageMember } from "./permissions";
 import { isAgencyAdmin, isAgencyRole, roleSchema } from "./roles";
@@ -121,6 +122,37 @@ async function lockActiveOwners(tx: Tx, companyId: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/**
+ * The frame Remove and Reset password share: the member's row changes only while they are still an
+ * active member of the actor's agency (and match `where`), and the change is audited in the same
+ * transaction; `ifGone` says why nothing changed.
+ */
+async function changeActiveMember(
+  tx: Tx,
+  actor: Actor,
+  target: { id: string },
+  change: {
+    where?: Prisma.UserWhereInput;
+    data: Prisma.UserUpdateManyMutationInput;
+    ifGone: () => Refusal;
+    action: AuditAction;
+    details: Prisma.InputJsonValue;
+  },
+): Promise<void> {
+  const { count } = await tx.user.updateMany({
+    where: { ...change.where, id: target.id, companyId: actor.companyId, removedAt: null },
+    data: change.data,
+  });
+  if (count !== 1) throw change.ifGone();
+  await recordAudit(tx, {
+    companyId: actor.companyId,
+    actorUserId: actor.id,
+    action: change.action,
+    targetId: target.id,
+    details: change.details,
+  });
+}
+
 export const teamMemberRefSchema = z.object({ userId: z.string().min(1).max(100) });
 
 /**
@@ -141,16 +173,11 @@ export async function removeTeamMember(
       if (!owners.includes(actor.id)) throw forbidden("Only an agency owner can remove an owner.");
       if (owners.length <= 1) throw invalid("An agency needs at least one owner.");
     }
-    const { count } = await tx.user.updateMany({
-      where: { id: target.id, companyId: actor.companyId, role: target.role, removedAt: null },
+    await changeActiveMember(tx, actor, target, {
+      where: { role: target.role },
       data: { removedAt: now, sessionVersion: { increment: 1 } },
-    });
-    if (count !== 1) throw conflict("This team member was changed or removed meanwhile. Reload the page.");
-    await recordAudit(tx, {
-      companyId: actor.companyId,
-      actorUserId: actor.id,
+      ifGone: () => conflict("This team member was changed or removed meanwhile. Reload the page."),
       action: "user_removed",
-      targetId: target.id,
       details: { email: target.email, role: target.role },
     });
     return { id: target.id, name: target.name, email: target.email };
@@ -174,19 +201,13 @@ export async function resetTeamMemberPassword(
   const target = await manageableMember(actor, userId, "reset passwords");
   const password = oneTimePassword();
   const passwordHash = await hashPassword(password);
-  await db().$transaction(async (tx) => {
-    const { count } = await tx.user.updateMany({
-      where: { id: target.id, companyId: actor.companyId, removedAt: null },
+  await db().$transaction((tx) =>
+    changeActiveMember(tx, actor, target, {
       data: { passwordHash, mustChangePassword: true, sessionVersion: { increment: 1 } },
-    });
-    if (count !== 1) throw notFound("There is no such team member in your agency.");
-    await recordAudit(tx, {
-      companyId: actor.companyId,
-      actorUserId: actor.id,
+      ifGone: () => notFound("There is no such team member in your agency."),
       action: "user_password_reset",
-      targetId: target.id,
       details: { email: target.email },
-    });
-  });
+    }),
+  );
   return { member: { id: target.id, name: target.name, email: target.email }, password };
 }

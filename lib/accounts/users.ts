@@ -43,7 +43,7 @@ export const newUserSchema = z.object({
 });
 export type NewUser = z.input<typeof newUserSchema>;
 
-/** The columns an `Actor` is read from (also by ./team.ts). */
+/** The columns an `Actor` is read from (also by ./team.ts and lib/reminders/check.ts). */
 export const actorSelect = {
   id: true,
   email: true,

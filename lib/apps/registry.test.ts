@@ -2,9 +2,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { secretMatchesHash } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { authenticateClient } from "@/lib/oauth/client-auth";
-import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, makeApp } from "@/lib/testing/oauth";
+import { refusal } from "@/lib/testing/refusal";
 import { createApp, listDeveloperApps, updateApp } from "./registry";
 import { regenerateClientSecret } from "./secrets";
 
@@ -21,15 +21,6 @@ const base = () => ({
   scopes: ["contacts.readonly"],
   installSetting: "everyone" as const,
 });
-
-async function refusal(promise: Promise<unknown>): Promise<Refusal> {
-  const error = await promise.then(
-    () => undefined,
-    (e) => e,
-  );
-  expect(error).toBeInstanceOf(Refusal);
-  return error as Refusal;
-}
 
 describe("createApp", () => {
   it("returns the client secret once and keeps only its keyed hash, with a first version", async () => {

@@ -18,24 +18,21 @@ const nameSchema = z
   .min(1, { error: "Enter the app's name." })
   .max(100, { error: "Use a name of at most 100 characters." });
 const descriptionSchema = z.string().trim().max(1000, { error: "Use a description of at most 1000 characters." });
-const redirectUrisSchema = z
-  .array(z.string().trim())
-  .transform((uris) => [...new Set(uris.filter(Boolean))])
-  .check((ctx) => {
-    if (ctx.value.length === 0) {
-      ctx.issues.push({ code: "custom", input: ctx.value, message: "Add at least one redirect URI." });
-    }
-    if (ctx.value.length > 10) {
-      ctx.issues.push({ code: "custom", input: ctx.value, message: "Register at most 10 redirect URIs." });
-    }
-    for (const uri of ctx.value) {
-      const problem = redirectUriProblem(uri);
-      if (problem) ctx.issues.push({ code: "custom", input: uri, message: problem });
-    }
-  });
-const scopesSchema = z
-  .array(z.string().trim())
-  .transform((names) => [...new Set(names.filter(Boolean))])
+/** A list typed line by line or ticked: trimmed, empty entries dropped, each once, in order. */
+const distinctEntries = () => z.array(z.string().trim()).transform((entries) => [...new Set(entries.filter(Boolean))]);
+const redirectUrisSchema = distinctEntries().check((ctx) => {
+  if (ctx.value.length === 0) {
+    ctx.issues.push({ code: "custom", input: ctx.value, message: "Add at least one redirect URI." });
+  }
+  if (ctx.value.length > 10) {
+    ctx.issues.push({ code: "custom", input: ctx.value, message: "Register at most 10 redirect URIs." });
+  }
+  for (const uri of ctx.value) {
+    const problem = redirectUriProblem(uri);
+    if (problem) ctx.issues.push({ code: "custom", input: uri, message: problem });
+  }
+});
+const scopesSchema = distinctEntries()
   .check((ctx) => {
     if (ctx.value.length === 0) {
       ctx.issues.push({ code: "custom", input: ctx.value, message: "Choose at least one scope." });

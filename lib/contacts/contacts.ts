@@ -39,26 +39,21 @@ export const newContactSchema = z
   .meta({ description: "A new contact of the token's sub-account." });
 export type NewContact = z.output<typeof newContactSchema>;
 
+/** A stored text field that may be empty (null), as the API shows it. */
+const nullableText = (example: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({ examples: [example] });
+
 export const contactSchema = z
   .object({
     id: z.string().meta({ examples: ["cm3x5con0000001"] }),
     locationId: z.string().meta({ examples: ["cm3x5loc0000001"] }),
-    firstName: z
-      .string()
-      .nullable()
-      .meta({ examples: ["Ada"] }),
-    lastName: z
-      .string()
-      .nullable()
-      .meta({ examples: ["Lovelace"] }),
-    email: z
-      .string()
-      .nullable()
-      .meta({ examples: ["ada@example.com"] }),
-    phone: z
-      .string()
-      .nullable()
-      .meta({ examples: ["+14155550123"] }),
+    firstName: nullableText("Ada"),
+    lastName: nullableText("Lovelace"),
+    email: nullableText("ada@example.com"),
+    phone: nullableText("+14155550123"),
     createdAt: z.iso.datetime().meta({ examples: ["2026-01-15T09:30:00.000Z"] }),
   })
   .meta({ description: "A contact of a sub-account." });

@@ -8,15 +8,7 @@ import { databaseHandle, db } from "@/lib/db/client";
 import { READ_CACHE_TTL_MS, readCacheStats } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import type { IntegrationOwner } from "@/lib/integrations/access";
-import {
-  cancelRotation,
-  createPrivateIntegration,
-  deletePrivateIntegration,
-  expireOldTokenNow,
-  rotateLater,
-  rotateNow,
-  updatePrivateIntegration,
-} from "@/lib/integrations/lifecycle";
+import * as lifecycle from "@/lib/integrations/lifecycle";
 import { flushLastUsedWrites } from "@/lib/integrations/verify";
 import { revokeToken } from "@/lib/oauth/revoke";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
@@ -84,8 +76,18 @@ async function world(): Promise<World> {
 
 async function integration(w: World, scopes = ["locations.readonly", "contacts.write"]) {
   const owner: IntegrationOwner = { level: "location", locationId: w.locationId };
-  const created = await createPrivateIntegration(w.owner, owner, { name: "Cached", description: "", scopes });
+  const created = await lifecycle.createPrivateIntegration(w.owner, owner, { name: "Cached", description: "", scopes });
   return { owner, id: created.integration.id, token: created.token };
+}
+
+/** A case: a new integration's token, verified once so it is cached, then `change`d. */
+function changedIntegration(change: (w: World, pi: Awaited<ReturnType<typeof integration>>) => Promise<unknown>) {
+  return async (w: World) => {
+    const pi = await integration(w);
+    await cached(pi.token);
+    await change(w, pi);
+    return { token: pi.token };
+  };
 }
 
 afterAll(async () => {
@@ -131,20 +133,15 @@ describe("the instance that makes a change refuses the token at once", () => {
     ],
     [
       "private integration rotated now: the old token",
-      async (w) => {
-        const pi = await integration(w);
-        await cached(pi.token);
-        await rotateNow(w.owner, pi.owner, pi.id);
-        return { token: pi.token };
-      },
+      changedIntegration((w, pi) => lifecycle.rotateNow(w.owner, pi.owner, pi.id)),
     ],
     [
       "rotation expired now: the old token",
       async (w) => {
         const pi = await integration(w);
-        await rotateLater(w.owner, pi.owner, pi.id);
+        await lifecycle.rotateLater(w.owner, pi.owner, pi.id);
         await cached(pi.token);
-        await expireOldTokenNow(w.owner, pi.owner, pi.id);
+        await lifecycle.expireOldTokenNow(w.owner, pi.owner, pi.id);
         return { token: pi.token };
       },
     ],
@@ -152,27 +149,22 @@ describe("the instance that makes a change refuses the token at once", () => {
       "rotation cancelled: the new token",
       async (w) => {
         const pi = await integration(w);
-        const { token } = await rotateLater(w.owner, pi.owner, pi.id);
+        const { token } = await lifecycle.rotateLater(w.owner, pi.owner, pi.id);
         await cached(token);
-        await cancelRotation(w.owner, pi.owner, pi.id);
+        await lifecycle.cancelRotation(w.owner, pi.owner, pi.id);
         return { token };
       },
     ],
     [
       "private integration deleted",
-      async (w) => {
-        const pi = await integration(w);
-        await cached(pi.token);
-        await deletePrivateIntegration(w.owner, pi.owner, pi.id);
-        return { token: pi.token };
-      },
+      changedIntegration((w, pi) => lifecycle.deletePrivateIntegration(w.owner, pi.owner, pi.id)),
     ],
     [
       "scope removed by an edit: the token keeps working without it",
       async (w) => {
         const pi = await integration(w);
         await cached(pi.token);
-        await updatePrivateIntegration(w.owner, pi.owner, pi.id, {
+        await lifecycle.updatePrivateIntegration(w.owner, pi.owner, pi.id, {
           name: "Cached",
           description: "",
           scopes: ["locations.readonly"],

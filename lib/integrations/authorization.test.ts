@@ -7,15 +7,7 @@ import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { checkIntegrationAccess, type IntegrationOwner } from "./access";
 import { listAuditLog } from "./audit-log";
-import {
-  cancelRotation,
-  createPrivateIntegration,
-  deletePrivateIntegration,
-  expireOldTokenNow,
-  rotateLater,
-  rotateNow,
-  updatePrivateIntegration,
-} from "./lifecycle";
+import * as lifecycle from "./lifecycle";
 import { getPrivateIntegration, listPrivateIntegrations } from "./read";
 import { verifyPrivateIntegrationToken } from "./verify";
 
@@ -69,7 +61,7 @@ beforeAll(async () => {
   targets["other agency's sub-account"] = { level: "location", locationId: other.locations[0]!.id };
   for (const [name, target] of Object.entries(targets) as [TargetName, IntegrationOwner][]) {
     const creator = name.startsWith("other") ? other.owner : own.owner;
-    const { integration } = await createPrivateIntegration(creator, target, {
+    const { integration } = await lifecycle.createPrivateIntegration(creator, target, {
       name: `${name} integration`,
       scopes: scopesFor(target),
     });
@@ -124,7 +116,7 @@ describe.each([
           check: access.ok ? "ok" : access.reason,
           list: await outcomeOf(() => listPrivateIntegrations(person.actor, target)),
           edit: await outcomeOf(() =>
-            updatePrivateIntegration(person.actor, target, integrationIds[name], {
+            lifecycle.updatePrivateIntegration(person.actor, target, integrationIds[name], {
               name: `${name} integration`,
               scopes: scopesFor(target),
             }),
@@ -151,32 +143,35 @@ describe.each([
 });
 
 describe("every lifecycle function enforces the gate itself", () => {
-  const lifecycle: Record<string, (actor: Actor, target: IntegrationOwner, id: string) => Promise<unknown>> = {
+  const gated: Record<string, (actor: Actor, target: IntegrationOwner, id: string) => Promise<unknown>> = {
     list: (a, t) => listPrivateIntegrations(a, t),
     get: (a, t, id) => getPrivateIntegration(a, t, id),
-    create: (a, t) => createPrivateIntegration(a, t, { name: "Intruder", scopes: scopesFor(t) }),
-    edit: (a, t, id) => updatePrivateIntegration(a, t, id, { name: "Hijacked", scopes: scopesFor(t) }),
-    rotateLater: (a, t, id) => rotateLater(a, t, id),
-    rotateNow: (a, t, id) => rotateNow(a, t, id),
-    expireOldTokenNow: (a, t, id) => expireOldTokenNow(a, t, id),
-    cancelRotation: (a, t, id) => cancelRotation(a, t, id),
-    delete: (a, t, id) => deletePrivateIntegration(a, t, id),
+    create: (a, t) => lifecycle.createPrivateIntegration(a, t, { name: "Intruder", scopes: scopesFor(t) }),
+    edit: (a, t, id) => lifecycle.updatePrivateIntegration(a, t, id, { name: "Hijacked", scopes: scopesFor(t) }),
+    rotateLater: (a, t, id) => lifecycle.rotateLater(a, t, id),
+    rotateNow: (a, t, id) => lifecycle.rotateNow(a, t, id),
+    expireOldTokenNow: (a, t, id) => lifecycle.expireOldTokenNow(a, t, id),
+    cancelRotation: (a, t, id) => lifecycle.cancelRotation(a, t, id),
+    delete: (a, t, id) => lifecycle.deletePrivateIntegration(a, t, id),
     auditLog: (a, t) => listAuditLog(a, t),
   };
 
-  it.each(Object.keys(lifecycle))(
+  it.each(Object.keys(gated))(
     "%s refuses Labs off, a missing permission and another agency, changing nothing",
     async (fn) => {
-      const call = lifecycle[fn]!;
+      const call = gated[fn]!;
       const a = await makeAgency({ locations: 1, privateIntegrationsLab: true });
       const b = await makeAgency({ locations: 1, privateIntegrationsLab: true });
       const agencyA: IntegrationOwner = { level: "agency", companyId: a.company.id };
       const locationA: IntegrationOwner = { level: "location", locationId: a.locations[0]!.id };
       const agencyB: IntegrationOwner = { level: "agency", companyId: b.company.id };
       const created = {
-        agency: await createPrivateIntegration(a.owner, agencyA, { name: "A", scopes: ["users.readonly"] }),
-        location: await createPrivateIntegration(a.owner, locationA, { name: "L", scopes: ["contacts.readonly"] }),
-        foreign: await createPrivateIntegration(b.owner, agencyB, { name: "B", scopes: ["users.readonly"] }),
+        agency: await lifecycle.createPrivateIntegration(a.owner, agencyA, { name: "A", scopes: ["users.readonly"] }),
+        location: await lifecycle.createPrivateIntegration(a.owner, locationA, {
+          name: "L",
+          scopes: ["contacts.readonly"],
+        }),
+        foreign: await lifecycle.createPrivateIntegration(b.owner, agencyB, { name: "B", scopes: ["users.readonly"] }),
       };
       const noAgencyPermission = await makeUser(a.company.id, "agency_admin", { agencyPrivateIntegrations: false });
       const noLocationPermission = await makeUser(a.company.id, "account_admin", {

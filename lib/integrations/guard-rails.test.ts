@@ -34,6 +34,12 @@ function refusal(run: () => unknown): { message: string; field?: string } | unde
   }
 }
 
+/** `parse()` gives `expected`; or, where that is "invalid", it is refused as invalid saying `refused`. */
+function expectParsed<T>(parse: () => T, expected: T | "invalid", refused: { message: string; field: string }) {
+  if (expected === "invalid") expect(refusal(parse)).toEqual(refused);
+  else expect(parse()).toBe(expected);
+}
+
 describe("parseExpiresDate", () => {
   const cases: [input: string | null | undefined, stored: string | null | "invalid"][] = [
     ["", null],
@@ -50,14 +56,10 @@ describe("parseExpiresDate", () => {
     ["tomorrow", "invalid"],
   ];
   it.each(cases)("%j → %j", (input, stored) => {
-    if (stored === "invalid") {
-      expect(refusal(() => parseExpiresDate(input))).toEqual({
-        message: "Enter the Expires date as YYYY-MM-DD, e.g. 2026-12-31, or leave it empty for never.",
-        field: "expires",
-      });
-    } else {
-      expect(parseExpiresDate(input)?.toISOString() ?? null).toBe(stored);
-    }
+    expectParsed(() => parseExpiresDate(input)?.toISOString() ?? null, stored, {
+      message: "Enter the Expires date as YYYY-MM-DD, e.g. 2026-12-31, or leave it empty for never.",
+      field: "expires",
+    });
   });
 
   it("shows the stored moment as the date typed", () => {
@@ -141,14 +143,10 @@ describe("parseMaximumTokenLifetime", () => {
     ["ninety", "invalid"],
   ];
   it.each(cases)("%j → %j", (input, days) => {
-    if (days === "invalid") {
-      expect(refusal(() => parseMaximumTokenLifetime(input))).toEqual({
-        message: "Enter the Maximum token lifetime as whole days from 1 to 366, or leave it empty for no maximum.",
-        field: "maximumTokenLifetimeDays",
-      });
-    } else {
-      expect(parseMaximumTokenLifetime(input)).toBe(days);
-    }
+    expectParsed(() => parseMaximumTokenLifetime(input), days, {
+      message: "Enter the Maximum token lifetime as whole days from 1 to 366, or leave it empty for no maximum.",
+      field: "maximumTokenLifetimeDays",
+    });
   });
 });
 
@@ -188,14 +186,10 @@ describe("parseRotationOverlap", () => {
     [-7, "invalid"],
   ];
   it.each(cases)("%j → %j", (input, days) => {
-    if (days === "invalid") {
-      expect(refusal(() => parseRotationOverlap(input))).toEqual({
-        message: "Choose how long the old token keeps working: 1, 3, 7, 14, 30 days.",
-        field: "overlapDays",
-      });
-    } else {
-      expect(parseRotationOverlap(input)).toBe(days);
-    }
+    expectParsed(() => parseRotationOverlap(input), days, {
+      message: "Choose how long the old token keeps working: 1, 3, 7, 14, 30 days.",
+      field: "overlapDays",
+    });
   });
 
   it("the default is 7 days, and the old token's end is that many days from now", () => {

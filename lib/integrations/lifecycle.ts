@@ -337,14 +337,20 @@ export const rotateNow = rotation("now");
 
 const noRotation = "There is no rotation in progress for this integration (the old token may already have expired).";
 
+/** The old token of the rotation in progress, which Expire Now and Cancel rotation act on; refused when there is none. */
+function previousTokenOfRotation(row: IntegrationRow, now: Date) {
+  if (row.revokedAt) throw conflict(revokedRefusal);
+  const previous = livePreviousToken(row, now);
+  if (!previous) throw conflict(noRotation);
+  return previous;
+}
+
 /** `Expire Now` during a rotation: the old token stops working at once; the new one stays. */
 export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
   changeIntegration(actor, owner, id, now, () => ({
     audit: "private_integration_old_token_expired",
     async apply(tx, row) {
-      if (row.revokedAt) throw conflict(revokedRefusal);
-      const previous = livePreviousToken(row, now);
-      if (!previous) throw conflict(noRotation);
+      const previous = previousTokenOfRotation(row, now);
       await tx.privateIntegrationToken.update({ where: { id: previous.id }, data: { slot: null, revokedAt: now } });
       return { name: row.name, oldTokenHint: previous.hint };
     },
@@ -355,9 +361,7 @@ export const cancelRotation: Step<PrivateIntegrationView> = (actor, owner, id, n
   changeIntegration(actor, owner, id, now, () => ({
     audit: "private_integration_rotation_cancelled",
     async apply(tx, row) {
-      if (row.revokedAt) throw conflict(revokedRefusal);
-      const previous = livePreviousToken(row, now);
-      if (!previous) throw conflict(noRotation);
+      const previous = previousTokenOfRotation(row, now);
       const current = requireCurrent(row);
       await tx.privateIntegrationToken.update({ where: { id: current.id }, data: { slot: null, revokedAt: now } });
       await tx.privateIntegrationToken.update({

@@ -25,14 +25,19 @@ export interface MaximumLifetimePreview {
   capTo: string | null;
 }
 
+/** The actor's agency, if they may manage its integrations, and `input` read as a maximum (days, or none). */
+async function agencyMaximum(actor: Actor, input: string | number | null | undefined) {
+  const resolved = await requireIntegrationAccess(actor, { level: "agency", companyId: actor.companyId });
+  return { resolved, maximumDays: parseMaximumTokenLifetime(input) };
+}
+
 /** Which integrations saving `input` as the maximum at `now` would re-date; changes nothing. */
 export async function previewMaximumTokenLifetime(
   actor: Actor,
   input: string | number | null | undefined,
   now: Date = new Date(),
 ): Promise<MaximumLifetimePreview> {
-  const resolved = await requireIntegrationAccess(actor, { level: "agency", companyId: actor.companyId });
-  const maximumDays = parseMaximumTokenLifetime(input);
+  const { resolved, maximumDays } = await agencyMaximum(actor, input);
   if (maximumDays === null) return { maximumDays, wouldCap: 0, capTo: null };
   const latest = latestAllowedExpiry(maximumDays, now);
   const wouldCap = await db().privateIntegration.count({ where: cappedWhere(resolved.companyId, latest) });
@@ -56,8 +61,7 @@ export async function setMaximumTokenLifetime(
   input: string | number | null | undefined,
   now: Date = new Date(),
 ): Promise<MaximumLifetimeChange> {
-  const resolved = await requireIntegrationAccess(actor, { level: "agency", companyId: actor.companyId });
-  const maximumDays = parseMaximumTokenLifetime(input);
+  const { resolved, maximumDays } = await agencyMaximum(actor, input);
   return changeCachedState(() =>
     db().$transaction(async (tx) => {
       const locked = await tx.$queryRaw<{ maximumTokenLifetimeDays: number | null }[]>`

@@ -1,6 +1,6 @@
 import { recordAudit } from "@/lib/accounts/audit";
 import { db } from "@/lib/db/client";
-import { changeCachedState } from "@/lib/db/read-cache";
+import { revokeLiveReported } from "@/lib/db/revoke-live";
 import { tokenIsLive } from "./views";
 
 /**
@@ -25,69 +25,61 @@ export interface RevokedIntegration {
 /**
  * Revokes the integrations of the live tokens among `tokenHashes` (keyed hashes, lib/crypto).
  * A token that no longer works (rotated out, expired, already revoked) changes nothing. Each
- * revocation locks the integration row, as every lifecycle change does, and writes its audit
- * entry (no person: `actorUserId` null; the reason says who reported it) in the same transaction.
+ * revocation (lib/db/revoke-live.ts) locks the integration row, as every lifecycle
+ * change does, and writes its audit entry (no person: `actorUserId` null; the reason says who reported it) in the same transaction.
  */
-export async function revokeLeakedIntegrationTokens(
+export function revokeLeakedIntegrationTokens(
   tokenHashes: readonly string[],
   reason: string,
   now: Date,
 ): Promise<RevokedIntegration[]> {
-  if (tokenHashes.length === 0) return [];
-  // One query for every reported token, found or not, so the work before any write is the same.
-  const found = await db().privateIntegrationToken.findMany({
-    where: { tokenHash: { in: [...tokenHashes] } },
-    select: {
-      tokenHash: true,
-      hint: true,
-      slot: true,
-      expiresAt: true,
-      revokedAt: true,
-      integration: { select: { id: true, expiresAt: true, revokedAt: true } },
-    },
-  });
-  const live = found.filter(
-    (t) =>
+  return revokeLiveReported(tokenHashes, {
+    find: (hashes) =>
+      db().privateIntegrationToken.findMany({
+        where: { tokenHash: { in: hashes } },
+        select: {
+          tokenHash: true,
+          hint: true,
+          slot: true,
+          expiresAt: true,
+          revokedAt: true,
+          integration: { select: { id: true, expiresAt: true, revokedAt: true } },
+        },
+      }),
+    isLive: (t) =>
       tokenIsLive(t, now) &&
       t.integration.revokedAt === null &&
       (t.integration.expiresAt === null || t.integration.expiresAt.getTime() > now.getTime()),
-  );
-  const revoked: RevokedIntegration[] = [];
-  for (const token of live) {
-    const done = await changeCachedState(() =>
-      db().$transaction(async (tx) => {
-        const locked = await tx.$queryRaw<
-          { id: string; companyId: string; locationId: string | null; name: string; revokedAt: Date | null }[]
-        >`SELECT id, "companyId", "locationId", name, "revokedAt" FROM "PrivateIntegration"
-          WHERE id = ${token.integration.id} FOR UPDATE`;
-        const row = locked[0];
-        // Deleted or revoked meanwhile (two reports of one leak): nothing left to do.
-        if (!row || row.revokedAt !== null) return undefined;
-        const tokens = await tx.privateIntegrationToken.updateMany({
-          where: { integrationId: row.id, slot: { not: null } },
-          data: { slot: null, revokedAt: now },
-        });
-        if (tokens.count === 0) return undefined;
-        await tx.privateIntegration.update({ where: { id: row.id }, data: { revokedAt: now, revokedReason: reason } });
-        await recordAudit(tx, {
-          companyId: row.companyId,
-          locationId: row.locationId,
-          actorUserId: null,
-          action: "private_integration_revoked_as_leaked",
-          targetId: row.id,
-          details: { name: row.name, tokenHint: token.hint, reason, tokensRevoked: tokens.count },
-        });
-        return {
-          integrationId: row.id,
-          companyId: row.companyId,
-          locationId: row.locationId,
-          name: row.name,
-          tokenHint: token.hint,
-          tokenHash: token.tokenHash,
-        };
-      }),
-    );
-    if (done) revoked.push(done);
-  }
-  return revoked;
+    revoke: async (tx, token) => {
+      const locked = await tx.$queryRaw<
+        { id: string; companyId: string; locationId: string | null; name: string; revokedAt: Date | null }[]
+      >`SELECT id, "companyId", "locationId", name, "revokedAt" FROM "PrivateIntegration"
+        WHERE id = ${token.integration.id} FOR UPDATE`;
+      const row = locked[0];
+      // Deleted or revoked meanwhile (two reports of one leak): nothing left to do.
+      if (!row || row.revokedAt !== null) return undefined;
+      const tokens = await tx.privateIntegrationToken.updateMany({
+        where: { integrationId: row.id, slot: { not: null } },
+        data: { slot: null, revokedAt: now },
+      });
+      if (tokens.count === 0) return undefined;
+      await tx.privateIntegration.update({ where: { id: row.id }, data: { revokedAt: now, revokedReason: reason } });
+      await recordAudit(tx, {
+        companyId: row.companyId,
+        locationId: row.locationId,
+        actorUserId: null,
+        action: "private_integration_revoked_as_leaked",
+        targetId: row.id,
+        details: { name: row.name, tokenHint: token.hint, reason, tokensRevoked: tokens.count },
+      });
+      return {
+        integrationId: row.id,
+        companyId: row.companyId,
+        locationId: row.locationId,
+        name: row.name,
+        tokenHint: token.hint,
+        tokenHash: token.tokenHash,
+      };
+    },
+  });
 }

@@ -72,6 +72,11 @@ export interface PruneCounts {
   usage: number;
 }
 
+/** Every kind at zero: the compiler keeps this in step with PruneCounts. */
+export function noneDeleted(): PruneCounts {
+  return { accessTokens: 0, refreshTokens: 0, grants: 0, codes: 0, integrationTokens: 0, webhookEvents: 0, usage: 0 };
+}
+
 export interface PruneStep {
   name: string;
   /** One batch in `tx`: returns how many rows it looked at (full batch: run again) and what it deleted. */
@@ -84,17 +89,22 @@ function scoped(companyIds: string[] | undefined, sql: Prisma.Sql): Prisma.Sql {
 
 export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneStep[] {
   const ids = companyIds ?? [];
-  const grantScope = (column: Prisma.Sql) =>
+  // Scoped runs: only rows whose `column` names a row of `table` that belongs to one of the agencies.
+  const ownedBy = (column: Prisma.Sql, table: "TokenGrant" | "Installation" | "PrivateIntegration" | "App") =>
     scoped(
       companyIds,
-      Prisma.sql`AND ${column} IN (SELECT id FROM "TokenGrant" WHERE "companyId" = ANY(${ids}::text[]))`,
+      Prisma.sql`AND ${column} IN (SELECT id FROM ${Prisma.raw(`"${table}"`)} WHERE "companyId" = ANY(${ids}::text[]))`,
     );
+  const grantScope = (column: Prisma.Sql) => ownedBy(column, "TokenGrant");
   const accessCut = new Date(now.getTime() - PRUNE_HORIZONS.accessTokenPastExpiryMs);
   const refreshCut = new Date(now.getTime() - PRUNE_HORIZONS.refreshTokenPastExpiryMs);
   const codeCut = new Date(now.getTime() - PRUNE_HORIZONS.codePastExpiryMs);
   const revokedCut = new Date(now.getTime() - PRUNE_HORIZONS.revokedGrantMs);
   const integrationCut = new Date(now.getTime() - PRUNE_HORIZONS.integrationTokenStoppedMs);
   const eventCut = webhookEventRetentionCutoff(now);
+  const stoppedToken = Prisma.sql`(t.slot IS NULL OR t."revokedAt" IS NOT NULL)
+    AND COALESCE(LEAST(t."revokedAt", t."expiresAt"), t."createdAt") < ${integrationCut}`;
+  const doneEvent = Prisma.sql`e.status IN ('delivered', 'failed') AND e."createdAt" < ${eventCut}`;
   const usageCut = new Date(now.getTime() - PRUNE_HORIZONS.usageMs);
   // Usage rows carry no company: scoped runs reach them through their integration or installation.
   const usageScope = (column: Prisma.Sql) =>
@@ -107,16 +117,17 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
   return [
     {
       name: "expired access tokens",
-      async run(tx, limit) {
-        const rows = await tx.$queryRaw<{ id: string }[]>`
+      run: (tx, limit) =>
+        selectThenDelete(
+          tx,
+          "accessTokens",
+          Prisma.sql`
           SELECT a.jti AS id FROM "AccessToken" a
           WHERE a."expiresAt" < ${accessCut} ${grantScope(Prisma.sql`a."grantId"`)}
-          ORDER BY a."expiresAt" LIMIT ${limit}`;
-        if (rows.length === 0) return { selected: 0, deleted: {} };
-        const accessTokens = await tx.$executeRaw`
-          DELETE FROM "AccessToken" WHERE jti = ANY(${rows.map((r) => r.id)}::text[]) AND "expiresAt" < ${accessCut}`;
-        return { selected: rows.length, deleted: { accessTokens } };
-      },
+          ORDER BY a."expiresAt" LIMIT ${limit}`,
+          (rowIds) => Prisma.sql`
+          DELETE FROM "AccessToken" WHERE jti = ANY(${rowIds}::text[]) AND "expiresAt" < ${accessCut}`,
+        ),
     },
     {
       name: "expired refresh tokens and the grants they leave empty",
@@ -136,29 +147,29 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
     },
     {
       name: "refresh tokens of families revoked long ago",
-      async run(tx, limit) {
-        const rows = await tx.$queryRaw<{ id: string }[]>`
+      run: (tx, limit) =>
+        selectThenDelete(
+          tx,
+          "refreshTokens",
+          Prisma.sql`
           SELECT r.id FROM "TokenGrant" g JOIN "RefreshToken" r ON r."grantId" = g.id
           WHERE g."revokedAt" < ${revokedCut} ${scoped(companyIds, Prisma.sql`AND g."companyId" = ANY(${ids}::text[])`)}
-          LIMIT ${limit}`;
-        if (rows.length === 0) return { selected: 0, deleted: {} };
-        const refreshTokens = await tx.$executeRaw`
-          DELETE FROM "RefreshToken" WHERE id = ANY(${rows.map((r) => r.id)}::text[])`;
-        return { selected: rows.length, deleted: { refreshTokens } };
-      },
+          LIMIT ${limit}`,
+          (rowIds) => Prisma.sql`DELETE FROM "RefreshToken" WHERE id = ANY(${rowIds}::text[])`,
+        ),
     },
     {
       name: "access tokens of families revoked long ago",
-      async run(tx, limit) {
-        const rows = await tx.$queryRaw<{ id: string }[]>`
+      run: (tx, limit) =>
+        selectThenDelete(
+          tx,
+          "accessTokens",
+          Prisma.sql`
           SELECT a.jti AS id FROM "TokenGrant" g JOIN "AccessToken" a ON a."grantId" = g.id
           WHERE g."revokedAt" < ${revokedCut} ${scoped(companyIds, Prisma.sql`AND g."companyId" = ANY(${ids}::text[])`)}
-          LIMIT ${limit}`;
-        if (rows.length === 0) return { selected: 0, deleted: {} };
-        const accessTokens = await tx.$executeRaw`
-          DELETE FROM "AccessToken" WHERE jti = ANY(${rows.map((r) => r.id)}::text[])`;
-        return { selected: rows.length, deleted: { accessTokens } };
-      },
+          LIMIT ${limit}`,
+          (rowIds) => Prisma.sql`DELETE FROM "AccessToken" WHERE jti = ANY(${rowIds}::text[])`,
+        ),
     },
     {
       name: "families revoked long ago",
@@ -180,56 +191,47 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
     },
     {
       name: "authorization codes long expired",
-      async run(tx, limit) {
-        const rows = await tx.$queryRaw<{ id: string }[]>`
+      run: (tx, limit) =>
+        selectThenDelete(
+          tx,
+          "codes",
+          Prisma.sql`
           SELECT c.id FROM "AuthorizationCode" c
-          WHERE c."expiresAt" < ${codeCut} ${scoped(
-            companyIds,
-            Prisma.sql`AND c."installationId" IN (SELECT id FROM "Installation" WHERE "companyId" = ANY(${ids}::text[]))`,
-          )}
-          ORDER BY c."expiresAt" LIMIT ${limit}`;
-        if (rows.length === 0) return { selected: 0, deleted: {} };
-        // Grants issued from them keep working: their authorizationCodeId becomes null (ON DELETE SET NULL).
-        const codes = await tx.$executeRaw`
-          DELETE FROM "AuthorizationCode" WHERE id = ANY(${rows.map((r) => r.id)}::text[]) AND "expiresAt" < ${codeCut}`;
-        return { selected: rows.length, deleted: { codes } };
-      },
+          WHERE c."expiresAt" < ${codeCut} ${ownedBy(Prisma.sql`c."installationId"`, "Installation")}
+          ORDER BY c."expiresAt" LIMIT ${limit}`,
+          // Grants issued from them keep working: their authorizationCodeId becomes null (ON DELETE SET NULL).
+          (rowIds) => Prisma.sql`
+          DELETE FROM "AuthorizationCode" WHERE id = ANY(${rowIds}::text[]) AND "expiresAt" < ${codeCut}`,
+        ),
     },
     {
       name: "private-integration tokens that stopped working long ago",
-      async run(tx, limit) {
-        const stopped = Prisma.sql`(t.slot IS NULL OR t."revokedAt" IS NOT NULL)
-          AND COALESCE(LEAST(t."revokedAt", t."expiresAt"), t."createdAt") < ${integrationCut}`;
-        const rows = await tx.$queryRaw<{ id: string }[]>`
+      run: (tx, limit) =>
+        selectThenDelete(
+          tx,
+          "integrationTokens",
+          Prisma.sql`
           SELECT t.id FROM "PrivateIntegrationToken" t
-          WHERE ${stopped} ${scoped(
-            companyIds,
-            Prisma.sql`AND t."integrationId" IN (SELECT id FROM "PrivateIntegration" WHERE "companyId" = ANY(${ids}::text[]))`,
-          )}
-          LIMIT ${limit}`;
-        if (rows.length === 0) return { selected: 0, deleted: {} };
-        const integrationTokens = await tx.$executeRaw`
-          DELETE FROM "PrivateIntegrationToken" t WHERE t.id = ANY(${rows.map((r) => r.id)}::text[]) AND ${stopped}`;
-        return { selected: rows.length, deleted: { integrationTokens } };
-      },
+          WHERE ${stoppedToken} ${ownedBy(Prisma.sql`t."integrationId"`, "PrivateIntegration")}
+          LIMIT ${limit}`,
+          (rowIds) => Prisma.sql`
+          DELETE FROM "PrivateIntegrationToken" t WHERE t.id = ANY(${rowIds}::text[]) AND ${stoppedToken}`,
+        ),
     },
     {
       name: "webhook events past retention",
-      async run(tx, limit) {
-        const done = Prisma.sql`e.status IN ('delivered', 'failed') AND e."createdAt" < ${eventCut}`;
-        const rows = await tx.$queryRaw<{ id: string }[]>`
+      run: (tx, limit) =>
+        selectThenDelete(
+          tx,
+          "webhookEvents",
+          Prisma.sql`
           SELECT e.id FROM "WebhookEvent" e
-          WHERE ${done} ${scoped(
-            companyIds,
-            Prisma.sql`AND e."appId" IN (SELECT id FROM "App" WHERE "companyId" = ANY(${ids}::text[]))`,
-          )}
-          ORDER BY e."createdAt" LIMIT ${limit}`;
-        if (rows.length === 0) return { selected: 0, deleted: {} };
-        // Their delivery logs go with them (ON DELETE CASCADE).
-        const webhookEvents = await tx.$executeRaw`
-          DELETE FROM "WebhookEvent" e WHERE e.id = ANY(${rows.map((r) => r.id)}::text[]) AND ${done}`;
-        return { selected: rows.length, deleted: { webhookEvents } };
-      },
+          WHERE ${doneEvent} ${ownedBy(Prisma.sql`e."appId"`, "App")}
+          ORDER BY e."createdAt" LIMIT ${limit}`,
+          // Their delivery logs go with them (ON DELETE CASCADE).
+          (rowIds) => Prisma.sql`
+          DELETE FROM "WebhookEvent" e WHERE e.id = ANY(${rowIds}::text[]) AND ${doneEvent}`,
+        ),
     },
     {
       name: "API usage past retention",
@@ -247,6 +249,22 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
       },
     },
   ];
+}
+
+/**
+ * The usual batch: `select` picks up to a batch of ids (column `id`), and `remove` deletes those,
+ * re-checking the condition they were picked by (a row may have changed meanwhile).
+ */
+async function selectThenDelete(
+  tx: Tx,
+  kind: keyof PruneCounts,
+  select: Prisma.Sql,
+  remove: (ids: string[]) => Prisma.Sql,
+): ReturnType<PruneStep["run"]> {
+  const rows = await tx.$queryRaw<{ id: string }[]>(select);
+  if (rows.length === 0) return { selected: 0, deleted: {} };
+  const deleted = await tx.$executeRaw(remove(rows.map((r) => r.id)));
+  return { selected: rows.length, deleted: { [kind]: deleted } };
 }
 
 /** Deletes those of `grantIds` that have no refresh or access token left; returns how many. */

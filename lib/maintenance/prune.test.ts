@@ -10,6 +10,7 @@ import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, install, makeApp } from "@/lib/testing/oauth";
 import { WEBHOOK_EVENT_RETENTION_DAYS } from "@/lib/webhooks/retention";
 import { PRUNE_HORIZONS, pruneOnce, startPruner, stopPruner } from "./prune";
+import { noneDeleted, type PruneCounts } from "./prune-steps";
 
 /**
  * The pruner, with the clock as a parameter. Rows are written with timestamps 1 ms either side of
@@ -280,16 +281,9 @@ describe("batches", () => {
   it("a run with nothing due deletes nothing", async () => {
     await prune();
     const summary = await prune();
-    expect(summary).toMatchObject({
-      accessTokens: 0,
-      refreshTokens: 0,
-      grants: 0,
-      codes: 0,
-      integrationTokens: 0,
-      webhookEvents: 0,
-      usage: 0,
-      skipped: false,
-    });
+    expect(summary.skipped).toBe(false);
+    // Every kind the summary counts (the typed zero lists them all) is 0.
+    for (const kind of Object.keys(noneDeleted()) as (keyof PruneCounts)[]) expect(summary[kind], kind).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
-import { type PruneCounts, pruneSteps } from "./prune-steps";
+import { noneDeleted, type PruneCounts, pruneSteps } from "./prune-steps";
 
 /**
  * The pruner: deletes rows that can no longer change any answer, in small batches, so the tables
@@ -57,17 +57,7 @@ export async function pruneOnce(options: PruneOptions = {}): Promise<PruneSummar
   const now = options.now ?? new Date();
   const batchSize = options.batchSize ?? PRUNE_BATCH_SIZE;
   const pauseMs = options.pauseMs ?? PRUNE_PAUSE_MS;
-  const summary: PruneSummary = {
-    accessTokens: 0,
-    refreshTokens: 0,
-    grants: 0,
-    codes: 0,
-    integrationTokens: 0,
-    webhookEvents: 0,
-    usage: 0,
-    batches: 0,
-    skipped: false,
-  };
+  const summary: PruneSummary = { ...noneDeleted(), batches: 0, skipped: false };
   for (const step of pruneSteps(now, options.companyIds)) {
     for (;;) {
       if (options.stopped?.()) return summary;

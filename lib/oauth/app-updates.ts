@@ -12,7 +12,7 @@ import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import type { Prisma, PrismaClient, UserType } from "@/lib/generated/prisma/client";
 import { conflict, forbidden, notFound } from "@/lib/refusal";
-import { canInstall } from "./authorize/install-choice";
+import { canInstall, type InstallationPlace } from "./authorize/install-choice";
 
 /**
  * Consent to a new version of an installed app (SPEC.md › Apps that grow without reinstalls): an
@@ -38,15 +38,7 @@ export interface PendingUpdate {
 }
 
 /** For an agency install, the agency's owners and admins; for a sub-account install, those and the sub-account's admins. */
-export function canApproveUpdate(
-  actor: Actor,
-  installation: {
-    companyId: string;
-    locationId: string | null;
-    userType: UserType;
-    app: { installSetting: "agency_only" | "everyone" };
-  },
-): boolean {
+export function canApproveUpdate(actor: Actor, installation: InstallationPlace): boolean {
   if (actor.companyId !== installation.companyId || !canInstall(actor, installation.app)) return false;
   if (isAgencyAdmin(actor.role)) return true;
   return (

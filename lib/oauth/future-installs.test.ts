@@ -11,7 +11,7 @@ import { runCommand } from "@/lib/cli/run";
 import { db } from "@/lib/db/client";
 import { createLocation } from "@/lib/provisioning/create-location";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { basicAuth, callRoute, formRequest, install, makeApp } from "@/lib/testing/oauth";
+import { basicAuth, callRoute, codeExchange, formRequest, install, makeApp } from "@/lib/testing/oauth";
 import { installChoiceFor } from "./authorize/install-choice";
 import type { InstallTarget } from "./authorize/resolve-target";
 import { installAppsOnNewSubAccount } from "./future-installs";
@@ -27,16 +27,7 @@ const VERSION = "2021-07-28";
 const hooks = { webhookUrl: "https://hooks.example.test/in" };
 
 async function exchangeCode(app: CreatedApp, code: string) {
-  return callRoute(
-    tokenPOST,
-    formRequest("/oauth/token", {
-      grant_type: "authorization_code",
-      client_id: app.app.clientId,
-      client_secret: app.clientSecret,
-      code,
-      user_type: "Company",
-    }),
-  );
+  return callRoute(tokenPOST, codeExchange(app, code, "Company"));
 }
 
 async function installAgency(

@@ -1,6 +1,6 @@
 import { recordAudit } from "@/lib/accounts/audit";
 import { db } from "@/lib/db/client";
-import { changeCachedState } from "@/lib/db/read-cache";
+import { revokeLiveReported } from "@/lib/db/revoke-live";
 import { revokeGrants } from "./grants/revoke-grants";
 
 /**
@@ -26,48 +26,40 @@ export interface RevokedFamily {
  * family was derived from, so revoking is the safe answer. Audited without a person (the reason
  * says who reported it), in the revocation's transaction.
  */
-export async function revokeLeakedRefreshTokens(
+export function revokeLeakedRefreshTokens(
   tokenHashes: readonly string[],
   reason: string,
   now: Date,
 ): Promise<RevokedFamily[]> {
-  if (tokenHashes.length === 0) return [];
-  const found = await db().refreshToken.findMany({
-    where: { tokenHash: { in: [...tokenHashes] } },
-    select: {
-      tokenHash: true,
-      expiresAt: true,
-      grant: { select: { id: true, appId: true, companyId: true, locationId: true, revokedAt: true } },
-    },
-  });
-  const live = found.filter((t) => t.grant.revokedAt === null && t.expiresAt.getTime() > now.getTime());
-  const revoked: RevokedFamily[] = [];
-  for (const token of live) {
-    const { grant } = token;
-    const ids = await changeCachedState(() =>
-      db().$transaction(async (tx) => {
-        const grantIds = await revokeGrants(tx, { id: grant.id }, now);
-        if (grantIds.length === 0) return grantIds;
-        await recordAudit(tx, {
-          companyId: grant.companyId,
-          locationId: grant.locationId,
-          actorUserId: null,
-          action: "refresh_token_revoked_as_leaked",
-          targetId: grant.id,
-          details: { appId: grant.appId, reason, grantsRevoked: grantIds.length },
-        });
-        return grantIds;
+  return revokeLiveReported(tokenHashes, {
+    find: (hashes) =>
+      db().refreshToken.findMany({
+        where: { tokenHash: { in: hashes } },
+        select: {
+          tokenHash: true,
+          expiresAt: true,
+          grant: { select: { id: true, appId: true, companyId: true, locationId: true, revokedAt: true } },
+        },
       }),
-    );
-    if (ids.length) {
-      revoked.push({
+    isLive: (t) => t.grant.revokedAt === null && t.expiresAt.getTime() > now.getTime(),
+    revoke: async (tx, { grant, tokenHash }) => {
+      const grantIds = await revokeGrants(tx, { id: grant.id }, now);
+      if (grantIds.length === 0) return undefined;
+      await recordAudit(tx, {
+        companyId: grant.companyId,
+        locationId: grant.locationId,
+        actorUserId: null,
+        action: "refresh_token_revoked_as_leaked",
+        targetId: grant.id,
+        details: { appId: grant.appId, reason, grantsRevoked: grantIds.length },
+      });
+      return {
         grantId: grant.id,
         appId: grant.appId,
         companyId: grant.companyId,
         locationId: grant.locationId,
-        tokenHash: token.tokenHash,
-      });
-    }
-  }
-  return revoked;
+        tokenHash,
+      };
+    },
+  });
 }

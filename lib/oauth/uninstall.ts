@@ -5,7 +5,7 @@ import { isAgencyRole } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { forbidden, notFound } from "@/lib/refusal";
-import { canInstall } from "./authorize/install-choice";
+import { canInstall, type InstallationPlace } from "./authorize/install-choice";
 import { revokeGrants } from "./grants/revoke-grants";
 import { enqueueInstallEvents } from "./install-events";
 
@@ -23,15 +23,7 @@ export interface UninstallOptions {
 }
 
 /** Who may uninstall is who may install at that place. */
-export function canUninstall(
-  actor: Actor,
-  installation: {
-    companyId: string;
-    locationId: string | null;
-    userType: string;
-    app: { installSetting: "agency_only" | "everyone" };
-  },
-): boolean {
+export function canUninstall(actor: Actor, installation: InstallationPlace): boolean {
   if (actor.companyId !== installation.companyId || !canInstall(actor, installation.app)) return false;
   if (installation.userType === "Company") return isAgencyRole(actor.role);
   return (

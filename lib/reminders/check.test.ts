@@ -3,7 +3,8 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
-import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import type { TestAgency } from "@/lib/testing/fixtures";
+import { makeManagedAgency } from "@/lib/testing/managers";
 import { type ReceivedMail, startTestSmtpServer } from "@/lib/testing/smtp";
 import { checkReminders } from "./check";
 import { type Mailer, smtpMailer } from "./mailer";
@@ -40,23 +41,7 @@ let subAdmin: Actor;
 let bystanders: Actor[];
 
 beforeAll(async () => {
-  agency = await makeAgency({ locations: 2, privateIntegrationsLab: true });
-  const [first, second] = [agency.locations[0]!.id, agency.locations[1]!.id];
-  admin = await makeUser(agency.company.id, "agency_admin");
-  subAdmin = await makeUser(agency.company.id, "account_admin", {
-    locationIds: [first],
-    locationPrivateIntegrations: true,
-  });
-  bystanders = [
-    // Allowed to manage it, but neither owner nor admin.
-    await makeUser(agency.company.id, "agency_user", {
-      agencyPrivateIntegrations: true,
-      locationPrivateIntegrations: true,
-    }),
-    // An admin of the sub-account without the permission, and one of another sub-account.
-    await makeUser(agency.company.id, "account_admin", { locationIds: [first] }),
-    await makeUser(agency.company.id, "account_admin", { locationIds: [second], locationPrivateIntegrations: true }),
-  ];
+  ({ agency, admin, subAdmin, bystanders } = await makeManagedAgency());
 });
 
 const managers = () => [agency.owner, admin, subAdmin];

@@ -2,6 +2,7 @@
 // each, the e-mails, and the links they carry.
 import { type Actor, canManageAgencyIntegrations, canManageLocationIntegrations } from "@/lib/accounts/permissions";
 import type { Role } from "@/lib/accounts/roles";
+import { actorSelect, toActor } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
 import { type NotificationKind, Prisma } from "@/lib/generated/prisma/client";
@@ -100,21 +101,12 @@ export async function integrationManagers(integration: {
 async function managers(companyIds: string[]): Promise<Map<string, Actor[]>> {
   const users = await db().user.findMany({
     where: { companyId: { in: companyIds }, removedAt: null, role: { in: MANAGING_ROLES } },
-    select: {
-      id: true,
-      email: true,
-      name: true,
-      role: true,
-      companyId: true,
-      agencyPrivateIntegrations: true,
-      locationPrivateIntegrations: true,
-      memberships: { select: { locationId: true } },
-    },
+    select: actorSelect,
   });
   const byCompany = new Map<string, Actor[]>();
-  for (const { memberships, ...user } of users) {
+  for (const user of users) {
     const list = byCompany.get(user.companyId) ?? [];
-    list.push({ ...user, locationIds: memberships.map((m) => m.locationId) });
+    list.push(toActor(user));
     byCompany.set(user.companyId, list);
   }
   return byCompany;

@@ -6,6 +6,7 @@ import { db } from "@/lib/db/client";
 import { appUrl, resetEnvCache } from "@/lib/env";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { makeManagedAgency } from "@/lib/testing/managers";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { type ReceivedMail, startTestSmtpServer } from "@/lib/testing/smtp";
 import { disableIfFailingTooLong, setEndpointDisabledNotifier } from "@/lib/webhooks/endpoint-health";
@@ -32,17 +33,7 @@ beforeAll(async () => {
   smtp = await startTestSmtpServer();
   process.env.SMTP_URL = smtp.url;
   resetEnvCache();
-  agency = await makeAgency({ locations: 2, privateIntegrationsLab: true });
-  const [first, second] = [agency.locations[0]!.id, agency.locations[1]!.id];
-  admin = await makeUser(agency.company.id, "agency_admin");
-  subAdmin = await makeUser(agency.company.id, "account_admin", {
-    locationIds: [first],
-    locationPrivateIntegrations: true,
-  });
-  bystanders = [
-    await makeUser(agency.company.id, "agency_user", { agencyPrivateIntegrations: true }),
-    await makeUser(agency.company.id, "account_admin", { locationIds: [second], locationPrivateIntegrations: true }),
-  ];
+  ({ agency, admin, subAdmin, bystanders } = await makeManagedAgency());
   await setTokenEmails(agency.owner.id, true);
   await setTokenEmails(admin.id, false);
 });

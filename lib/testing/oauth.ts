@@ -59,6 +59,17 @@ export function basicAuth(clientId: string, clientSecret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString("base64")}`;
 }
 
+/** POST /oauth/token exchanging `code` for `created`'s tokens, the client authenticated in the form. */
+export function codeExchange(created: CreatedApp, code: string, userType: "Company" | "Location"): Request {
+  return formRequest("/oauth/token", {
+    grant_type: "authorization_code",
+    client_id: created.app.clientId,
+    client_secret: created.clientSecret,
+    code,
+    user_type: userType,
+  });
+}
+
 /** Installs `app` and exchanges the code at the token endpoint (lib level, no HTTP server). */
 export async function installAndExchange(
   actor: Actor,
@@ -67,15 +78,7 @@ export async function installAndExchange(
 ): Promise<Record<string, unknown> & { access_token: string; refresh_token: string }> {
   const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
   const { code } = await install(actor, created.app.clientId, target);
-  const body = await tokenEndpoint(
-    formRequest("/oauth/token", {
-      grant_type: "authorization_code",
-      client_id: created.app.clientId,
-      client_secret: created.clientSecret,
-      code,
-      user_type: target.level === "agency" ? "Company" : "Location",
-    }),
-  );
+  const body = await tokenEndpoint(codeExchange(created, code, target.level === "agency" ? "Company" : "Location"));
   return body as Record<string, unknown> & { access_token: string; refresh_token: string };
 }
 

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { insertAppRow } from "@/lib/testing/webhook-delivery";
-import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import type { WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { withWebhookReceiver } from "@/lib/testing/webhook-receiver-hooks";
 import { LEASE_MS } from "./claim";
 import { dispatchDueEvents } from "./dispatcher";
 import { enqueueWebhookEvents } from "./outbox";
@@ -13,11 +14,8 @@ const onPostgres = (process.env.DATABASE_URL ?? "").startsWith("postgres");
 
 describe.skipIf(!onPostgres)("an instance killed mid-delivery (SIGKILL)", () => {
   let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-  });
-  afterAll(async () => {
-    await receiver.stop();
+  withWebhookReceiver((started) => {
+    receiver = started;
   });
 
   it("loses no event: another instance delivers every one of them once the lease ends", async () => {

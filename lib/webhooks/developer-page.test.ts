@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import { insertAppRow } from "@/lib/testing/webhook-delivery";
-import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import type { WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { withWebhookReceiver } from "@/lib/testing/webhook-receiver-hooks";
 import { developerWebhookLog, getAppForDeveloper, redeliverAsDeveloper } from "./deliveries";
 import { dispatchDueEvents } from "./dispatcher";
 import { enqueueWebhookEvents } from "./outbox";
@@ -20,11 +21,8 @@ vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 const { redeliverEvent } = await import("@/app/(admin)/developer/apps/[appId]/webhooks/actions");
 
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.stop();
+withWebhookReceiver((started) => {
+  receiver = started;
 });
 beforeEach(() => {
   session.actor = null;

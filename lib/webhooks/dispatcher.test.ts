@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
-import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeAgency } from "@/lib/testing/fixtures";
+import { insertAppRow } from "@/lib/testing/webhook-delivery";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { BACKOFF_SCHEDULE_MS, nextAttemptAfterFailure, RETRY_WINDOW_MS, retryDelayMs } from "./backoff";
 import { claimDueEvents, LEASE_MS } from "./claim";
@@ -36,21 +37,8 @@ afterAll(async () => {
 });
 
 /** An app of its own per test, so tests (and other files sharing PostgreSQL) never see each other's events. */
-async function makeApp(webhookUrl: string | null = receiver.url) {
-  const suffix = uniqueSuffix();
-  return db().app.create({
-    data: {
-      companyId,
-      name: `Hooked app ${suffix}`,
-      clientId: `client-${suffix}`,
-      clientSecretHash: "x",
-      clientSecretHint: "xxxx",
-      redirectUris: ["https://app.example/cb"],
-      scopes: ["contacts.readonly"],
-      installSetting: "everyone",
-      webhookUrl,
-    },
-  });
+function makeApp(webhookUrl: string | null = receiver.url) {
+  return insertAppRow(companyId, { name: "Hooked app", webhookUrl, scopes: ["contacts.readonly"] });
 }
 
 async function enqueue(app: { id: string; webhookUrl: string | null }, now: Date, count = 1, url?: string) {
@@ -73,6 +61,23 @@ const eventRow = (id: string) =>
     where: { id },
     include: { deliveryLogs: { orderBy: { attemptedAt: "asc" } } },
   });
+/**
+ * One event of a new app whose endpoint is `server` (started here on a free loopback port, and
+ * closed with its connections afterwards), dispatched once now: its row as it then stands.
+ */
+async function deliveredOnceTo(server: Server, options: { timeoutMs?: number }) {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const app = await makeApp(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+    const now = new Date();
+    const [id] = await enqueue(app, now);
+    await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true, ...options });
+    return await eventRow(id!);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 const receivedIds = () => receiver.received.map((w) => w.headers["webhook-id"]);
 
 describe("backoff rules", () => {
@@ -209,21 +214,10 @@ describe("delivery to a real HTTP receiver", () => {
       response.writeHead(200, { "content-type": "text/plain" });
       response.write("b".repeat(2048));
     });
-    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hook`;
-    try {
-      const app = await makeApp(url);
-      const now = new Date();
-      const [id] = await enqueue(app, now);
-      await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true });
-      const row = await eventRow(id!);
-      expect(row).toMatchObject({ status: "delivered" });
-      expect(row.deliveryLogs[0]?.responseBody).toBe("b".repeat(RESPONSE_BODY_LIMIT_BYTES));
-      expect(row.deliveryLogs[0]?.durationMs).toBeLessThan(1000);
-    } finally {
-      endless.closeAllConnections();
-      await new Promise((resolve) => endless.close(resolve));
-    }
+    const row = await deliveredOnceTo(endless, {});
+    expect(row).toMatchObject({ status: "delivered" });
+    expect(row.deliveryLogs[0]?.responseBody).toBe("b".repeat(RESPONSE_BODY_LIMIT_BYTES));
+    expect(row.deliveryLogs[0]?.durationMs).toBeLessThan(1000);
   });
 
   it("retries a non-2xx answer with backoff and keeps the same webhook-id", async () => {
@@ -315,20 +309,9 @@ describe("delivery to a real HTTP receiver", () => {
 
   it("gives up on a receiver that does not answer within the timeout, and retries", async () => {
     const silent: Server = createServer(() => {}); // never answers
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`;
-    try {
-      const app = await makeApp(url);
-      const now = new Date();
-      const [id] = await enqueue(app, now);
-      await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true, timeoutMs: 300 });
-      const row = await eventRow(id!);
-      expect(row).toMatchObject({ status: "pending", lastError: "timed out after 0.3 s" });
-      expect(row.deliveryLogs[0]?.durationMs).toBeGreaterThanOrEqual(290);
-    } finally {
-      silent.closeAllConnections();
-      await new Promise((resolve) => silent.close(resolve));
-    }
+    const row = await deliveredOnceTo(silent, { timeoutMs: 300 });
+    expect(row).toMatchObject({ status: "pending", lastError: "timed out after 0.3 s" });
+    expect(row.deliveryLogs[0]?.durationMs).toBeGreaterThanOrEqual(290);
   });
 
   it("refuses a loopback target unless WEBHOOK_ALLOW_PRIVATE is on, and retries it", async () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeAgency } from "@/lib/testing/fixtures";
+import { insertAppRow } from "@/lib/testing/webhook-delivery";
 import { claimDueEvents } from "./claim";
 import { deliverClaimedEvent } from "./deliver";
 import {
@@ -29,20 +30,11 @@ beforeAll(async () => {
   companyId = (await makeAgency({ locations: 0 })).company.id;
 });
 
-async function makeApp() {
-  const suffix = uniqueSuffix();
-  return db().app.create({
-    data: {
-      companyId,
-      name: `Health ${suffix}`,
-      clientId: `client-${suffix}`,
-      clientSecretHash: "x",
-      clientSecretHint: "xxxx",
-      redirectUris: ["https://app.example/cb"],
-      scopes: ["contacts.readonly"],
-      installSetting: "everyone",
-      webhookUrl: "https://hooks.example.test/in",
-    },
+function makeApp() {
+  return insertAppRow(companyId, {
+    name: "Health",
+    webhookUrl: "https://hooks.example.test/in",
+    scopes: ["contacts.readonly"],
   });
 }
 

@@ -6,6 +6,7 @@ import { describeError, log } from "@/lib/log";
 import { invalid, notFound } from "@/lib/refusal";
 import { getAppForDeveloper } from "./deliveries";
 import { nudgeDispatcher } from "./nudge";
+import { queuedAgain } from "./redeliver";
 
 /**
  * Webhook endpoint health (SPEC.md › Apps that grow without reinstalls, after Svix): the share of
@@ -170,16 +171,7 @@ export async function redeliverFailedSince(
   const app = await ownApp(appId, appCompanyId);
   const { count } = await db().webhookEvent.updateMany({
     where: { appId: app.id, status: "failed", createdAt: { gte: since } },
-    data: {
-      status: "pending",
-      attempts: 0,
-      nextAttemptAt: now,
-      retryStartedAt: now,
-      lockedUntil: null,
-      claimToken: null,
-      deliveredAt: null,
-      targetUrl: app.webhookUrl,
-    },
+    data: queuedAgain(now, app.webhookUrl),
   });
   log.info("failed webhooks redelivered", { appId: app.id, since: since.toISOString(), count });
   if (count > 0) nudgeDispatcher();

@@ -23,29 +23,30 @@ describe("instrumentation register()", () => {
   });
 
   it.each([
-    [{ NEXT_RUNTIME: "nodejs" }, true],
-    [{ NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "on" }, true],
-    [{ NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "off" }, false],
-    [{ NEXT_RUNTIME: "edge" }, false],
-    [{ NEXT_RUNTIME: "nodejs", NEXT_PHASE: "phase-production-build" }, false],
-  ])("with %o starts the dispatcher: %s", async (vars, starts) => {
+    [{ NEXT_RUNTIME: "nodejs" }, { dispatcher: true, pruner: true }],
+    [
+      { NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "on" },
+      { dispatcher: true, pruner: true },
+    ],
+    [
+      { NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "off" },
+      { dispatcher: false, pruner: true },
+    ],
+    [
+      { NEXT_RUNTIME: "nodejs", PRUNE_INTERVAL_SECONDS: "0" },
+      { dispatcher: true, pruner: false },
+    ],
+    [{ NEXT_RUNTIME: "edge" }, { dispatcher: false, pruner: false }],
+    [
+      { NEXT_RUNTIME: "nodejs", NEXT_PHASE: "phase-production-build" },
+      { dispatcher: false, pruner: false },
+    ],
+  ])("with %o starts %o", async (vars, starts) => {
     Object.assign(process.env, vars);
     resetEnvCache();
     await register();
-    expect(startDispatcher).toHaveBeenCalledTimes(starts ? 1 : 0);
-  });
-
-  it.each([
-    [{ NEXT_RUNTIME: "nodejs" }, true],
-    [{ NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "off" }, true],
-    [{ NEXT_RUNTIME: "nodejs", PRUNE_INTERVAL_SECONDS: "0" }, false],
-    [{ NEXT_RUNTIME: "edge" }, false],
-    [{ NEXT_RUNTIME: "nodejs", NEXT_PHASE: "phase-production-build" }, false],
-  ])("with %o starts the pruner: %s", async (vars, starts) => {
-    Object.assign(process.env, vars);
-    resetEnvCache();
-    await register();
-    expect(startPruner).toHaveBeenCalledTimes(starts ? 1 : 0);
+    expect(startDispatcher).toHaveBeenCalledTimes(starts.dispatcher ? 1 : 0);
+    expect(startPruner).toHaveBeenCalledTimes(starts.pruner ? 1 : 0);
   });
 
   it("registers the notice of a disabled webhook endpoint (webhooks may not import reminders)", async () => {

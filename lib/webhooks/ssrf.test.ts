@@ -1,7 +1,8 @@
 import type { LookupAddress } from "node:dns";
 import http from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { describe, expect, it } from "vitest";
+import type { WebhookReceiver } from "@/lib/testing/webhook-receiver";
+import { withWebhookReceiver } from "@/lib/testing/webhook-receiver-hooks";
 import {
   assertWebhookTargetAllowed,
   guardedLookup,
@@ -146,11 +147,8 @@ describe("guardedLookup pins the connection to the addresses it checked", () => 
       request.end();
     });
   let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-  });
-  afterAll(async () => {
-    await receiver.stop();
+  withWebhookReceiver((started) => {
+    receiver = started;
   });
 
   it("refuses a name that resolves to loopback, before connecting", async () => {

@@ -6,6 +6,7 @@ import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { install, makeApp } from "@/lib/testing/oauth";
 import { deliverOne, insertAppRow } from "@/lib/testing/webhook-delivery";
+import { installPayloadFields } from "@/lib/testing/webhook-payloads";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { ghlSignatureVerifies, plainHeaders, sdkOutcome } from "@/lib/testing/webhook-verifiers";
 import { dispatchDueEvents } from "./dispatcher";
@@ -17,22 +18,6 @@ import { PREVIOUS_WEBHOOK_SECRET_GRACE_MS, webhookSecretStatus, webhookSecretsFo
  * returned, node:crypto checks `x-ghl-signature` under the PEM the route serves, and the platform's
  * SDK (its WebhookManager middleware, configured with our client_id and PEM) accepts the INSTALL.
  */
-
-// SPEC.md › Webhooks, INSTALL payload, in this order.
-const installFields = [
-  "type",
-  "appId",
-  "versionId",
-  "installType",
-  "locationId",
-  "companyId",
-  "userId",
-  "companyName",
-  "isWhitelabelCompany",
-  "whitelabelDetails",
-  "timestamp",
-  "webhookId",
-];
 
 let receiver: WebhookReceiver;
 let pem: string;
@@ -58,7 +43,7 @@ describe("an INSTALL delivered over HTTP", () => {
     for (const webhook of ours) {
       // Compact JSON, in SPEC.md's field order.
       expect(JSON.stringify(JSON.parse(webhook.body))).toBe(webhook.body);
-      expect(Object.keys(JSON.parse(webhook.body))).toEqual(installFields);
+      expect(Object.keys(JSON.parse(webhook.body))).toEqual(installPayloadFields);
 
       const event = new Webhook(created.webhookSecret).verify(webhook.body, plainHeaders(webhook));
       expect(event).toMatchObject({ type: "INSTALL", appId: created.app.id, webhookId: webhook.headers["webhook-id"] });

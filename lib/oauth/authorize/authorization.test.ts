@@ -8,6 +8,8 @@ import { db } from "@/lib/db/client";
 import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { authorizeParams, install, makeApp, pkcePair, testRedirectUri } from "@/lib/testing/oauth";
+import { refusal } from "@/lib/testing/refusal";
+import { installPayloadFields } from "@/lib/testing/webhook-payloads";
 import { uninstallApp } from "../uninstall";
 import { denyInstall } from "./approve";
 import { installChoiceFor } from "./install-choice";
@@ -32,15 +34,6 @@ beforeAll(async () => {
     locationIds: [agency.locations[0]!.id, agency.locations[1]!.id],
   });
 });
-
-async function refusal(promise: Promise<unknown>): Promise<Refusal> {
-  const error = await promise.then(
-    () => undefined,
-    (e) => e,
-  );
-  expect(error).toBeInstanceOf(Refusal);
-  return error as Refusal;
-}
 
 describe("validateAuthorizeRequest", () => {
   it("a good request names the app, its scopes (all when scope is absent) and echoes state", async () => {
@@ -267,22 +260,7 @@ describe("INSTALL and UNINSTALL outbox events", () => {
     expect(location.map((p) => p.locationId).sort()).toEqual([...chosen].sort());
     expect(payloads.filter((p) => p.installType === "Company")).toHaveLength(0);
     for (const [i, payload] of payloads.entries()) {
-      expect(Object.keys(payload).sort()).toEqual(
-        [
-          "type",
-          "appId",
-          "versionId",
-          "installType",
-          "locationId",
-          "companyId",
-          "userId",
-          "companyName",
-          "isWhitelabelCompany",
-          "whitelabelDetails",
-          "timestamp",
-          "webhookId",
-        ].sort(),
-      );
+      expect(Object.keys(payload).sort()).toEqual([...installPayloadFields].sort());
       expect(payload).toMatchObject({
         type: "INSTALL",
         appId: hooked.app.id,

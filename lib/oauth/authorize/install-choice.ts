@@ -32,6 +32,14 @@ export function canInstall(actor: Actor, app: Pick<AppView, "installSetting">): 
   return app.installSetting === "everyone" || isAgencyAdmin(actor.role);
 }
 
+/** An installation as the rules of who may change it (uninstall, approve an update) read it. */
+export interface InstallationPlace {
+  companyId: string;
+  locationId: string | null;
+  userType: string;
+  app: Pick<AppView, "installSetting">;
+}
+
 /** `<appId>:<Company|Location>:<id>`: one Installation row per app and place, so a re-install re-authorizes it. */
 export function installKey(appId: string, userType: UserType, targetId: string): string {
   return `${appId}:${userType}:${targetId}`;

@@ -4,7 +4,7 @@ import type { HttpError } from "@/lib/api/http-error";
 import { databaseHandle, db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { makeAgency } from "@/lib/testing/fixtures";
-import { formRequest, install, makeApp } from "@/lib/testing/oauth";
+import { codeExchange, install, makeApp } from "@/lib/testing/oauth";
 import { tokenEndpoint } from "../token-endpoint";
 
 /**
@@ -38,15 +38,7 @@ describe.skipIf(databaseHandle().kind !== "postgresql")("authorization_code gran
       const pid = rows[0]!.pid;
 
       let settled = false;
-      const outcome = tokenEndpoint(
-        formRequest("/oauth/token", {
-          grant_type: "authorization_code",
-          client_id: app.app.clientId,
-          client_secret: app.clientSecret,
-          code,
-          user_type: "Company",
-        }),
-      ).then(
+      const outcome = tokenEndpoint(codeExchange(app, code, "Company")).then(
         (body) => ({ ok: true as const, body }),
         (error: unknown) => ({ ok: false as const, error }),
       );

@@ -106,6 +106,18 @@ describe.skipIf(!process.env.DATABASE_URL?.startsWith("postgres"))("two instance
     }
   }
 
+  /** B's outcome: refused with `invalid_grant`, its description matching `description`. */
+  function expectInvalidGrant(
+    outcome: { ok: true; body: unknown } | { ok: false; error: unknown },
+    description: RegExp,
+  ) {
+    expect(outcome.ok).toBe(false);
+    expect(outcome.ok ? undefined : outcome.error).toMatchObject({
+      code: "invalid_grant",
+      description: expect.stringMatching(description),
+    });
+  }
+
   async function family(refreshTokenId: string) {
     const { grantId } = await db().refreshToken.findUniqueOrThrow({ where: { id: refreshTokenId } });
     const grant = await db().tokenGrant.findUniqueOrThrow({ where: { id: grantId } });
@@ -147,12 +159,7 @@ describe.skipIf(!process.env.DATABASE_URL?.startsWith("postgres"))("two instance
     ]);
     const { outcome: b } = await blockedBehind(xid, () => refresh(first.refresh_token));
     await a.query("COMMIT");
-    const result = await b;
-    expect(result.ok).toBe(false);
-    expect(result.ok ? undefined : result.error).toMatchObject({
-      code: "invalid_grant",
-      description: expect.stringMatching(/already used/),
-    });
+    expectInvalidGrant(await b, /already used/);
     expect((await family(first.refreshTokenId as string)).grant.revokedAt).not.toBeNull();
   });
 
@@ -181,12 +188,7 @@ describe.skipIf(!process.env.DATABASE_URL?.startsWith("postgres"))("two instance
     ]);
     const { outcome: b } = await blockedBehind(xid, () => refresh(first.refresh_token));
     await a.query("COMMIT");
-    const result = await b;
-    expect(result.ok).toBe(false);
-    expect(result.ok ? undefined : result.error).toMatchObject({
-      code: "invalid_grant",
-      description: expect.stringMatching(/revoked/),
-    });
+    expectInvalidGrant(await b, /revoked/);
     expect((await family(first.refreshTokenId as string)).tokens).toBe(before.tokens);
   });
 });

@@ -1,0 +1,12 @@
+import { expect } from "vitest";
+import { Refusal } from "@/lib/refusal";
+
+/** Awaits `promise`, expects it to be refused with a `Refusal`, and returns that for further checks. */
+export async function refusal(promise: Promise<unknown>): Promise<Refusal> {
+  const error = await promise.then(
+    () => undefined,
+    (e) => e,
+  );
+  expect(error).toBeInstanceOf(Refusal);
+  return error as Refusal;
+}
