@@ -7,7 +7,6 @@ import { installationUpdatedEventSchema } from "@/lib/apps/installation-updates"
 import { appUrl } from "@/lib/env";
 import { errorCatalog, errorExample } from "./error-catalog";
 import { type DeclaredRoute, type HttpMethod, httpMethods, isInternal, type Operation } from "./operation";
-import { operations as catalogue } from "./operations";
 import { type TagName, tags } from "./tags";
 
 /**
@@ -158,14 +157,6 @@ export function placedOperations(routes: readonly DeclaredRoute[]): Placed[] {
       if (!declaration || isInternal(declaration)) continue;
       placed.push({ method, folderPath: route.path, path: openApiPath(route.path, declaration), op: declaration });
     }
-  }
-  // The catalogue of the operations not yet declared beside their handlers (issue 23, going away).
-  const declared = new Set(placed.map((p) => `${p.method} ${p.path}`));
-  for (const { method, path, ...op } of catalogue) {
-    const upper = method.toUpperCase() as HttpMethod;
-    if (declared.has(`${upper} ${path}`)) continue;
-    const folderPath = path.replace(/\{(\w+)\}/g, "[$1]").replace(/(.)\/$/, "$1");
-    placed.push({ method: upper, folderPath, path, op: { ...op, tag: op.tag as TagName } });
   }
   const tagIndex = (tag: TagName) => {
     const index = tags.findIndex((t) => t.name === tag);

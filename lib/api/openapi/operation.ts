@@ -89,6 +89,10 @@ export function page(path: string, module: { GET: Declared }): DeclaredRoute {
 export const exampleId = (example: string, description?: string) =>
   z.string().meta({ examples: [example], description });
 
+const jwk = z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string().optional(), use: z.string().optional() });
+/** A JWKS answer (the access-token keys, the webhook keys). */
+export const jwksSchema = z.object({ keys: z.array(jwk) });
+
 const bearer401 =
   "The Bearer token is missing, malformed, unknown, expired or revoked, or its private integration's Expires date has passed (WWW-Authenticate says which).";
 /** Every endpoint a private-integration token may call: its Allowed IP addresses apply. */
