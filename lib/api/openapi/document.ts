@@ -168,6 +168,7 @@ export function placedOperations(routes: readonly DeclaredRoute[]): Placed[] {
     const index = first.indexOf(op.operationId);
     return index < 0 ? first.length : index;
   };
+  for (const { op } of placed) tagIndex(op.tag);
   const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return placed.sort(
     (a, b) =>
