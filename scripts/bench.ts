@@ -6,18 +6,19 @@
 // --scale-days <n> (30), --scale-families <n> (1000), --scale-refreshes <per family a day> (24),
 // --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md),
 // --only <ids> (comma-separated scenario ids, e.g. e,g,f,R: a quick look at a few scenarios; the peers
-// start only when R or N is among them), --cpu-prof <dir> (the server writes a V8 CPU profile there
+// start only when R or N is among them, peer (L) only when Lb, Lc or Le is), --cpu-prof <dir> (the server writes a V8 CPU profile there
 // when it stops: open it in Chrome's DevTools, or summarise it with scripts/bench/profile.ts).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { freshDatabase, postgresVersion } from "./bench/db";
 import {
   CONNECTIONS,
   combine,
+  limitScenarios,
   type Measurement,
   measure,
   peerScenarios,
@@ -25,8 +26,16 @@ import {
   type Scenario,
   scenarios,
 } from "./bench/load";
-import { type Peer, startBareNext, startOidcProviderPeer } from "./bench/peers";
-import { type DatabaseRun, machine, pgliteTargets, table, targets, usageCountingCost } from "./bench/report";
+import { type Peer, startBareNext, startLimitPeer, startOidcProviderPeer } from "./bench/peers";
+import {
+  type DatabaseRun,
+  limitTargets,
+  machine,
+  pgliteTargets,
+  table,
+  targets,
+  usageCountingCost,
+} from "./bench/report";
 import { signInCookie } from "./bench/server";
 import { buildIfNeeded } from "./build-if-needed";
 import { startProductionServer } from "./support/production-server";
@@ -111,6 +120,17 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       peerRuns = peerScenarios(oidc, bare);
     }
 
+    // Peer (L), the limit (issue 28), on our own database: PostgreSQL only, as the other peers.
+    if (kind === "postgres" && ["Lb", "Lc", "Le"].some(selected)) {
+      say(`${labels[kind]}: starting peer (L), the hand-written limit server, on port ${port + 3}`);
+      const limit = await startLimitPeer(database.url, port + 3).catch(async (error: unknown) => {
+        for (const peer of peers) await peer.stop();
+        throw error;
+      });
+      peers.push(limit);
+      peerRuns = [...peerRuns, ...limitScenarios(seed, limit)];
+    }
+
     const common = { port, databaseUrl: database.url, serverSecret, logFile };
     // Every check on: rate limits count every request (limits high enough never to refuse).
     // Database time counted; no webhook dispatcher polling (no app of the bench has a webhook URL).
@@ -127,7 +147,12 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     try {
       for (let round = 0; round < rounds; round++) {
         for (const scenario of all) {
-          say(`${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name}`);
+          const load = loadavg()
+            .map((l) => l.toFixed(2))
+            .join(" ");
+          say(
+            `${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name} [load average ${load}]`,
+          );
           if (round === 0) await prepareScenario(server.baseUrl, scenario, warmup);
           measured.get(scenario.id)!.push(await measure(server.baseUrl, scenario, duration / rounds));
         }
@@ -224,8 +249,9 @@ async function main() {
     run.database === "postgres" ? targets(run) : pgliteTargets(run, postgresRun);
   const sections = runs.map(
     (run) =>
-      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.\n\nUsage counting (issue 25): ${usageCountingCost(run)}.`,
+      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.`,
   );
+  console.log(`\nMeasured on ${machine(pgVersion)}.`);
   for (const section of sections) console.log(`\n${section}`);
   const markdown = [
     "# Benchmark results",
