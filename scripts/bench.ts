@@ -8,18 +8,19 @@
 // --scale-days <n> (30), --scale-families <n> (1000), --scale-refreshes <per family a day> (24),
 // --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md),
 // --only <ids> (comma-separated scenario ids, e.g. e,g,f,R: a quick look at a few scenarios; the peers
-// start only when R or N is among them), --cpu-prof <dir> (the server writes a V8 CPU profile there
+// start only when R or N is among them, peer (L) only when Lb, Lc or Le is), --cpu-prof <dir> (the server writes a V8 CPU profile there
 // when it stops: open it in Chrome's DevTools, or summarise it with scripts/bench/profile.ts).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { freshDatabase, postgresVersion } from "./bench/db";
 import {
   CONNECTIONS,
   combine,
+  limitScenarios,
   type Measurement,
   measure,
   peerScenarios,
@@ -27,10 +28,11 @@ import {
   type Scenario,
   scenarios,
 } from "./bench/load";
-import { type Peer, startBareNext, startOidcProviderPeer } from "./bench/peers";
+import { type Peer, startBareNext, startLimitPeer, startOidcProviderPeer } from "./bench/peers";
 import {
   type DatabaseRun,
   keepHandKeptPart,
+  limitTargets,
   machine,
   pgliteTargets,
   table,
@@ -42,6 +44,11 @@ import { buildIfNeeded } from "./build-if-needed";
 import { startProductionServer } from "./support/production-server";
 
 const say = (message: string) => console.log(`[bench] ${message}`);
+/** The load average (1 / 5 / 15 min), logged beside every measurement: the machine may be shared. */
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 const { values: flags } = parseArgs({
   options: {
@@ -121,6 +128,17 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       peerRuns = peerScenarios(oidc, bare);
     }
 
+    // Peer (L), the limit (issue 28), on our own database: PostgreSQL only, as the other peers.
+    if (kind === "postgres" && ["Lb", "Lc", "Le"].some(selected)) {
+      say(`${labels[kind]}: starting peer (L), the hand-written limit server, on port ${port + 3}`);
+      const limit = await startLimitPeer(database.url, port + 3).catch(async (error: unknown) => {
+        for (const peer of peers) await peer.stop();
+        throw error;
+      });
+      peers.push(limit);
+      peerRuns = [...peerRuns, ...limitScenarios(seed, limit)];
+    }
+
     const common = { port, databaseUrl: database.url, serverSecret, logFile };
     // Every check on: rate limits count every request (limits high enough never to refuse).
     // Database time counted; no webhook dispatcher polling (no app of the bench has a webhook URL).
@@ -137,7 +155,12 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     try {
       for (let round = 0; round < rounds; round++) {
         for (const scenario of all) {
-          say(`${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name}`);
+          const load = loadavg()
+            .map((l) => l.toFixed(2))
+            .join(" ");
+          say(
+            `${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name} [load average ${load}]`,
+          );
           if (round === 0) await prepareScenario(server.baseUrl, scenario, warmup);
           measured.get(scenario.id)!.push(await measure(server.baseUrl, scenario, duration / rounds));
         }
@@ -152,7 +175,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     /** (b) once more, alone, on a server restarted with `extra` in its environment. */
     const alone = async (id: string, name: string, extra: Record<string, string>) => {
       if (!b) return;
-      say(`${labels[kind]}: (${id}) ${name}`);
+      say(`${labels[kind]}: (${id}) ${name} [load average ${load()}]`);
       server = await startProductionServer({ ...common, env: { ...benchEnv, ...extra } });
       try {
         await prepareScenario(server.baseUrl, b, warmup);
@@ -163,10 +186,42 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     };
     // (b) with the limits off (SPEC.md: 0, for load tests): what counting every request costs.
     await alone("b′", "rate limits off", { RATE_LIMIT_BURST: "0", RATE_LIMIT_DAILY: "0" });
-    // Usage counting (lib/usage/) on and off, each alone on a fresh server in turn, same run: issue
-    // 25 wants the two within 5%.
-    await alone("u", "usage counting on", { ...countingLimits, API_USAGE_COUNTING: "on" });
-    await alone("u′", "usage counting off", { ...countingLimits, API_USAGE_COUNTING: "off" });
+    // Usage counting (lib/usage/) on and off, same run: issue 25 wants the two within 5%. Two fresh
+    // servers up at once, taking turns (the order swapped each round), so a change in a shared
+    // machine's load falls on both, as it does on the scenarios above.
+    if (b) {
+      const pair = [
+        { id: "u", name: "usage counting on", counting: "on", port: port + 4 },
+        { id: "u′", name: "usage counting off", counting: "off", port: port + 5 },
+      ];
+      const servers: Awaited<ReturnType<typeof startProductionServer>>[] = [];
+      try {
+        for (const one of pair) {
+          servers.push(
+            await startProductionServer({
+              ...common,
+              port: one.port,
+              env: { ...benchEnv, ...countingLimits, API_USAGE_COUNTING: one.counting },
+            }),
+          );
+        }
+        for (const one of servers) await prepareScenario(one.baseUrl, b, warmup);
+        const turns: Measurement[][] = pair.map(() => []);
+        const pairRounds = Math.max(2, rounds);
+        for (let round = 0; round < pairRounds; round++) {
+          for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
+            const one = pair[i] as (typeof pair)[number];
+            say(`${labels[kind]}: (${one.id}) ${one.name}, turn ${round + 1}/${pairRounds} [load average ${load()}]`);
+            turns[i]?.push(await measure((servers[i] as (typeof servers)[number]).baseUrl, b, duration / pairRounds));
+          }
+        }
+        pair.forEach((one, i) => {
+          results.push({ ...combine(b, turns[i] ?? []), id: one.id, name: `${b.name}, ${one.name}` });
+        });
+      } finally {
+        for (const one of servers) await one.stop();
+      }
+    }
     return { database: kind, label: labels[kind], duration, connections: CONNECTIONS, results };
   } finally {
     await database.drop();
@@ -234,8 +289,9 @@ async function main() {
     run.database === "postgres" ? targets(run) : pgliteTargets(run, postgresRun);
   const sections = runs.map(
     (run) =>
-      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.\n\nUsage counting (issue 25): ${usageCountingCost(run)}.`,
+      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.`,
   );
+  console.log(`\nMeasured on ${machine(pgVersion)}.`);
   for (const section of sections) console.log(`\n${section}`);
   const markdown = [
     "# Benchmark results",

@@ -6,7 +6,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
-import { errorResponse, withNoStoreDefault } from "./handler";
+import { DirectRequest } from "./direct-request";
+import { errorResponse, JsonResponse, withNoStoreDefault } from "./handler";
 import { errorBody, HttpError } from "./http-error";
 import type { Declared } from "./openapi/operation";
 import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
@@ -291,21 +292,28 @@ async function answer(
   const overLimit = body !== undefined && body.byteLength >= BODY_LIMIT;
   let result: Response;
   try {
-    // `duplex`, which a stream body needs, is missing from the DOM's RequestInit type.
-    const init: RequestInit & { duplex: "half" } = {
-      method,
-      headers: webHeaders(incoming),
-      body: stream ?? (body?.byteLength ? new Uint8Array(body) : null),
-      duplex: "half",
-    };
-    const request = new Request(url, init);
+    let request: Request;
+    if (stream) {
+      // `duplex`, which a stream body needs, is missing from the DOM's RequestInit type.
+      const init: RequestInit & { duplex: "half" } = {
+        method,
+        headers: webHeaders(incoming),
+        body: stream,
+        duplex: "half",
+      };
+      request = new Request(url, init);
+    } else {
+      request = new DirectRequest(method, url, incoming.headers, body).asRequest();
+    }
     result = await handler(request, { params: Promise.resolve(params) });
   } catch (error) {
     // The route's own apiRoute answers every refusal; this is only the frame failing.
     result = withNoStoreDefault(errorResponse(error, randomUUID()));
   }
   try {
-    let answerBody = Buffer.from(await result.arrayBuffer());
+    // Our JSON answers hold their text; anything else is read back from its stream.
+    let answerBody =
+      result instanceof JsonResponse ? Buffer.from(result.bodyText) : Buffer.from(await result.arrayBuffer());
     outgoing.statusCode = result.status;
     for (const [name, value] of result.headers) outgoing.setHeader(name, value);
     for (const [name, value] of Object.entries(FRAME_HEADERS)) outgoing.setHeader(name, value);

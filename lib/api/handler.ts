@@ -94,10 +94,64 @@ export function errorResponse(thrown: unknown, traceId: string, request?: Reques
 }
 
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return new JsonResponse(JSON.stringify(body), {
     status: init.status ?? 200,
     headers: { "content-type": "application/json; charset=utf-8", ...init.headers },
   });
+}
+
+/**
+ * A `Response` whose body is JSON text held as a string: the direct router (./direct-router.ts)
+ * writes `bodyText` as is. A `Response` made with a string body builds a byte stream for it, and
+ * reading that back costs as much again (together more than a private-integration read's own work,
+ * bench CPU profile, issue 28); the stream is made here only when someone reads `body` (Next.js,
+ * which serves these routes under `next dev`). Every reader of a `Response` gives the same text.
+ */
+export class JsonResponse extends Response {
+  readonly bodyText: string;
+  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+  #used = false;
+
+  constructor(text: string, init: ResponseInit) {
+    super(null, init);
+    this.bodyText = text;
+  }
+
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    this.#stream ??= new Response(this.bodyText).body as ReadableStream<Uint8Array<ArrayBuffer>>;
+    return this.#stream;
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#used || (this.#stream?.locked ?? false);
+  }
+
+  #take(): string {
+    if (this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
+    this.#used = true;
+    return this.bodyText;
+  }
+
+  override async text(): Promise<string> {
+    return this.#take();
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(this.#take());
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    return new Uint8Array(Buffer.from(this.#take())).buffer;
+  }
+
+  override async blob(): Promise<Blob> {
+    return new Blob([this.#take()], { type: this.headers.get("content-type") ?? "" });
+  }
+
+  override clone(): Response {
+    if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
+    return new JsonResponse(this.bodyText, { status: this.status, statusText: this.statusText, headers: this.headers });
+  }
 }
 
 /** Token responses must not be cached (RFC 6749 §5.1). */

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { DirectRequest } from "./direct-request";
 import { HttpError } from "./http-error";
 
 /**
@@ -19,6 +20,9 @@ function mediaType(request: Request): string {
 async function readBody(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge(maxBytes);
+  // The direct router's request (./direct-request.ts) has its body in a buffer already.
+  if ((request as unknown) instanceof DirectRequest)
+    return decodeBody((request as unknown as DirectRequest).bodyBytes(), maxBytes);
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -36,8 +40,13 @@ async function readBody(request: Request, maxBytes: number): Promise<string> {
     }
     chunks.push(value);
   }
+  return decodeBody(Buffer.concat(chunks), maxBytes);
+}
+
+function decodeBody(bytes: Buffer, maxBytes: number): string {
+  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw new HttpError("invalid_request", "The request body is not valid UTF-8.");
   }

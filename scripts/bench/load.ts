@@ -239,6 +239,43 @@ export function peerScenarios(oidc: OidcProviderPeer, bare: Peer): Scenario[] {
   ];
 }
 
+/**
+ * Peer (L)'s scenarios: the same requests as (b), (c) and (e), with the same tokens (the refresh
+ * tokens a supply of their own, seeded alike), against the hand-written limit server.
+ */
+export function limitScenarios(seed: LoadSeed, limit: Peer): Scenario[] {
+  const [b, c, e] = ["b", "c", "e"].map((id) => scenarios(seed).find((s) => s.id === id) as Scenario);
+  let refresh = 0;
+  const tokens = seed.limitRefresh.tokens;
+  return [
+    { ...(b as Scenario), id: "Lb", name: "Peer (L): the limit, private-integration read", baseUrl: limit.baseUrl },
+    { ...(c as Scenario), id: "Lc", name: "Peer (L): the limit, access-token read", baseUrl: limit.baseUrl },
+    {
+      ...(e as Scenario),
+      id: "Le",
+      name: "Peer (L): the limit, rotating refresh_token grant",
+      baseUrl: limit.baseUrl,
+      remaining: () => tokens.length - refresh,
+      requests: [
+        {
+          method: "POST",
+          path: "/oauth/token",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          setupRequest: (request) => ({
+            ...request,
+            body: new URLSearchParams({
+              grant_type: "refresh_token",
+              client_id: seed.limitRefresh.clientId,
+              client_secret: seed.limitRefresh.clientSecret,
+              refresh_token: tokens[refresh++] ?? "exhausted",
+            }).toString(),
+          }),
+        },
+      ],
+    },
+  ];
+}
+
 export async function measure(ourBaseUrl: string, scenario: Scenario, seconds: number): Promise<Measurement> {
   // Let the previous load's last requests finish, so their database time is not counted here.
   await new Promise((r) => setTimeout(r, 1_000));

@@ -129,3 +129,30 @@ export async function startBareNext(port: number): Promise<Peer> {
   }
   return { baseUrl, stop };
 }
+
+/**
+ * Peer (L), the physical limit (issue 28): scripts/bench/peers/limit.ts on our own database, in a
+ * process (group) of its own. SERVER_SECRET and APP_URL are the bench's, so it hashes tokens as we do.
+ */
+export async function startLimitPeer(databaseUrl: string, port: number): Promise<Peer> {
+  const logFile = join(mkdtempSync(join(tmpdir(), "bench-limit-")), "peer.log");
+  const log = openSync(logFile, "a");
+  const args = [resolve("node_modules/tsx/dist/cli.mjs"), "scripts/bench/peers/limit.ts"];
+  args.push("--port", String(port), "--database", databaseUrl);
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ["ignore", log, log],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  closeSync(log);
+  const stop = group(child);
+  const deadline = Date.now() + 60_000;
+  while (!readFileSync(logFile, "utf8").includes("ready")) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`Peer (L) did not start. The end of ${logFile}:\n${logTail(logFile)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { baseUrl: `http://localhost:${port}`, stop };
+}

@@ -16,12 +16,17 @@ export function ratioToCeiling(run: DatabaseRun, result: ScenarioResult): number
   return ceiling ? result.requestsPerSecond / ceiling.requestsPerSecond : Number.NaN;
 }
 
+/** A ratio, or a dash where what it compares with was not run (a `--only` run). */
+const ratioCell = (ratio: number, suffix = "") => (Number.isFinite(ratio) ? `${fixed(ratio, 2)}${suffix}` : "–");
+
 /** One markdown table per database, columns aligned as Biome formats markdown (it reads fine in a terminal too). */
 export function table(run: DatabaseRun): string {
   // The peers run only with PostgreSQL: no column where neither ran.
   const peered = run.results.some((r) => r.id === "R" || r.id === "N");
+  const limited = run.results.some((r) => r.id in limitPeerIds);
   const header = ["Scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "ratio to (a)"];
   if (peered) header.push("ratio to peer");
+  if (limited) header.push("ratio to (L)");
   header.push("DB ms/req", "DB calls/req");
   const rows = run.results.map((r) => [
     `(${r.id}) ${r.name}`,
@@ -29,8 +34,9 @@ export function table(run: DatabaseRun): string {
     fixed(r.p50),
     fixed(r.p99),
     `${r.non2xx}${r.errors ? ` (+${r.errors} errors)` : ""}`,
-    fixed(ratioToCeiling(run, r), 2),
-    ...(peered ? [peerOf[r.id] ? `${fixed(ratioToPeer(run, r), 2)} of (${peerOf[r.id]})` : ""] : []),
+    ratioCell(ratioToCeiling(run, r)),
+    ...(peered ? [peerOf[r.id] ? ratioCell(ratioToPeer(run, r), ` of (${peerOf[r.id]})`) : ""] : []),
+    ...(limited ? [limitOf[r.id] ? ratioCell(ratioToLimit(run, r), ` of (${limitOf[r.id]})`) : ""] : []),
     fixed(r.dbMsPerRequest, 2),
     fixed(r.dbCallsPerRequest, 1),
   ]);
@@ -62,6 +68,27 @@ const peerOf: Record<string, "R" | "N"> = {
 /** Issue 11's targets on PostgreSQL, as a ratio to the peer. */
 const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e: 1.0, f: 1.0, g: 1.0 };
 
+/** Peer (L)'s scenarios (issue 28): the limit of each hot path, and which of ours each measures. */
+const limitPeerIds: Record<string, string> = { Lb: "b", Lc: "c", Le: "e" };
+const limitOf: Record<string, string> = { b: "Lb", "b′": "Lb", u: "Lb", "u′": "Lb", c: "Lc", e: "Le", R: "Le" };
+
+export function ratioToLimit(run: DatabaseRun, result: ScenarioResult): number {
+  const limit = run.results.find((r) => r.id === limitOf[result.id]);
+  return limit ? result.requestsPerSecond / limit.requestsPerSecond : Number.NaN;
+}
+
+/** Issue 28's targets on PostgreSQL: each hot path against its limit, and refresh against (R). */
+export function limitTargets(run: DatabaseRun): string {
+  const check = (id: string, against: string, target: number) => {
+    const ours = run.results.find((x) => x.id === id);
+    const theirs = run.results.find((x) => x.id === against);
+    if (!ours || !theirs) return `(${id}) against (${against}): not run`;
+    const ratio = ours.requestsPerSecond / theirs.requestsPerSecond;
+    return `(${id}) ${fixed(ratio, 2)} of (${against}): ${ratio >= target ? "meets" : "misses"} ${fixed(target, 2)}`;
+  };
+  return [check("b", "Lb", 0.5), check("c", "Lc", 0.8), check("e", "Le", 0.7), check("e", "R", 1.5)].join("; ");
+}
+
 export function ratioToPeer(run: DatabaseRun, result: ScenarioResult): number {
   const peer = run.results.find((r) => r.id === peerOf[result.id]);
   return peer ? result.requestsPerSecond / peer.requestsPerSecond : Number.NaN;
@@ -74,6 +101,7 @@ export function targets(run: DatabaseRun): string {
       const r = run.results.find((x) => x.id === id);
       if (!r) return `(${id}) not run`;
       const ratio = ratioToPeer(run, r);
+      if (!Number.isFinite(ratio)) return `(${id}) against (${peerOf[id]}): not run`;
       const verdict = ratio >= target ? "meets" : "misses";
       return `(${id}) ${fixed(ratio, 2)} of (${peerOf[id]}): ${verdict} ${fixed(target, 2)}`;
     })

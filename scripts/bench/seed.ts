@@ -1,5 +1,6 @@
 import { hashSecret, randomSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import type { TokenGrant } from "@/lib/generated/prisma/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { AUTHORIZATION_CODE_TTL_MS } from "@/lib/oauth/authorize/issue-code";
 import { REFRESH_TOKEN_TTL_MS } from "@/lib/oauth/grants/issue";
@@ -18,6 +19,8 @@ export interface LoadSeed {
   companyAccessToken: string;
   /** Fresh single-use refresh tokens, each the live token of a Location grant of its own, and the app's client credentials. */
   refresh: { clientId: string; clientSecret: string; tokens: string[] };
+  /** As many more of the same kind, for peer (L) (scripts/bench/peers/limit.ts). */
+  limitRefresh: { clientId: string; clientSecret: string; tokens: string[] };
   /** Fresh single-use authorization codes of one Location install (no PKCE), and the app's client credentials. */
   codes: { clientId: string; clientSecret: string; codes: string[] };
   /** An agency owner who signs in to the Private Integrations screen, and how many integrations it lists. */
@@ -72,6 +75,28 @@ async function seedCodes(code: string, count: number, now: Date): Promise<string
   return codes;
 }
 
+/** `count` refresh tokens, each the live token of a copy of `template` (a grant, a family, of its own). */
+async function seedRefreshTokens(template: TokenGrant, count: number, now: Date): Promise<string[]> {
+  const tokens: string[] = [];
+  const expiresAt = new Date(now.getTime() + REFRESH_TOKEN_TTL_MS);
+  for (let done = 0; done < count; ) {
+    const batch = Math.min(5_000, count - done);
+    const grants = [];
+    const data = [];
+    for (let i = 0; i < batch; i++) {
+      const token = randomSecret(32);
+      const grantId = `bench-grant-${randomSecret(9)}`;
+      tokens.push(token);
+      grants.push({ ...template, id: grantId, authorizationCodeId: null, createdAt: now });
+      data.push({ tokenHash: hashSecret(token), grantId, expiresAt, createdAt: now });
+    }
+    await db().tokenGrant.createMany({ data: grants });
+    await db().refreshToken.createMany({ data });
+    done += batch;
+  }
+  return tokens;
+}
+
 export async function seedForLoad(refreshTokenCount: number, progress: (m: string) => void): Promise<LoadSeed> {
   const agency = await makeAgency({ locations: 3, privateIntegrationsLab: true });
   const companyId = agency.company.id;
@@ -103,24 +128,10 @@ export async function seedForLoad(refreshTokenCount: number, progress: (m: strin
     where: { id: String(first.refreshTokenId) },
     select: { grant: true },
   });
-  const tokens: string[] = [];
   const now = new Date();
-  const expiresAt = new Date(now.getTime() + REFRESH_TOKEN_TTL_MS);
-  for (let done = 0; done < refreshTokenCount; ) {
-    const batch = Math.min(5_000, refreshTokenCount - done);
-    const grants = [];
-    const data = [];
-    for (let i = 0; i < batch; i++) {
-      const token = randomSecret(32);
-      const grantId = `bench-grant-${done + i}-${randomSecret(6)}`;
-      tokens.push(token);
-      grants.push({ ...template, id: grantId, authorizationCodeId: null, createdAt: now });
-      data.push({ tokenHash: hashSecret(token), grantId, expiresAt, createdAt: now });
-    }
-    await db().tokenGrant.createMany({ data: grants });
-    await db().refreshToken.createMany({ data });
-    done += batch;
-  }
+  const tokens = await seedRefreshTokens(template, refreshTokenCount, now);
+  // The same supply again for peer (L), which consumes tokens of our tables by its own statement.
+  const limitTokens = await seedRefreshTokens(template, refreshTokenCount, now);
   // Codes of an app of their own, so their grants never share a family with the other scenarios'.
   const codeApp = await makeApp(companyId);
   const { code } = await install(user, codeApp.app.clientId, { level: "location", locationId });
@@ -136,6 +147,7 @@ export async function seedForLoad(refreshTokenCount: number, progress: (m: strin
     locationAccessToken: location.access_token,
     companyAccessToken: company.access_token,
     refresh: { clientId: refreshApp.app.clientId, clientSecret: refreshApp.clientSecret, tokens },
+    limitRefresh: { clientId: refreshApp.app.clientId, clientSecret: refreshApp.clientSecret, tokens: limitTokens },
     codes: { clientId: codeApp.app.clientId, clientSecret: codeApp.clientSecret, codes },
     screen,
   };
