@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { answerCallback, createApp, installPath, pressInstall } from "./support/install";
+import { afterReloads } from "./support/poll";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -36,15 +37,9 @@ test("an endpoint refusing for the configured days is disabled; Enable delivers 
   await pressInstall(page);
   const webhooksPage = `/developer/apps/${app.appId}/webhooks`;
   await page.goto(webhooksPage);
-  await expect
-    .poll(
-      async () => {
-        await page.reload();
-        return page.getByTestId("success-share").textContent();
-      },
-      { timeout: 30_000, intervals: [1000] },
-    )
-    .toContain("0% of delivery attempts succeeded");
+  await afterReloads(page, () => page.getByTestId("success-share").textContent()).toContain(
+    "0% of delivery attempts succeeded",
+  );
 
   // Past the 43 s of failures, the next failed attempt (an uninstall's event) disables the endpoint.
   await page.waitForTimeout(45_000);
@@ -53,15 +48,7 @@ test("an endpoint refusing for the configured days is disabled; Enable delivers 
   await page.getByRole("button", { name: "Confirm" }).click();
   await expect(page.getByText("No app is installed yet.")).toBeVisible();
   await page.goto(webhooksPage);
-  await expect
-    .poll(
-      async () => {
-        await page.reload();
-        return page.getByText("Webhook endpoint disabled").count();
-      },
-      { timeout: 30_000, intervals: [1000] },
-    )
-    .toBe(1);
+  await afterReloads(page, () => page.getByText("Webhook endpoint disabled").count()).toBe(1);
 
   // The agency's owner is notified, naming the app, with a link back to this page.
   await page.goto("/settings/notifications");

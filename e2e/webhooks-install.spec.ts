@@ -4,6 +4,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhoo
 import { ghlSignatureVerifies, standardWebhooksVerifies, v1aVerifies } from "@/lib/testing/webhook-verifiers";
 import { runCliProcess } from "./support/cli";
 import { answerCallback, createApp, exchangeCode, installPath, pressInstall } from "./support/install";
+import { afterReloads } from "./support/poll";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -133,15 +134,7 @@ test("an event sent while the app's server is down arrives after it comes back",
 
   // The delivery log shows the failed attempt and a retry scheduled.
   await page.goto(`/developer/apps/${app.appId}/webhooks`);
-  await expect
-    .poll(
-      async () => {
-        await page.reload();
-        return page.getByRole("table").first().textContent();
-      },
-      { timeout: 30_000, intervals: [1000] },
-    )
-    .toContain("connection refused");
+  await afterReloads(page, () => page.getByRole("table").first().textContent()).toContain("connection refused");
   // SPEC.md: a refused connection reads Retrying, with the attempt number and the next attempt's time.
   await expect(page.getByRole("table").first()).toContainText("Retrying");
   await expect(page.getByRole("table").first()).toContainText(/Attempt 1 failed; next \d{4}-\d\d-\d\d/);
