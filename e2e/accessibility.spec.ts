@@ -6,6 +6,7 @@ import { answerCallback, createApp, installPath, pressInstall } from "./support/
 import {
   card,
   confirmAction,
+  fillNewIntegration,
   openActions,
   openDetails,
   rowAction,
@@ -214,10 +215,7 @@ test.describe("axe-core on every screen", () => {
     const agency = await createAgency({ locations: 2, labs: true });
     await signIn(page, agency.owner.email);
     await visit(page, "/settings/private-integrations", "agency PI (maximum form)");
-    await page.getByRole("button", { name: "Create new integration" }).click();
-    const form = page.getByRole("region", { name: "New private integration" });
-    await form.getByLabel("Name").fill("Guarded");
-    await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+    const form = await fillNewIntegration(page, "Guarded");
     await form.getByText("Advanced", { exact: true }).click();
     await form.getByRole("radio", { name: "Only the sub-accounts chosen below" }).check();
     await expectAccessible(page, "agency PI (create form, Advanced open)");

@@ -3,7 +3,7 @@ import { join, relative, sep } from "node:path";
 import type { APIRequestContext, APIResponse } from "@playwright/test";
 import { rowsOnServerDatabase } from "./support/database";
 import { answerCallback, createApp, installApp } from "./support/install";
-import { takeShownToken } from "./support/private-integrations";
+import { fillNewIntegration, takeShownToken } from "./support/private-integrations";
 import { rememberSecret } from "./support/secrets";
 import { expect as baseExpect, test } from "./support/test";
 import { createAgency, createUser, type E2eAgency, signIn } from "./support/world";
@@ -174,11 +174,11 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   const bCompany = await installApp(page, request, appB, "Company");
   const bLocation = await locationToken(request, bCompany.access_token, B.companyId, B.locationIds[0]!);
   await page.goto(`/location/${B.locationIds[0]}/settings/private-integrations`);
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("B's reader");
-  for (const scope of ["locations.readonly", "contacts.readonly", "contacts.write"])
-    await form.getByRole("checkbox", { name: scope, exact: true }).check();
+  const form = await fillNewIntegration(page, "B's reader", [
+    "locations.readonly",
+    "contacts.readonly",
+    "contacts.write",
+  ]);
   await form.getByRole("button", { name: "Create", exact: true }).click();
   const bPit = await takeShownToken(page);
   rememberSecret(bPit, "B's private integration");
