@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { signIn } from "next-auth/react";
 import { useState } from "react";
 import { safeReturnPath } from "@/lib/auth/same-origin";
-import { describedBy, Field, FormMessage, inputClass } from "./ui/field";
+import { FormMessage, InputField } from "./ui/field";
 import { buttonClass } from "./ui/submit-button";
 
 const messages: Record<string, string> = {
@@ -44,26 +44,15 @@ export function LoginForm({ callbackUrl }: { callbackUrl?: string }) {
   return (
     <form onSubmit={onSubmit} className="space-y-5" noValidate>
       <FormMessage error={error} />
-      <Field id="email" label="Email">
-        <input
-          {...describedBy("email")}
-          name="email"
-          type="email"
-          autoComplete="username"
-          required
-          className={inputClass}
-        />
-      </Field>
-      <Field id="password" label="Password">
-        <input
-          {...describedBy("password")}
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          className={inputClass}
-        />
-      </Field>
+      <InputField id="email" label="Email" name="email" type="email" autoComplete="username" required />
+      <InputField
+        id="password"
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+      />
       <button type="submit" disabled={pending} className={`${buttonClass("primary")} w-full`}>
         {pending ? "Signing in…" : "Sign in"}
       </button>

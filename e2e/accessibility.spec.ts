@@ -1,14 +1,14 @@
 // Over 250 lines on purpose: one axe pass over every screen and state, then the check that every
 // page of app/ was visited, which only works with all the visits in this file.
-import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { Locator, Page } from "@playwright/test";
 import { checkedPaths, expectAccessible } from "./support/accessibility";
-import { runCli } from "./support/cli";
+import { answerCallback, createApp, installPath, pressInstall } from "./support/install";
 import {
   card,
   confirmAction,
+  fillNewIntegration,
   openActions,
   openDetails,
   rowAction,
@@ -29,22 +29,14 @@ import { createAgency, createUser, signIn } from "./support/world";
 test.describe.configure({ timeout: 300_000 });
 const expect = baseExpect.configure({ timeout: 30_000 });
 
-const callback = "https://app.example.test/oauth/callback";
 const heading = (page: Page) => page.getByRole("heading", { level: 1 });
 
-async function createApp(companyId: string, installSetting: "everyone" | "agency_only") {
-  return runCli<{ appId: string; clientId: string; clientSecret: string }>("app:create", {
-    company: companyId,
-    name: `App ${randomBytes(3).toString("hex")}`,
-    "redirect-uri": callback,
+function createAppFor(companyId: string, installSetting: "everyone" | "agency_only") {
+  return createApp(companyId, {
     scopes: "oauth.readonly oauth.write locations.readonly contacts.write",
-    "install-setting": installSetting,
-    "webhook-url": "https://hooks.example.test/receive",
+    installSetting,
+    webhookUrl: "https://hooks.example.test/receive",
   });
-}
-
-function installPath(clientId: string, state = "a11y"): string {
-  return `/oauth/chooselocation?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: callback, state })}`;
 }
 
 async function visit(page: Page, path: string, label: string) {
@@ -77,10 +69,8 @@ test.describe("axe-core on every screen", () => {
   }) => {
     const agency = await createAgency({ locations: 2, labs: true });
     const member = await createUser(agency.companyId, "agency_user");
-    const app = await createApp(agency.companyId, "everyone");
-    await page.route(`${callback}**`, (route) =>
-      route.fulfill({ status: 200, contentType: "text/html", body: "<h1>Callback</h1>" }),
-    );
+    const app = await createAppFor(agency.companyId, "everyone");
+    await answerCallback(page, "<h1>Callback</h1>");
     await signIn(page, agency.owner.email);
     await page.goto("/");
     await expect(page).toHaveURL(/\/settings$/);
@@ -129,8 +119,7 @@ test.describe("axe-core on every screen", () => {
 
     // Install at agency level, so the marketplace and the webhook log have rows.
     await visit(page, installPath(app.clientId), "/oauth/chooselocation (agency installer)");
-    await page.getByRole("button", { name: "Install" }).click();
-    await page.waitForURL(`${callback}?**`);
+    await pressInstall(page);
     const code = new URL(page.url()).searchParams.get("code");
     rememberSecret(code ?? undefined, "install code");
     await visit(page, "/marketplace", "/marketplace with an installation");
@@ -149,8 +138,8 @@ test.describe("axe-core on every screen", () => {
   test("install screen: sub-account installer, error screen, Agency-only 403", async ({ page }) => {
     const agency = await createAgency({ locations: 2 });
     const user = await createUser(agency.companyId, "account_user", { locations: [agency.locationIds[1]!] });
-    const everyone = await createApp(agency.companyId, "everyone");
-    const agencyOnly = await createApp(agency.companyId, "agency_only");
+    const everyone = await createAppFor(agency.companyId, "everyone");
+    const agencyOnly = await createAppFor(agency.companyId, "agency_only");
     await signIn(page, user.email);
     await visit(page, installPath(everyone.clientId), "/oauth/chooselocation (sub-account installer)");
     await visit(page, installPath(agencyOnly.clientId), "/oauth/chooselocation (Agency only: 403)");
@@ -228,10 +217,7 @@ test.describe("axe-core on every screen", () => {
     const agency = await createAgency({ locations: 2, labs: true });
     await signIn(page, agency.owner.email);
     await visit(page, "/settings/private-integrations", "agency PI (maximum form)");
-    await page.getByRole("button", { name: "Create new integration" }).click();
-    const form = page.getByRole("region", { name: "New private integration" });
-    await form.getByLabel("Name").fill("Guarded");
-    await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+    const form = await fillNewIntegration(page, "Guarded");
     await form.getByText("Advanced", { exact: true }).click();
     await form.getByRole("radio", { name: "Only the sub-accounts chosen below" }).check();
     await expectAccessible(page, "agency PI (create form, Advanced open)");

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { runCli } from "./support/cli";
+import { answerCallback, createApp, installApp } from "./support/install";
 import { expect, test } from "./support/test";
-import { createAgency, createUser, signIn } from "./support/world";
+import { createSubAccountUser, signIn } from "./support/world";
 
 /**
  * The API that tokens unlock, over real HTTP on the production build: a Location token from a
@@ -9,46 +9,18 @@ import { createAgency, createUser, signIn } from "./support/world";
  * and the /docs page.
  */
 
-const callback = "https://app.example.test/oauth/callback";
 const version = { Version: "2021-07-28" };
 
 test("a Location token creates and reads a contact, with and without trailing slashes, until the rate limit", async ({
   page,
   request,
 }) => {
-  const agency = await createAgency({ locations: 1 });
-  const locationId = agency.locationIds[0]!;
-  const user = await createUser(agency.companyId, "account_user", { locations: [locationId] });
-  const app = await runCli<{ clientId: string; clientSecret: string }>("app:create", {
-    company: agency.companyId,
-    name: `App ${randomBytes(3).toString("hex")}`,
-    "redirect-uri": callback,
-    scopes: "locations.readonly contacts.write contacts.readonly",
-    "install-setting": "everyone",
-  });
-  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
+  const { agency, locationId, user } = await createSubAccountUser();
+  const app = await createApp(agency.companyId, { scopes: "locations.readonly contacts.write contacts.readonly" });
+  await answerCallback(page);
   await signIn(page, user.email);
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id: app.clientId,
-    redirect_uri: callback,
-    state: "s",
-  });
-  await page.goto(`/oauth/chooselocation?${query}`);
-  await page.getByRole("button", { name: "Install" }).click();
-  await page.waitForURL(`${callback}?**`);
-  const code = new URL(page.url()).searchParams.get("code")!;
-  const token = await request.post("/oauth/token", {
-    form: {
-      grant_type: "authorization_code",
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-      code,
-      user_type: "Location",
-    },
-  });
-  expect(token.status()).toBe(200);
-  const headers = { ...version, Authorization: `Bearer ${(await token.json()).access_token}` };
+  const { access_token } = await installApp(page, request, app, "Location");
+  const headers = { ...version, Authorization: `Bearer ${access_token}` };
 
   const contact = (email: string) => ({
     firstName: "Ada",

@@ -3,7 +3,7 @@ import type { APIRequestContext } from "@playwright/test";
 import { decodeJwt } from "jose";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { standardWebhooksVerifies } from "@/lib/testing/webhook-verifiers";
-import { runCli } from "./support/cli";
+import { answerCallback, createApp, installApp } from "./support/install";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -15,7 +15,6 @@ import { createAgency, signIn } from "./support/world";
  * removal-only version makes the live access token's removed scope 403 at once.
  */
 
-const callback = "https://app.example.test/oauth/callback";
 const VERSION = "2021-07-28";
 
 let receiver: WebhookReceiver;
@@ -37,42 +36,16 @@ test("a new scope waits for consent, approval widens the next tokens, a removal 
   test.setTimeout(180_000);
   const agency = await createAgency({ locations: 1 });
   const locationId = agency.locationIds[0]!;
-  const app = await runCli<{ appId: string; clientId: string; clientSecret: string; webhookSecret: string }>(
-    "app:create",
-    {
-      company: agency.companyId,
-      name: `Growing ${randomBytes(3).toString("hex")}`,
-      "redirect-uri": callback,
-      scopes: "oauth.write locations.readonly",
-      "install-setting": "everyone",
-      "webhook-url": receiver.url,
-    },
-  );
-  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
+  const app = await createApp(agency.companyId, {
+    name: `Growing ${randomBytes(3).toString("hex")}`,
+    scopes: "oauth.write locations.readonly",
+    webhookUrl: receiver.url,
+  });
+  await answerCallback(page);
   await signIn(page, agency.owner.email);
 
   // Install for the agency with two scopes, and exchange the code.
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id: app.clientId,
-    redirect_uri: callback,
-    state: "s",
-  });
-  await page.goto(`/oauth/chooselocation?${query}`);
-  await page.getByRole("button", { name: "Install" }).click();
-  await page.waitForURL(`${callback}?**`);
-  const code = new URL(page.url()).searchParams.get("code")!;
-  const first = await request.post("/oauth/token", {
-    form: {
-      grant_type: "authorization_code",
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-      code,
-      user_type: "Company",
-    },
-  });
-  expect(first.status()).toBe(200);
-  const tokens = (await first.json()) as { access_token: string; refresh_token: string; scope: string };
+  const tokens = await installApp(page, request, app, "Company");
   const installedPath = `/oauth/installedLocations?companyId=${agency.companyId}`;
   expect((await api(request, tokens.access_token, `/locations/${locationId}`)).status()).toBe(200);
   expect((await api(request, tokens.access_token, installedPath)).status()).toBe(403);
@@ -126,7 +99,7 @@ test("a new scope waits for consent, approval widens the next tokens, a removal 
     });
   await expect.poll(() => updated().length, { timeout: 20_000 }).toBe(1);
   const webhook = updated()[0]!;
-  expect(standardWebhooksVerifies(webhook, app.webhookSecret)).toBe(true);
+  expect(standardWebhooksVerifies(webhook, app.webhookSecret!)).toBe(true);
   const event = JSON.parse(webhook.body) as Record<string, unknown>;
   expect(event).toMatchObject({
     type: "INSTALLATION_UPDATED",

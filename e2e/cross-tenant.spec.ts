@@ -1,13 +1,12 @@
 // Over 250 lines on purpose: one seeded pair of agencies, probed through the screens and every API
 // route, then checked unchanged; the check needs all probes first.
-import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import type { APIRequestContext, APIResponse, Page } from "@playwright/test";
+import type { APIRequestContext, APIResponse } from "@playwright/test";
 import { leftToNext } from "../scripts/route-table";
-import { runCli } from "./support/cli";
 import { rowsOnServerDatabase } from "./support/database";
-import { takeShownToken } from "./support/private-integrations";
+import { answerCallback, createApp, installApp } from "./support/install";
+import { fillNewIntegration, takeShownToken } from "./support/private-integrations";
 import { rememberSecret } from "./support/secrets";
 import { expect as baseExpect, test } from "./support/test";
 import { createAgency, createUser, type E2eAgency, signIn } from "./support/world";
@@ -23,57 +22,12 @@ import { createAgency, createUser, type E2eAgency, signIn } from "./support/worl
 test.describe.configure({ timeout: 300_000 });
 const expect = baseExpect.configure({ timeout: 30_000 });
 
-const callback = "https://app.example.test/oauth/callback";
 const VERSION = "2021-07-28";
 const scopes = "oauth.readonly oauth.write locations.readonly contacts.write contacts.readonly";
 
-interface App {
-  appId: string;
-  clientId: string;
-  clientSecret: string;
-  name: string;
-}
-
-async function createApp(companyId: string): Promise<App> {
-  const name = `App ${randomBytes(3).toString("hex")}`;
-  const app = await runCli<Omit<App, "name">>("app:create", {
-    company: companyId,
-    name,
-    "redirect-uri": callback,
-    scopes,
-    "install-setting": "everyone",
-    "webhook-url": "https://hooks.example.test/receive",
-  });
-  return { ...app, name };
-}
-
-/** Installs `app` at agency level through the install screen and exchanges the code. */
-async function installAsAgency(page: Page, request: APIRequestContext, app: App) {
-  await page.route(`${callback}**`, (route) =>
-    route.fulfill({ status: 200, contentType: "text/html", body: "<h1>Callback</h1>" }),
-  );
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id: app.clientId,
-    redirect_uri: callback,
-    state: "x",
-  });
-  await page.goto(`/oauth/chooselocation?${query}`);
-  await page.getByRole("button", { name: "Install" }).click();
-  await page.waitForURL(`${callback}?**`);
-  const code = new URL(page.url()).searchParams.get("code")!;
-  const res = await request.post("/oauth/token", {
-    form: {
-      grant_type: "authorization_code",
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-      code,
-      user_type: "Company",
-    },
-  });
-  expect(res.status()).toBe(200);
-  const body = (await res.json()) as { access_token: string; refresh_token: string };
-  return { access: body.access_token, refresh: body.refresh_token };
+/** A's and B's apps: every scope the API routes below need, and a webhook URL nobody answers. */
+function createAppOf(companyId: string) {
+  return createApp(companyId, { scopes, webhookUrl: "https://hooks.example.test/receive" });
 }
 
 async function locationToken(request: APIRequestContext, companyToken: string, companyId: string, locationId: string) {
@@ -111,7 +65,7 @@ test("screens: agency B and A's sub-account user without the permission open A's
   request,
 }) => {
   const A = await createAgency({ locations: 2, labs: true });
-  const appA = await createApp(A.companyId);
+  const appA = await createAppOf(A.companyId);
   const B = await createAgency({ locations: 1, labs: true });
   const sub = await createUser(A.companyId, "account_user", {
     locations: [A.locationIds[0]!],
@@ -121,7 +75,8 @@ test("screens: agency B and A's sub-account user without the permission open A's
   // An installation of A's, for the screens that name one (Review update); its id is read from
   // the database where the test can (PostgreSQL), else a made-up id proves "not found" only.
   await signIn(page, A.owner.email);
-  await installAsAgency(page, request, appA);
+  await answerCallback(page);
+  await installApp(page, request, appA, "Company");
   const installations = await rowsOnServerDatabase<{ id: string }>('SELECT id FROM "Installation" WHERE "appId" = $1', [
     appA.appId,
   ]);
@@ -203,12 +158,13 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
 }) => {
   const A: E2eAgency = await createAgency({ locations: 2, labs: true });
   const B: E2eAgency = await createAgency({ locations: 1, labs: true });
-  const [appA, appB] = [await createApp(A.companyId), await createApp(B.companyId)];
+  const [appA, appB] = [await createAppOf(A.companyId), await createAppOf(B.companyId)];
   const [a0, a1] = A.locationIds as [string, string];
 
   await signIn(page, A.owner.email);
-  const aCompany = await installAsAgency(page, request, appA);
-  const aLocation = await locationToken(request, aCompany.access, A.companyId, a0);
+  await answerCallback(page);
+  const aCompany = await installApp(page, request, appA, "Company");
+  const aLocation = await locationToken(request, aCompany.access_token, A.companyId, a0);
   const created = await request.post("/contacts/", {
     headers: bearer(aLocation),
     data: { firstName: "Ada", lastName: "Lovelace", email: "ada@a.example", phone: "+14155550123", locationId: a0 },
@@ -218,20 +174,20 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
 
   await page.context().clearCookies();
   await signIn(page, B.owner.email);
-  const bCompany = await installAsAgency(page, request, appB);
-  const bLocation = await locationToken(request, bCompany.access, B.companyId, B.locationIds[0]!);
+  const bCompany = await installApp(page, request, appB, "Company");
+  const bLocation = await locationToken(request, bCompany.access_token, B.companyId, B.locationIds[0]!);
   await page.goto(`/location/${B.locationIds[0]}/settings/private-integrations`);
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("B's reader");
-  for (const scope of ["locations.readonly", "contacts.readonly", "contacts.write"])
-    await form.getByRole("checkbox", { name: scope, exact: true }).check();
+  const form = await fillNewIntegration(page, "B's reader", [
+    "locations.readonly",
+    "contacts.readonly",
+    "contacts.write",
+  ]);
   await form.getByRole("button", { name: "Create", exact: true }).click();
   const bPit = await takeShownToken(page);
   rememberSecret(bPit, "B's private integration");
 
   const bTokens = {
-    "B's Company token": bCompany.access,
+    "B's Company token": bCompany.access_token,
     "B's Location token": bLocation,
     "B's private integration": bPit,
   };
@@ -288,7 +244,7 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   // B's own company with A's sub-account.
   await expectRefused(
     await request.post("/oauth/locationToken", {
-      headers: bearer(bCompany.access),
+      headers: bearer(bCompany.access_token),
       form: { companyId: B.companyId, locationId: a0 },
     }),
     [403],
@@ -310,12 +266,12 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   await expectRefused(
     await request.post("/oauth/token", {
       headers: { Authorization: basicB },
-      form: { grant_type: "refresh_token", refresh_token: aCompany.refresh },
+      form: { grant_type: "refresh_token", refresh_token: aCompany.refresh_token },
     }),
     [400, 401],
     "B's client refreshing A's token",
   );
-  for (const token of [aCompany.access, aCompany.refresh, aLocation]) {
+  for (const token of [aCompany.access_token, aCompany.refresh_token, aLocation]) {
     const revoked = await request.post("/oauth/revoke", { headers: { Authorization: basicB }, form: { token } });
     expect(revoked.status()).toBeLessThan(500);
     const introspected = await request.post("/oauth/introspect", {
@@ -354,7 +310,7 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   expect(contact.status()).toBe(200);
   expect(((await contact.json()) as { contact: { firstName: string } }).contact.firstName).toBe("Ada");
   const installed = await request.get(`/oauth/installedLocations?companyId=${A.companyId}`, {
-    headers: bearer(aCompany.access),
+    headers: bearer(aCompany.access_token),
   });
   expect(installed.status()).toBe(200);
   const refreshed = await request.post("/oauth/token", {
@@ -362,7 +318,7 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
       grant_type: "refresh_token",
       client_id: appA.clientId,
       client_secret: appA.clientSecret,
-      refresh_token: aCompany.refresh,
+      refresh_token: aCompany.refresh_token,
     },
   });
   expect(refreshed.status(), await refreshed.text()).toBe(200);

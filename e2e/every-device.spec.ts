@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Browser, BrowserContextOptions, Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
-import { runCli } from "./support/cli";
-import { takeShownToken } from "./support/private-integrations";
+import { answerCallback, createApp, installPath, pressInstall } from "./support/install";
+import { fillNewIntegration, takeShownToken } from "./support/private-integrations";
 import { signedInScreens } from "./support/screens";
 import { expect as baseExpect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -16,7 +16,6 @@ import { createAgency, signIn } from "./support/world";
 test.describe.configure({ timeout: 600_000 });
 const expect = baseExpect.configure({ timeout: 30_000 });
 
-const callback = "https://app.example.test/oauth/callback";
 const widths = [390, 1280] as const;
 const schemes = ["light", "dark"] as const;
 
@@ -52,35 +51,26 @@ test("every signed-in screen at 390 and 1280 px, light and dark: no sideways scr
   browser,
 }) => {
   const agency = await createAgency({ locations: 2, labs: true });
-  const app = await runCli<{ appId: string; clientId: string }>("app:create", {
-    company: agency.companyId,
+  const app = await createApp(agency.companyId, {
     name: `Wide app ${randomBytes(3).toString("hex")}`,
-    "redirect-uri": callback,
     scopes: "oauth.readonly oauth.write locations.readonly contacts.write",
-    "install-setting": "everyone",
-    "webhook-url": "https://hooks.example.test/receive",
+    webhookUrl: "https://hooks.example.test/receive",
   });
-  const installPath = `/oauth/chooselocation?${new URLSearchParams({ response_type: "code", client_id: app.clientId, redirect_uri: callback, state: "wide" })}`;
-  await page.route(`${callback}**`, (route) =>
-    route.fulfill({ status: 200, contentType: "text/html", body: "<h1>Callback</h1>" }),
-  );
+  const installAt = installPath(app.clientId, "wide");
+  await answerCallback(page, "<h1>Callback</h1>");
   await signIn(page, agency.owner.email);
   // An installation (rows in the marketplace and the webhook log) and an integration (a list).
-  await page.goto(installPath);
-  await page.getByRole("button", { name: "Install" }).click();
-  await page.waitForURL(`${callback}?**`);
+  await page.goto(installAt);
+  await pressInstall(page);
   await page.goto("/settings/private-integrations");
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("A rather long integration name that must wrap on a phone");
-  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const form = await fillNewIntegration(page, "A rather long integration name that must wrap on a phone");
   await form.getByRole("button", { name: "Create", exact: true }).click();
   await takeShownToken(page);
   const state = await page.context().storageState();
 
   // And /docs (anyone's): SPEC.md wants it no wider than the window either.
   const screens = [
-    ...signedInScreens({ locationId: agency.locationIds[0] ?? "", appId: app.appId, installPath }),
+    ...signedInScreens({ locationId: agency.locationIds[0] ?? "", appId: app.appId, installPath: installAt }),
     "/docs",
   ];
   const failures: string[] = [];

@@ -1,5 +1,6 @@
 import { runCliFailure, runNpmCli } from "./support/cli";
 import { seededOwner } from "./support/env";
+import { expectSwitchKept } from "./support/switch";
 import { expect, test } from "./support/test";
 import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
 
@@ -55,13 +56,7 @@ test("the Labs switch persists", async ({ page }) => {
   const { owner } = await createAgency();
   await signIn(page, owner.email);
   await page.goto("/settings/labs");
-  const toggle = page.getByRole("switch", { name: "Private Integrations" });
-  await expect(toggle).toHaveAttribute("aria-checked", "false");
-  await toggle.click();
-  await expect(toggle).toHaveAttribute("aria-checked", "true");
-  await expect(toggle).toBeEnabled();
-  await page.reload();
-  await expect(page.getByRole("switch", { name: "Private Integrations" })).toHaveAttribute("aria-checked", "true");
+  await expectSwitchKept(page, page.getByRole("switch", { name: "Private Integrations" }), false);
 });
 
 test("a team permission switch persists", async ({ page }) => {
@@ -70,17 +65,7 @@ test("a team permission switch persists", async ({ page }) => {
   await signIn(page, owner.email);
   await page.goto("/settings/team");
   const card = page.getByRole("region", { name: `${member.name} (${member.email})` });
-  const toggle = card.getByRole("switch", { name: "Agency private integrations" });
-  await expect(toggle).toHaveAttribute("aria-checked", "false");
-  await toggle.click();
-  await expect(toggle).toHaveAttribute("aria-checked", "true");
-  await expect(toggle).toBeEnabled();
-  await page.reload();
-  await expect(
-    page
-      .getByRole("region", { name: `${member.name} (${member.email})` })
-      .getByRole("switch", { name: "Agency private integrations" }),
-  ).toHaveAttribute("aria-checked", "true");
+  await expectSwitchKept(page, card.getByRole("switch", { name: "Agency private integrations" }), false);
 });
 
 test("adding a team member shows field errors and then works", async ({ page }) => {

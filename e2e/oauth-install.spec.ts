@@ -1,8 +1,4 @@
-// Over 250 lines on purpose: the install screen walked end to end for each installer and refusal,
-// plus the developer screens that make the apps it installs.
-import { randomBytes } from "node:crypto";
-import type { Page } from "@playwright/test";
-import { runCli } from "./support/cli";
+import { answerCallback, callback, createApp, installPath, postCode, pressInstall } from "./support/install";
 import { expect, test } from "./support/test";
 import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
 
@@ -11,36 +7,7 @@ import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
  * Agency-only enforcement, Cancel, and the code exchanged at /oauth/token.
  */
 
-const callback = "https://app.example.test/oauth/callback";
-
-interface CreatedApp {
-  appId: string;
-  versionId: string;
-  clientId: string;
-  clientSecret: string;
-}
-
-async function createApp(companyId: string, installSetting: "everyone" | "agency_only"): Promise<CreatedApp> {
-  return runCli<CreatedApp>("app:create", {
-    company: companyId,
-    name: `App ${randomBytes(3).toString("hex")}`,
-    "redirect-uri": callback,
-    scopes: "oauth.readonly oauth.write locations.readonly contacts.write",
-    "install-setting": installSetting,
-  });
-}
-
-function installPath(app: CreatedApp, state: string): string {
-  const query = new URLSearchParams({ response_type: "code", client_id: app.clientId, redirect_uri: callback, state });
-  return `/oauth/chooselocation?${query}`;
-}
-
-/** The app's redirect URI is not a real server: answer it in the browser and keep the URL. */
-async function stubCallback(page: Page): Promise<void> {
-  await page.route(`${callback}**`, (route) =>
-    route.fulfill({ status: 200, contentType: "text/html", body: "<h1>App callback</h1>" }),
-  );
-}
+const appScopes = "oauth.readonly oauth.write locations.readonly contacts.write";
 
 test.describe("install screen /oauth/chooselocation", () => {
   test("an agency admin signs in from the install link and installs for two of three sub-accounts", async ({
@@ -49,11 +16,11 @@ test.describe("install screen /oauth/chooselocation", () => {
   }) => {
     const agency = await createAgency({ locations: 3 });
     const admin = await createUser(agency.companyId, "agency_admin");
-    const app = await createApp(agency.companyId, "everyone");
-    await stubCallback(page);
+    const app = await createApp(agency.companyId, { scopes: appScopes });
+    await answerCallback(page);
 
     // Signed out: to sign in and back to the install screen.
-    await page.goto(installPath(app, "state-agency-1"));
+    await page.goto(installPath(app.clientId, "state-agency-1"));
     await expect(page).toHaveURL(/\/login\?callbackUrl=%2Foauth%2Fchooselocation/);
     await page.getByLabel("Email").fill(admin.email);
     await page.getByLabel("Password").fill(e2ePassword);
@@ -77,16 +44,7 @@ test.describe("install screen /oauth/chooselocation", () => {
     const code = url.searchParams.get("code");
     expect(code).toBeTruthy();
 
-    const token = await request.post("/oauth/token", {
-      form: {
-        grant_type: "authorization_code",
-        client_id: app.clientId,
-        client_secret: app.clientSecret,
-        code: code!,
-        user_type: "Company",
-        redirect_uri: callback,
-      },
-    });
+    const token = await postCode(request, app, code!, "Company", { form: { redirect_uri: callback } });
     expect(token.status()).toBe(200);
     expect(token.headers()["cache-control"]).toBe("no-store");
     const body = await token.json();
@@ -95,15 +53,7 @@ test.describe("install screen /oauth/chooselocation", () => {
     expect([...body.approvedLocations].sort()).toEqual([agency.locationIds[0], agency.locationIds[2]].sort());
 
     // The same code again: refused (and what it issued is revoked).
-    const replay = await request.post("/oauth/token/", {
-      form: {
-        grant_type: "authorization_code",
-        client_id: app.clientId,
-        client_secret: app.clientSecret,
-        code: code!,
-        user_type: "Company",
-      },
-    });
+    const replay = await postCode(request, app, code!, "Company", { path: "/oauth/token/" });
     expect(replay.status()).toBe(400);
     expect((await replay.json()).error).toBe("invalid_grant");
 
@@ -128,11 +78,11 @@ test.describe("install screen /oauth/chooselocation", () => {
   test("a sub-account user installs an Everyone app in their sub-account", async ({ page, request }) => {
     const agency = await createAgency({ locations: 2 });
     const user = await createUser(agency.companyId, "account_user", { locations: [agency.locationIds[1]!] });
-    const app = await createApp(agency.companyId, "everyone");
-    await stubCallback(page);
+    const app = await createApp(agency.companyId, { scopes: appScopes });
+    await answerCallback(page);
     await signIn(page, user.email);
 
-    await page.goto(installPath(app, "state-location-1"));
+    await page.goto(installPath(app.clientId, "state-location-1"));
     await expect(page.getByRole("radio", { name: "Sub-account 2" })).toBeChecked();
     await expect(page.getByRole("radio", { name: "Sub-account 1" })).toHaveCount(0);
     await page.getByRole("button", { name: "Install" }).click();
@@ -140,15 +90,7 @@ test.describe("install screen /oauth/chooselocation", () => {
     await page.waitForURL(`${callback}?**`);
     const url = new URL(page.url());
     expect(url.searchParams.get("state")).toBe("state-location-1");
-    const token = await request.post("/oauth/token", {
-      form: {
-        grant_type: "authorization_code",
-        client_id: app.clientId,
-        client_secret: app.clientSecret,
-        code: url.searchParams.get("code")!,
-        user_type: "Location",
-      },
-    });
+    const token = await postCode(request, app, url.searchParams.get("code")!, "Location");
     expect(token.status()).toBe(200);
     expect(await token.json()).toMatchObject({
       userType: "Location",
@@ -161,8 +103,8 @@ test.describe("install screen /oauth/chooselocation", () => {
   test("an Agency-only app is invisible to a sub-account user and its install link shows 403", async ({ page }) => {
     const agency = await createAgency({ locations: 1 });
     const user = await createUser(agency.companyId, "account_user", { locations: [agency.locationIds[0]!] });
-    const agencyOnly = await createApp(agency.companyId, "agency_only");
-    const everyone = await createApp(agency.companyId, "everyone");
+    const agencyOnly = await createApp(agency.companyId, { scopes: appScopes, installSetting: "agency_only" });
+    const everyone = await createApp(agency.companyId, { scopes: appScopes });
     await signIn(page, user.email);
     await page.goto("/marketplace");
     const installLinks = page.getByRole("link", { name: /^Install / });
@@ -171,7 +113,7 @@ test.describe("install screen /oauth/chooselocation", () => {
     expect(hrefs.some((h) => h.includes(everyone.clientId))).toBe(true);
     expect(hrefs.some((h) => h.includes(agencyOnly.clientId))).toBe(false);
 
-    const refused = await page.goto(installPath(agencyOnly, "s"));
+    const refused = await page.goto(installPath(agencyOnly.clientId, "s"));
     expect(refused?.status()).toBe(403);
     await expect(page.getByText("Error 403")).toBeVisible();
     await expect(
@@ -191,10 +133,10 @@ test.describe("install screen /oauth/chooselocation", () => {
 
   test("Cancel goes back to the app with access_denied and the state", async ({ page }) => {
     const agency = await createAgency({ locations: 1 });
-    const app = await createApp(agency.companyId, "everyone");
-    await stubCallback(page);
+    const app = await createApp(agency.companyId, { scopes: appScopes });
+    await answerCallback(page);
     await signIn(page, agency.owner.email);
-    await page.goto(installPath(app, "state-cancel"));
+    await page.goto(installPath(app.clientId, "state-cancel"));
     await page.getByRole("button", { name: "Cancel" }).click();
     await page.waitForURL(`${callback}?**`);
     const url = new URL(page.url());
@@ -205,15 +147,9 @@ test.describe("install screen /oauth/chooselocation", () => {
 
   test("an unregistered redirect_uri shows an error screen and never redirects", async ({ page }) => {
     const agency = await createAgency({ locations: 1 });
-    const app = await createApp(agency.companyId, "everyone");
+    const app = await createApp(agency.companyId, { scopes: appScopes });
     await signIn(page, agency.owner.email);
-    const query = new URLSearchParams({
-      response_type: "code",
-      client_id: app.clientId,
-      redirect_uri: "https://evil.example.test/steal",
-      state: "x",
-    });
-    await page.goto(`/oauth/chooselocation?${query}`);
+    await page.goto(installPath(app.clientId, "x", "https://evil.example.test/steal"));
     await expect(page).toHaveURL(/\/oauth\/chooselocation/);
     await expect(page.getByRole("heading", { name: "This install link is not valid" })).toBeVisible();
     await expect(page.getByRole("button", { name: "Install" })).toHaveCount(0);
@@ -226,7 +162,7 @@ test.describe("developer screens and uninstall", () => {
     request,
   }) => {
     const agency = await createAgency({ locations: 1 });
-    await stubCallback(page);
+    await answerCallback(page);
     await signIn(page, agency.owner.email);
     await page.goto("/developer/apps");
     await page.getByRole("link", { name: "Create app" }).click();
@@ -259,16 +195,11 @@ test.describe("developer screens and uninstall", () => {
     expect(newSecret).not.toBe(clientSecret);
 
     // Install it, exchange with the new secret (the old one is refused), then uninstall.
-    await page.goto(
-      `/oauth/chooselocation?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: callback, state: "d" })}`,
-    );
-    await page.getByRole("button", { name: "Install" }).click();
-    await page.waitForURL(`${callback}?**`);
-    const code = new URL(page.url()).searchParams.get("code")!;
-    const form = { grant_type: "authorization_code", client_id: clientId, code, user_type: "Company" };
-    const old = await request.post("/oauth/token", { form: { ...form, client_secret: clientSecret } });
+    await page.goto(installPath(clientId, "d"));
+    const code = await pressInstall(page);
+    const old = await postCode(request, { clientId, clientSecret }, code, "Company");
     expect(old.status()).toBe(401);
-    const ok = await request.post("/oauth/token", { form: { ...form, client_secret: newSecret } });
+    const ok = await postCode(request, { clientId, clientSecret: newSecret }, code, "Company");
     expect(ok.status()).toBe(200);
     const { access_token } = await ok.json();
 

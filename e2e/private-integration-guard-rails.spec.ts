@@ -2,7 +2,7 @@ import { expect } from "@playwright/test";
 import { onServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
 import { randomLoopback, send } from "./support/http";
-import { card, openDetails, rowAction, takeShownToken } from "./support/private-integrations";
+import { card, fillNewIntegration, openDetails, rowAction, takeShownToken } from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -42,10 +42,7 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   await page.goto("/settings/private-integrations");
 
   // Create: name and scopes in front, the guard rails behind Advanced.
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("Guarded");
-  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const form = await fillNewIntegration(page, "Guarded");
   await expect(form.getByLabel("Expires")).toBeHidden();
   await form.getByText("Advanced", { exact: true }).click();
   await form.getByLabel("Expires").fill(ymd(10 * DAY));
@@ -124,10 +121,7 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   await page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }).fill("30");
   await page.getByRole("button", { name: "Save maximum" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Maximum token lifetime saved: 30 days." })).toBeVisible();
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const second = page.getByRole("region", { name: "New private integration" });
-  await second.getByLabel("Name").fill("Bounded");
-  await second.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const second = await fillNewIntegration(page, "Bounded");
   // SPEC.md: with a maximum, Expires is outside Advanced (still closed), filled with the latest date allowed.
   await expect(second.getByLabel("Expires")).toBeVisible();
   await expect(second.locator("details")).not.toHaveAttribute("open");

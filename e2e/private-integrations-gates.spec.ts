@@ -1,6 +1,13 @@
 import { expect, type Page } from "@playwright/test";
 import { runCliProcess } from "./support/cli";
-import { card, locationsApiServed, rowAction, screenPath, takeShownToken } from "./support/private-integrations";
+import {
+  card,
+  fillNewIntegration,
+  locationsApiServed,
+  rowAction,
+  screenPath,
+  takeShownToken,
+} from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, createUser, signIn } from "./support/world";
 
@@ -18,10 +25,7 @@ async function expectRefused(page: Page, path: string, title: string) {
 }
 
 async function createIntegration(page: Page, name: string): Promise<string> {
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill(name);
-  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const form = await fillNewIntegration(page, name);
   await form.getByRole("button", { name: "Create", exact: true }).click();
   return takeShownToken(page);
 }
@@ -133,10 +137,7 @@ test("another agency's sub-account is not found, and its ids cannot be slipped i
 
   // A create form whose hidden sub-account id is swapped for theirs.
   await page.goto(screenPath("location", ourLocation));
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("Sneaky");
-  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const form = await fillNewIntegration(page, "Sneaky");
   await form.locator('input[name="locationId"]').evaluate((el, id) => {
     (el as HTMLInputElement).value = id;
   }, theirLocation);

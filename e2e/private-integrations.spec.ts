@@ -2,6 +2,7 @@ import { expect, type Page } from "@playwright/test";
 import {
   card,
   confirmAction,
+  fillNewIntegration,
   locationsApiServed,
   openDetails,
   rowAction,
@@ -200,10 +201,7 @@ for (const { level, present, absent, extra } of levels) {
 }
 
 async function createWith(page: Page, name: string, scopes: string[]): Promise<string> {
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill(name);
-  for (const scope of scopes) await form.getByRole("checkbox", { name: scope, exact: true }).check();
+  const form = await fillNewIntegration(page, name, scopes);
   await form.getByRole("button", { name: "Create", exact: true }).click();
   return takeShownToken(page);
 }
@@ -214,10 +212,7 @@ test("while a new token is shown, the integration's buttons still work (the toke
   const agency = await createAgency({ locations: 1, labs: true });
   await signIn(page, agency.owner.email);
   await page.goto(screenPath("agency", agency.locationIds[0]!));
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("Straight on");
-  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const form = await fillNewIntegration(page, "Straight on");
   await form.getByRole("button", { name: "Create", exact: true }).click();
   const first = ((await page.getByTestId("pit-token").textContent()) ?? "").trim();
   rememberSecret(first, "screen: pit- token");

@@ -6,7 +6,8 @@ import { runCli } from "./support/cli";
 import { onServerDatabase, rowsOnServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
 import { randomLoopback, send } from "./support/http";
-import { card, openDetails, takeShownToken } from "./support/private-integrations";
+import { card, fillNewIntegration, openDetails, takeShownToken } from "./support/private-integrations";
+import { expectSwitchKept } from "./support/switch";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -26,10 +27,7 @@ test("a reminder before expiry: in the header, listed, and one click into Extend
   const agency = await createAgency({ locations: 1, labs: true });
   await signIn(page, agency.owner.email);
   await page.goto("/settings/private-integrations");
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("Nightly export");
-  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const form = await fillNewIntegration(page, "Nightly export");
   await form.getByText("Advanced", { exact: true }).click();
   await form.getByLabel("Expires").fill(ymd(5 * DAY));
   await form.getByRole("button", { name: "Create", exact: true }).click();
@@ -101,10 +99,7 @@ test("rotation due after 90 days links straight to Rotate and expire this token 
   await signIn(page, agency.owner.email);
   const path = `/location/${agency.locationIds[0]}/settings/private-integrations`;
   await page.goto(path);
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("Old sync");
-  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const form = await fillNewIntegration(page, "Old sync");
   await form.getByRole("button", { name: "Create", exact: true }).click();
   await takeShownToken(page);
   // 91 days pass for the token (PostgreSQL only: PGlite belongs to the server's process).
@@ -140,10 +135,7 @@ test("a token revoked as leaked is notified, linking straight to Rotate and expi
   const agency = await createAgency({ locations: 1, labs: true });
   await signIn(page, agency.owner.email);
   await page.goto("/settings/private-integrations");
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("Leaky export");
-  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const form = await fillNewIntegration(page, "Leaky export");
   await form.getByRole("button", { name: "Create", exact: true }).click();
   const token = await takeShownToken(page);
   const answer = await send(`http://127.0.0.1:${e2ePort}/credentials/revoke`, {
@@ -194,13 +186,7 @@ test("the developer's app page charts its installations' requests of the last 30
 
   // Email me about my tokens: on by default, the person's own switch, kept.
   await page.goto("/settings/account");
-  const emails = page.getByRole("switch", { name: "Email me about my tokens" });
-  await expect(emails).toHaveAttribute("aria-checked", "true");
-  await emails.click();
-  await expect(emails).toHaveAttribute("aria-checked", "false");
-  await expect(emails).toBeEnabled();
-  await page.reload();
-  await expect(page.getByRole("switch", { name: "Email me about my tokens" })).toHaveAttribute("aria-checked", "false");
+  await expectSwitchKept(page, page.getByRole("switch", { name: "Email me about my tokens" }), true);
   await expectAccessible(page, "/settings/account (Email me about my tokens)");
 });
 
@@ -211,10 +197,7 @@ test("a used integration: Requests (7 days) in its row; its details chart the da
   const [mine, other] = agency.locationIds as [string, string];
   await signIn(page, agency.owner.email);
   await page.goto(`/location/${mine}/settings/private-integrations`);
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("Warehouse sync");
-  await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
+  const form = await fillNewIntegration(page, "Warehouse sync");
   await form.getByRole("button", { name: "Create", exact: true }).click();
   const token = await takeShownToken(page);
 

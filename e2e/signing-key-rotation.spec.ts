@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { decodeProtectedHeader } from "jose";
-import { runCli, runNpmCli } from "./support/cli";
+import { runNpmCli } from "./support/cli";
+import { answerCallback, createApp, exchangeCode, installPath, pressInstall } from "./support/install";
 import { expect, test } from "./support/test";
-import { createAgency, createUser, signIn } from "./support/world";
+import { createSubAccountUser, signIn } from "./support/world";
 
 /**
  * `npm run cli -- signing-key:rotate` against the running production server (on PGlite the CLI
@@ -10,39 +11,25 @@ import { createAgency, createUser, signIn } from "./support/world";
  * both keys work, and the JWKS publishes both, cacheable for five minutes.
  */
 
-const callback = "https://app.example.test/oauth/callback";
 const kidOf = (token: string) => decodeProtectedHeader(token).kid;
 
 test("signing-key:rotate: new tokens are signed with the new key at once, old and new both work, the JWKS has both", async ({
   page,
   request,
 }) => {
-  const agency = await createAgency({ locations: 1 });
-  const locationId = agency.locationIds[0]!;
-  const user = await createUser(agency.companyId, "account_user", { locations: [locationId] });
-  const app = await runCli<{ clientId: string; clientSecret: string }>("app:create", {
-    company: agency.companyId,
+  const { agency, locationId, user } = await createSubAccountUser();
+  const app = await createApp(agency.companyId, {
     name: `Rotation app ${randomBytes(3).toString("hex")}`,
-    "redirect-uri": callback,
     scopes: "locations.readonly",
-    "install-setting": "everyone",
   });
-  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
+  await answerCallback(page);
   await signIn(page, user.email);
-  const query = new URLSearchParams({ response_type: "code", client_id: app.clientId, redirect_uri: callback });
-  await page.goto(`/oauth/chooselocation?${query}`);
-  await page.getByRole("button", { name: "Install" }).click();
-  await page.waitForURL(`${callback}?**`);
-  const code = new URL(page.url()).searchParams.get("code")!;
-  const client = { client_id: app.clientId, client_secret: app.clientSecret };
+  await page.goto(installPath(app.clientId));
+  const code = await pressInstall(page);
   // Not kept alive: the CLI below takes about the server's 5-second keep-alive, and a request on a
   // socket the server is closing just then is reset.
-  const exchanged = await request.post("/oauth/token", {
-    headers: { Connection: "close" },
-    form: { ...client, grant_type: "authorization_code", code, user_type: "Location" },
-  });
-  expect(exchanged.status()).toBe(200);
-  const first = (await exchanged.json()) as { access_token: string; refresh_token: string };
+  const first = await exchangeCode(request, app, code, "Location", { headers: { Connection: "close" } });
+  const client = { client_id: app.clientId, client_secret: app.clientSecret };
 
   const { stdout } = await runNpmCli(["signing-key:rotate"]);
   const rotation = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as { kid: string; previousKid: string };

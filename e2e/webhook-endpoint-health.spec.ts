@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
-import { runCli } from "./support/cli";
+import { answerCallback, createApp, installPath, pressInstall } from "./support/install";
+import { afterReloads } from "./support/poll";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -10,8 +11,6 @@ import { createAgency, signIn } from "./support/world";
  * app's webhooks page says `Webhook endpoint disabled`; events are still written and listed by
  * GET /webhooks/events; `Enable` delivers everything pending.
  */
-
-const callback = "https://app.example.test/oauth/callback";
 
 let receiver: WebhookReceiver;
 test.beforeAll(async () => {
@@ -28,40 +27,19 @@ test("an endpoint refusing for the configured days is disabled; Enable delivers 
   test.setTimeout(240_000);
   const agency = await createAgency({ locations: 1 });
   const name = `Refusing ${randomBytes(3).toString("hex")}`;
-  const created = await runCli<{ appId: string; clientId: string; clientSecret: string }>("app:create", {
-    company: agency.companyId,
-    name,
-    "redirect-uri": callback,
-    scopes: "locations.readonly",
-    "install-setting": "everyone",
-    "webhook-url": receiver.url,
-  });
-  const app = { ...created, name };
-  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
+  const app = await createApp(agency.companyId, { name, scopes: "locations.readonly", webhookUrl: receiver.url });
+  await answerCallback(page);
   await signIn(page, agency.owner.email);
   await receiver.stop();
 
   // An install: its event fails (connection refused).
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id: app.clientId,
-    redirect_uri: callback,
-    state: "s",
-  });
-  await page.goto(`/oauth/chooselocation?${query}`);
-  await page.getByRole("button", { name: "Install" }).click();
-  await page.waitForURL(`${callback}?**`);
+  await page.goto(installPath(app.clientId));
+  await pressInstall(page);
   const webhooksPage = `/developer/apps/${app.appId}/webhooks`;
   await page.goto(webhooksPage);
-  await expect
-    .poll(
-      async () => {
-        await page.reload();
-        return page.getByTestId("success-share").textContent();
-      },
-      { timeout: 30_000, intervals: [1000] },
-    )
-    .toContain("0% of delivery attempts succeeded");
+  await afterReloads(page, () => page.getByTestId("success-share").textContent()).toContain(
+    "0% of delivery attempts succeeded",
+  );
 
   // Past the 43 s of failures, the next failed attempt (an uninstall's event) disables the endpoint.
   await page.waitForTimeout(45_000);
@@ -70,15 +48,7 @@ test("an endpoint refusing for the configured days is disabled; Enable delivers 
   await page.getByRole("button", { name: "Confirm" }).click();
   await expect(page.getByText("No app is installed yet.")).toBeVisible();
   await page.goto(webhooksPage);
-  await expect
-    .poll(
-      async () => {
-        await page.reload();
-        return page.getByText("Webhook endpoint disabled").count();
-      },
-      { timeout: 30_000, intervals: [1000] },
-    )
-    .toBe(1);
+  await afterReloads(page, () => page.getByText("Webhook endpoint disabled").count()).toBe(1);
 
   // The agency's owner is notified, naming the app, with a link back to this page.
   await page.goto("/settings/notifications");

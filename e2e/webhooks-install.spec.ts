@@ -4,7 +4,9 @@ import { type JsonWebKey, randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { ghlSignatureVerifies, standardWebhooksVerifies, v1aVerifies } from "@/lib/testing/webhook-verifiers";
-import { runCli, runCliProcess } from "./support/cli";
+import { runCliProcess } from "./support/cli";
+import { answerCallback, createApp, exchangeCode, installPath, pressInstall } from "./support/install";
+import { afterReloads } from "./support/poll";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -18,30 +20,24 @@ import { createAgency, signIn } from "./support/world";
  * still arrives once it is back; the webhook secret is rotated from the app's page.
  */
 
-const callback = "https://app.example.test/oauth/callback";
-
 async function createHookedApp(companyId: string, webhookUrl: string) {
-  return runCli<{ appId: string; clientId: string; clientSecret: string; webhookSecret: string }>("app:create", {
-    company: companyId,
+  const app = await createApp(companyId, {
     name: `Hooked ${randomBytes(3).toString("hex")}`,
-    "redirect-uri": callback,
     scopes: "oauth.readonly oauth.write locations.readonly contacts.write",
-    "install-setting": "everyone",
-    "webhook-url": webhookUrl,
+    webhookUrl,
   });
+  return { ...app, webhookSecret: app.webhookSecret! };
 }
 
 async function installForSubAccounts(page: Page, clientId: string, keep: string[], all: string[]) {
-  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
-  const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: callback, state: "s" });
-  await page.goto(`/oauth/chooselocation?${query}`);
+  await answerCallback(page);
+  await page.goto(installPath(clientId));
   for (const name of all) {
     const box = page.getByRole("checkbox", { name, exact: true });
     if (keep.includes(name)) await box.check();
     else await box.uncheck();
   }
-  await page.getByRole("button", { name: "Install" }).click();
-  await page.waitForURL(`${callback}?**`);
+  await pressInstall(page);
 }
 
 // SPEC.md › Webhooks: the INSTALL payload's fields, in this order.
@@ -140,15 +136,7 @@ test("an event sent while the app's server is down arrives after it comes back",
 
   // The delivery log shows the failed attempt and a retry scheduled.
   await page.goto(`/developer/apps/${app.appId}/webhooks`);
-  await expect
-    .poll(
-      async () => {
-        await page.reload();
-        return page.getByRole("table").first().textContent();
-      },
-      { timeout: 30_000, intervals: [1000] },
-    )
-    .toContain("connection refused");
+  await afterReloads(page, () => page.getByRole("table").first().textContent()).toContain("connection refused");
   // SPEC.md: a refused connection reads Retrying, with the attempt number and the next attempt's time.
   await expect(page.getByRole("table").first()).toContainText("Retrying");
   await expect(page.getByRole("table").first()).toContainText(/Attempt 1 failed; next \d{4}-\d\d-\d\d/);
@@ -249,14 +237,8 @@ test("an install for all sub-accounts reaches one created later through the CLI:
   const agency = await createAgency({ locations: 2 });
   const app = await createHookedApp(agency.companyId, receiver.url);
   await signIn(page, agency.owner.email);
-  await page.route(`${callback}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "ok" }));
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id: app.clientId,
-    redirect_uri: callback,
-    state: "s",
-  });
-  await page.goto(`/oauth/chooselocation?${query}`);
+  await answerCallback(page);
+  await page.goto(installPath(app.clientId));
 
   // Offered, checked, only while all sub-accounts are chosen.
   const future = page.getByRole("checkbox", { name: "Also install on sub-accounts created later" });
@@ -266,21 +248,7 @@ test("an install for all sub-accounts reaches one created later through the CLI:
   await expect(future).toBeHidden();
   await page.getByRole("checkbox", { name: "All sub-accounts" }).check();
   await expect(future).toBeChecked();
-  await page.getByRole("button", { name: "Install" }).click();
-  await page.waitForURL(`${callback}?**`);
-  const code = new URL(page.url()).searchParams.get("code")!;
-
-  const token = await request.post("/oauth/token", {
-    form: {
-      grant_type: "authorization_code",
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-      code,
-      user_type: "Company",
-    },
-  });
-  expect(token.status()).toBe(200);
-  const company = (await token.json()) as Record<string, unknown> & { access_token: string };
+  const company = await exchangeCode(request, app, await pressInstall(page), "Company");
   expect(company).toMatchObject({ approveAllLocations: true, installToFutureLocations: true });
   expect([...(company.approvedLocations as string[])].sort()).toEqual([...agency.locationIds].sort());
 

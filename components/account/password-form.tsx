@@ -2,7 +2,7 @@
 
 import { useActionState } from "react";
 import type { ActionState } from "@/lib/auth/actions";
-import { describedBy, Field, FormMessage, inputClass } from "../ui/field";
+import { FormMessage, InputField } from "../ui/field";
 import { SubmitButton } from "../ui/submit-button";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
@@ -14,27 +14,26 @@ export function PasswordForm({ action }: { action: Action }) {
   return (
     <form action={formAction} className="space-y-4" noValidate>
       <FormMessage error={state.error} message={state.message} />
-      <Field id="current-password" label="Current password" error={errors.currentPassword}>
-        <input
-          {...describedBy("current-password", errors.currentPassword)}
-          name="currentPassword"
-          type="password"
-          autoComplete="current-password"
-          required
-          className={inputClass}
-        />
-      </Field>
-      <Field id="new-password" label="New password" error={errors.newPassword} hint="At least 8 characters.">
-        <input
-          {...describedBy("new-password", errors.newPassword, "At least 8 characters.")}
-          name="newPassword"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          className={inputClass}
-        />
-      </Field>
+      <InputField
+        id="current-password"
+        label="Current password"
+        error={errors.currentPassword}
+        name="currentPassword"
+        type="password"
+        autoComplete="current-password"
+        required
+      />
+      <InputField
+        id="new-password"
+        label="New password"
+        error={errors.newPassword}
+        hint="At least 8 characters."
+        name="newPassword"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+      />
       <SubmitButton pendingLabel="Changing…">Change password</SubmitButton>
     </form>
   );

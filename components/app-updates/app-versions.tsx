@@ -1,3 +1,4 @@
+import { Panel } from "@/components/ui/panel";
 import type { AppVersions } from "@/lib/apps/versions";
 
 function Scopes({ label, scopes }: { label: string; scopes: string[] }) {
@@ -13,10 +14,7 @@ function Scopes({ label, scopes }: { label: string; scopes: string[] }) {
 export function AppVersionsSection({ data }: { data: AppVersions }) {
   const newest = data.versions[0];
   return (
-    <section aria-labelledby="versions-title" className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
-      <h2 id="versions-title" className="mb-2 font-semibold">
-        Versions
-      </h2>
+    <Panel titleId="versions-title" title="Versions" titleClassName="mb-2">
       <p className="mb-3 text-sm text-slate-600" data-testid="installations-on-newest">
         {data.onNewestVersion} of {data.installations} installation{data.installations === 1 ? "" : "s"} run the newest
         version. A version that adds scopes waits for each installation's admin to approve it; one that only removes
@@ -34,6 +32,6 @@ export function AppVersionsSection({ data }: { data: AppVersions }) {
           </li>
         ))}
       </ol>
-    </section>
+    </Panel>
   );
 }

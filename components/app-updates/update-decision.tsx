@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
+import { ActionMessage } from "@/components/ui/action-message";
 import { SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 
@@ -31,11 +32,7 @@ export function UpdateDecision({
           Decline
         </SubmitButton>
       </form>
-      {error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {error}
-        </p>
-      ) : null}
+      <ActionMessage error={error} />
     </div>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useActionState, useState } from "react";
 import { ScopePicker } from "@/components/private-integrations/scope-picker";
-import { describedBy, Field, FormMessage, inputClass } from "@/components/ui/field";
+import { Choice, ChoiceGroup, FormMessage, InputField, radioClass, TextareaField } from "@/components/ui/field";
 import { SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 import { ClientSecretPanel, WebhookSecretPanel } from "./secret-panel";
@@ -63,34 +63,31 @@ export function AppForm({
     <form action={formAction} className="space-y-5" noValidate key={JSON.stringify(state.values ?? "")}>
       <FormMessage error={state.error} message={state.message} />
       {values.appId ? <input type="hidden" name="appId" value={values.appId} /> : null}
-      <Field id="app-name" label="Name" error={errors.name}>
-        <input {...describedBy("app-name", errors.name)} name="name" defaultValue={v.name} className={inputClass} />
-      </Field>
-      <Field id="app-description" label="Description" error={errors.description}>
-        <textarea
-          {...describedBy("app-description", errors.description)}
-          name="description"
-          rows={2}
-          defaultValue={v.description}
-          className={inputClass}
-        />
-      </Field>
-      <Field
+      <InputField id="app-name" label="Name" error={errors.name} name="name" defaultValue={v.name} />
+      <TextareaField
+        id="app-description"
+        label="Description"
+        error={errors.description}
+        name="description"
+        rows={2}
+        defaultValue={v.description}
+      />
+      <TextareaField
         id="app-redirect-uris"
         label="Redirect URIs"
         error={errors.redirectUris}
         hint="One per line; https, or http on localhost / 127.0.0.1. The install screen sends codes only to these exact URIs."
+        name="redirectUris"
+        rows={3}
+        defaultValue={typeof v.redirectUris === "string" ? v.redirectUris : (v.redirectUris as string[]).join("\n")}
+        className="font-mono"
+      />
+      <ChoiceGroup
+        legend="Who can install"
+        errorId="install-setting-error"
+        error={errors.installSetting}
+        errorClassName="mt-1 text-sm text-red-600"
       >
-        <textarea
-          {...describedBy("app-redirect-uris", errors.redirectUris, "hint")}
-          name="redirectUris"
-          rows={3}
-          defaultValue={typeof v.redirectUris === "string" ? v.redirectUris : (v.redirectUris as string[]).join("\n")}
-          className={`${inputClass} font-mono`}
-        />
-      </Field>
-      <fieldset aria-describedby={errors.installSetting ? "install-setting-error" : undefined}>
-        <legend className="text-sm font-medium text-slate-800">Who can install</legend>
         <div className="mt-2 flex gap-6">
           {(
             [
@@ -98,38 +95,28 @@ export function AppForm({
               ["everyone", "Everyone"],
             ] as const
           ).map(([value, label]) => (
-            <label key={value} className="flex items-center gap-2 text-sm">
-              <input
-                type="radio"
-                name="installSetting"
-                value={value}
-                defaultChecked={v.installSetting === value}
-                className="h-4 w-4 border-slate-300"
-              />
+            <Choice
+              key={value}
+              type="radio"
+              name="installSetting"
+              value={value}
+              defaultChecked={v.installSetting === value}
+              className={radioClass}
+            >
               {label}
-            </label>
+            </Choice>
           ))}
         </div>
-        {errors.installSetting ? (
-          <p id="install-setting-error" className="mt-1 text-sm text-red-600">
-            {errors.installSetting}
-          </p>
-        ) : null}
-      </fieldset>
-      <Field
+      </ChoiceGroup>
+      <InputField
         id="app-webhook-url"
         label="Webhook URL"
         error={errors.webhookUrl}
         hint="Optional. INSTALL and UNINSTALL events are delivered here, signed."
-      >
-        <input
-          {...describedBy("app-webhook-url", errors.webhookUrl, "hint")}
-          name="webhookUrl"
-          type="url"
-          defaultValue={v.webhookUrl}
-          className={inputClass}
-        />
-      </Field>
+        name="webhookUrl"
+        type="url"
+        defaultValue={v.webhookUrl}
+      />
       <AppScopes groups={scopeGroups} chosen={chosenScopes} error={errors.scopes} />
       <SubmitButton pendingLabel={submitLabel === "Create" ? "Creating…" : "Saving…"}>{submitLabel}</SubmitButton>
     </form>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState, useState } from "react";
+import { ActionMessage } from "@/components/ui/action-message";
 import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 
@@ -29,11 +30,7 @@ export function UninstallButton({
         >
           Uninstall
         </button>
-        {state.error ? (
-          <p role="alert" className="text-sm text-red-600">
-            {state.error}
-          </p>
-        ) : null}
+        <ActionMessage error={state.error} />
       </div>
     );
   }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState, useState } from "react";
-import { FormMessage } from "@/components/ui/field";
+import { Choice, checkboxClass, FormMessage, radioClass } from "@/components/ui/field";
 import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 
@@ -66,31 +66,30 @@ export function InstallForm({
               </p>
             ) : (
               <div className="mt-2 space-y-2">
-                <label className="flex items-center gap-2 text-sm font-medium">
-                  <input
-                    type="checkbox"
-                    name="allLocations"
-                    value="true"
-                    checked={allChosen}
-                    onChange={(e) => setChosen(e.target.checked ? locations.map((l) => l.id) : [])}
-                    className="h-4 w-4 rounded border-slate-300"
-                  />
+                <Choice
+                  labelClassName="flex items-center gap-2 text-sm font-medium"
+                  type="checkbox"
+                  name="allLocations"
+                  value="true"
+                  checked={allChosen}
+                  onChange={(e) => setChosen(e.target.checked ? locations.map((l) => l.id) : [])}
+                  className={checkboxClass}
+                >
                   All sub-accounts
-                </label>
+                </Choice>
                 <ul className="ml-6 space-y-1.5">
                   {locations.map((l) => (
                     <li key={l.id}>
-                      <label className="flex items-center gap-2 text-sm">
-                        <input
-                          type="checkbox"
-                          name="locationIds[]"
-                          value={l.id}
-                          checked={chosen.includes(l.id)}
-                          onChange={(e) => toggle(l.id, e.target.checked)}
-                          className="h-4 w-4 rounded border-slate-300"
-                        />
+                      <Choice
+                        type="checkbox"
+                        name="locationIds[]"
+                        value={l.id}
+                        checked={chosen.includes(l.id)}
+                        onChange={(e) => toggle(l.id, e.target.checked)}
+                        className={checkboxClass}
+                      >
                         {l.name}
-                      </label>
+                      </Choice>
                     </li>
                   ))}
                 </ul>
@@ -98,18 +97,17 @@ export function InstallForm({
             )}
             {offerFuture ? (
               <div className="mt-3 border-t border-slate-100 pt-3">
-                <label className="flex items-center gap-2 text-sm">
-                  <input
-                    type="checkbox"
-                    name="installToFutureLocations"
-                    value="true"
-                    checked={future}
-                    onChange={(e) => setFuture(e.target.checked)}
-                    aria-describedby="future-locations-hint"
-                    className="h-4 w-4 rounded border-slate-300"
-                  />
+                <Choice
+                  type="checkbox"
+                  name="installToFutureLocations"
+                  value="true"
+                  checked={future}
+                  onChange={(e) => setFuture(e.target.checked)}
+                  aria-describedby="future-locations-hint"
+                  className={checkboxClass}
+                >
                   Also install on sub-accounts created later
-                </label>
+                </Choice>
                 <p id="future-locations-hint" className="ml-6 text-xs text-slate-500">
                   Each new sub-account of your agency gets the app at once.
                 </p>
@@ -122,17 +120,10 @@ export function InstallForm({
             <ul className="mt-2 space-y-1.5">
               {locations.map((l, i) => (
                 <li key={l.id}>
-                  <label className="flex items-center gap-2 text-sm">
-                    <input
-                      type="radio"
-                      name="locationId"
-                      value={l.id}
-                      defaultChecked={i === 0}
-                      className="h-4 w-4 border-slate-300"
-                    />
+                  <Choice type="radio" name="locationId" value={l.id} defaultChecked={i === 0} className={radioClass}>
                     {l.name}
                     {l.note ? <span className="text-xs text-slate-500">({l.note})</span> : null}
-                  </label>
+                  </Choice>
                 </li>
               ))}
             </ul>

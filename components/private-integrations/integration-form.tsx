@@ -3,8 +3,8 @@
 // (issue 23).
 "use client";
 
-import { type FormEvent, useEffect, useRef, useState, useTransition } from "react";
-import { describedBy, Field, inputClass } from "@/components/ui/field";
+import { type ChangeEvent, type FormEvent, useEffect, useRef, useState, useTransition } from "react";
+import { Choice, ChoiceGroup, FormMessage, InputField, TextareaField } from "@/components/ui/field";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 import { connectionFailed } from "./confirm-dialog";
@@ -81,6 +81,13 @@ export function IntegrationForm({
   function clearError(field: string) {
     if (state.fieldErrors?.[field] && !fixed.has(field)) setFixed(new Set([...fixed, field]));
   }
+  /** A text field's onChange: keep what was typed, clear that field's error. */
+  function edit(set: (value: string) => void, field: string) {
+    return (e: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
+      set(e.target.value);
+      clearError(field);
+    };
+  }
   const nameId = `${idPrefix}-name`;
   const descriptionId = `${idPrefix}-description`;
   const expiresId = `${idPrefix}-expires`;
@@ -106,20 +113,18 @@ export function IntegrationForm({
       : `Required: your agency's Maximum token lifetime is ${maximumLifetimeDays} day${maximumLifetimeDays === 1 ? "" : "s"}, so choose a date within it.`;
 
   const expiresField = (
-    <Field id={expiresId} label="Expires" error={errors.expires} hint={expiresHint}>
-      <input
-        {...describedBy(expiresId, errors.expires, expiresHint)}
-        ref={expiresInput}
-        type="date"
-        name="expires"
-        value={expires}
-        onChange={(e) => {
-          setExpires(e.target.value);
-          clearError("expires");
-        }}
-        className={`${inputClass} sm:max-w-xs`}
-      />
-    </Field>
+    <InputField
+      id={expiresId}
+      label="Expires"
+      error={errors.expires}
+      hint={expiresHint}
+      ref={expiresInput}
+      type="date"
+      name="expires"
+      value={expires}
+      onChange={edit(setExpires, "expires")}
+      className="sm:max-w-xs"
+    />
   );
 
   // After a refusal, take the keyboard to the first field that needs attention.
@@ -166,47 +171,32 @@ export function IntegrationForm({
       {Object.entries(fields).map(([k, v]) => (
         <input key={k} type="hidden" name={k} value={v} />
       ))}
-      {state.error ? (
-        <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700 ring-1 ring-red-200">
-          {state.error}
-        </p>
-      ) : null}
+      <FormMessage error={state.error} />
       <div className="grid gap-4 sm:grid-cols-2">
-        <Field id={nameId} label="Name" error={errors.name} hint="What uses it, e.g. “Zapier” or “Billing sync”.">
-          <input
-            {...describedBy(nameId, errors.name, "hint")}
-            name="name"
-            value={name}
-            onChange={(e) => {
-              setName(e.target.value);
-              clearError("name");
-            }}
-            maxLength={80}
-            autoComplete="off"
-            // biome-ignore lint/a11y/noAutofocus: the form opens on request; typing the name comes first
-            autoFocus={focusField === undefined}
-            className={inputClass}
-          />
-        </Field>
-        <Field
+        <InputField
+          id={nameId}
+          label="Name"
+          error={errors.name}
+          hint="What uses it, e.g. “Zapier” or “Billing sync”."
+          name="name"
+          value={name}
+          onChange={edit(setName, "name")}
+          maxLength={80}
+          autoComplete="off"
+          // Focus the name: the form opens on request, and typing the name comes first.
+          autoFocus={focusField === undefined}
+        />
+        <TextareaField
           id={descriptionId}
           label="Description"
           error={errors.description}
           hint="Optional. Who owns it and where the token is kept, for whoever rotates it next."
-        >
-          <textarea
-            {...describedBy(descriptionId, errors.description, "hint")}
-            name="description"
-            value={description}
-            onChange={(e) => {
-              setDescription(e.target.value);
-              clearError("description");
-            }}
-            maxLength={500}
-            rows={2}
-            className={inputClass}
-          />
-        </Field>
+          name="description"
+          value={description}
+          onChange={edit(setDescription, "description")}
+          maxLength={500}
+          rows={2}
+        />
       </div>
       <ScopePicker
         groups={groups}
@@ -228,34 +218,33 @@ export function IntegrationForm({
         <div className="space-y-4 border-t border-slate-100 p-3">
           {expiresRequired ? null : expiresField}
           {subAccountOptions ? (
-            <fieldset
+            <ChoiceGroup
               id={subAccountsId}
+              legend="Sub-accounts"
+              errorId={`${subAccountsId}-error`}
+              error={errors.subAccounts}
               aria-invalid={errors.subAccounts ? true : undefined}
-              aria-describedby={errors.subAccounts ? `${subAccountsId}-error` : undefined}
               className="space-y-2"
             >
-              <legend className="text-sm font-medium text-slate-800">Sub-accounts</legend>
-              <label className="flex items-center gap-2 text-sm">
-                <input
-                  type="radio"
-                  name="subAccounts"
-                  value="all"
-                  checked={allSubAccounts}
-                  onChange={() => setAllSubAccounts(true)}
-                />
+              <Choice
+                type="radio"
+                name="subAccounts"
+                value="all"
+                checked={allSubAccounts}
+                onChange={() => setAllSubAccounts(true)}
+              >
                 All sub-accounts
                 <span className="text-xs text-slate-500">(including ones created later)</span>
-              </label>
-              <label className="flex items-center gap-2 text-sm">
-                <input
-                  type="radio"
-                  name="subAccounts"
-                  value="chosen"
-                  checked={!allSubAccounts}
-                  onChange={() => setAllSubAccounts(false)}
-                />
+              </Choice>
+              <Choice
+                type="radio"
+                name="subAccounts"
+                value="chosen"
+                checked={!allSubAccounts}
+                onChange={() => setAllSubAccounts(false)}
+              >
                 Only the sub-accounts chosen below
-              </label>
+              </Choice>
               {!allSubAccounts ? (
                 subAccountOptions.length === 0 ? (
                   <p className="ml-6 text-sm text-slate-600">This agency has no sub-accounts yet.</p>
@@ -263,52 +252,39 @@ export function IntegrationForm({
                   <ul className="ml-6 max-h-48 space-y-1 overflow-y-auto">
                     {subAccountOptions.map((option) => (
                       <li key={option.id}>
-                        <label className="flex items-center gap-2 text-sm">
-                          <input
-                            type="checkbox"
-                            name="subAccountIds[]"
-                            value={option.id}
-                            checked={chosen.has(option.id)}
-                            onChange={(e) => {
-                              const next = new Set(chosen);
-                              if (e.target.checked) next.add(option.id);
-                              else next.delete(option.id);
-                              setChosen(next);
-                            }}
-                          />
+                        <Choice
+                          type="checkbox"
+                          name="subAccountIds[]"
+                          value={option.id}
+                          checked={chosen.has(option.id)}
+                          onChange={(e) => {
+                            const next = new Set(chosen);
+                            if (e.target.checked) next.add(option.id);
+                            else next.delete(option.id);
+                            setChosen(next);
+                          }}
+                        >
                           {option.name}
-                        </label>
+                        </Choice>
                       </li>
                     ))}
                   </ul>
                 )
               ) : null}
-              {errors.subAccounts ? (
-                <p id={`${subAccountsId}-error`} className="text-sm text-red-600">
-                  {errors.subAccounts}
-                </p>
-              ) : null}
-            </fieldset>
+            </ChoiceGroup>
           ) : null}
-          <Field
+          <TextareaField
             id={addressesId}
             label="Allowed IP addresses"
             error={errors.allowedIpAddresses}
             hint="Optional: one IPv4 or IPv6 address or CIDR range per line, e.g. 203.0.113.7 or 2001:db8::/32. Empty means any address."
-          >
-            <textarea
-              {...describedBy(addressesId, errors.allowedIpAddresses, "hint")}
-              name="allowedIpAddresses"
-              value={addresses}
-              onChange={(e) => {
-                setAddresses(e.target.value);
-                clearError("allowedIpAddresses");
-              }}
-              rows={3}
-              spellCheck={false}
-              className={`${inputClass} font-mono`}
-            />
-          </Field>
+            name="allowedIpAddresses"
+            value={addresses}
+            onChange={edit(setAddresses, "allowedIpAddresses")}
+            rows={3}
+            spellCheck={false}
+            className="font-mono"
+          />
         </div>
       </details>
       {mode === "edit" ? (

@@ -3,8 +3,8 @@
 "use client";
 
 import { type ReactNode, useMemo, useState } from "react";
+import { DataTable } from "@/components/ui/data-table";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { ScrollRegion } from "@/components/ui/scroll-region";
 import {
   type AttentionKind,
   type IntegrationStatus,
@@ -169,111 +169,96 @@ export function IntegrationTable({
       </p>
 
       {/* A size container: the open details take the region's visible width (100cqw), not the table's. */}
-      <ScrollRegion
+      <DataTable
         label="Private integrations"
-        className="@container rounded-lg bg-surface shadow-sm ring-1 ring-slate-200"
+        caption="Private integrations"
+        columns={[
+          { label: "Name" },
+          { label: "Status" },
+          { label: "Scopes" },
+          { label: "Last used", className: "whitespace-nowrap" },
+          { label: "Expires" },
+          { label: "Requests (7 days)", className: "text-right" },
+          { label: "Actions", srOnly: true, className: "sticky right-0 bg-slate-50" },
+        ]}
+        className="@container"
+        tableClassName=""
+        after={
+          shown.length === 0 ? (
+            <p className="p-6 text-center text-sm text-slate-600">No integration matches this search and filter.</p>
+          ) : null
+        }
       >
-        <table className="min-w-full text-sm">
-          <caption className="sr-only">Private integrations</caption>
-          <thead className="bg-slate-50 text-left text-xs font-semibold text-slate-600">
-            <tr>
-              <th scope="col" className="px-3 py-2">
-                Name
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Status
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Scopes
-              </th>
-              <th scope="col" className="px-3 py-2 whitespace-nowrap">
-                Last used
-              </th>
-              <th scope="col" className="px-3 py-2">
-                Expires
-              </th>
-              <th scope="col" className="px-3 py-2 text-right">
-                Requests (7 days)
-              </th>
-              <th scope="col" className="sticky right-0 bg-slate-50 px-3 py-2">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          {shown.map(({ item, status }) => {
-            const open = expanded === item.id;
-            const panelId = `pi-${item.id}-panel`;
-            return (
-              <tbody key={item.id} aria-label={item.name} className="border-t border-slate-200">
-                <tr className="align-top">
-                  <th scope="row" className="min-w-36 max-w-64 px-3 py-2.5 text-left font-normal">
-                    <button
-                      id={integrationTitleId(item.id)}
-                      type="button"
-                      aria-expanded={open}
-                      aria-controls={open ? panelId : undefined}
-                      onClick={() => onToggleDetails(item.id)}
-                      className="text-left font-semibold break-words text-brand-700 underline-offset-2 hover:underline"
-                    >
-                      {item.name}
-                    </button>
-                    <span className="block font-mono text-xs text-slate-600">{item.token.hint}</span>
-                    {item.description ? (
-                      <span className="line-clamp-2 block text-xs break-words text-slate-600">{item.description}</span>
-                    ) : null}
-                  </th>
-                  <td className="px-3 py-2.5">
-                    <StatusBadge status={status} />
-                  </td>
-                  <td className="min-w-40 px-3 py-2.5">
-                    <ScopeChips scopes={item.scopes} />
-                  </td>
-                  <td className="px-3 py-2.5 whitespace-nowrap text-slate-700">
-                    {item.lastUsedAt ? <RelativeTime value={item.lastUsedAt} now={now} /> : "Never used"}
-                  </td>
-                  <td className="px-3 py-2.5 whitespace-nowrap text-slate-700">
-                    {item.expiresAt ? <RelativeTime value={item.expiresAt} now={now} kind="expiry" /> : "Never"}
-                  </td>
-                  <td className="px-3 py-2.5 text-right tabular-nums text-slate-700">
-                    {item.requests7d === undefined ? (
-                      <>
-                        <span aria-hidden="true">—</span>
-                        <span className="sr-only">Not counted yet</span>
-                      </>
-                    ) : (
-                      item.requests7d.toLocaleString("en")
+        {shown.map(({ item, status }) => {
+          const open = expanded === item.id;
+          const panelId = `pi-${item.id}-panel`;
+          return (
+            <tbody key={item.id} aria-label={item.name} className="border-t border-slate-200">
+              <tr className="align-top">
+                <th scope="row" className="min-w-36 max-w-64 px-3 py-2.5 text-left font-normal">
+                  <button
+                    id={integrationTitleId(item.id)}
+                    type="button"
+                    aria-expanded={open}
+                    aria-controls={open ? panelId : undefined}
+                    onClick={() => onToggleDetails(item.id)}
+                    className="text-left font-semibold break-words text-brand-700 underline-offset-2 hover:underline"
+                  >
+                    {item.name}
+                  </button>
+                  <span className="block font-mono text-xs text-slate-600">{item.token.hint}</span>
+                  {item.description ? (
+                    <span className="line-clamp-2 block text-xs break-words text-slate-600">{item.description}</span>
+                  ) : null}
+                </th>
+                <td className="px-3 py-2.5">
+                  <StatusBadge status={status} />
+                </td>
+                <td className="min-w-40 px-3 py-2.5">
+                  <ScopeChips scopes={item.scopes} />
+                </td>
+                <td className="px-3 py-2.5 whitespace-nowrap text-slate-700">
+                  {item.lastUsedAt ? <RelativeTime value={item.lastUsedAt} now={now} /> : "Never used"}
+                </td>
+                <td className="px-3 py-2.5 whitespace-nowrap text-slate-700">
+                  {item.expiresAt ? <RelativeTime value={item.expiresAt} now={now} kind="expiry" /> : "Never"}
+                </td>
+                <td className="px-3 py-2.5 text-right tabular-nums text-slate-700">
+                  {item.requests7d === undefined ? (
+                    <>
+                      <span aria-hidden="true">—</span>
+                      <span className="sr-only">Not counted yet</span>
+                    </>
+                  ) : (
+                    item.requests7d.toLocaleString("en")
+                  )}
+                </td>
+                {/* Sticky: on a phone the menu stays in reach while the other columns scroll. */}
+                <td className="sticky right-0 bg-surface px-3 py-2.5 text-right">
+                  <ActionsMenu
+                    name={item.name}
+                    actions={menuActions(
+                      item,
+                      status,
+                      (focus) => onEdit(item.id, focus),
+                      (kind) => onAction(kind, item.id),
                     )}
-                  </td>
-                  {/* Sticky: on a phone the menu stays in reach while the other columns scroll. */}
-                  <td className="sticky right-0 bg-surface px-3 py-2.5 text-right">
-                    <ActionsMenu
-                      name={item.name}
-                      actions={menuActions(
-                        item,
-                        status,
-                        (focus) => onEdit(item.id, focus),
-                        (kind) => onAction(kind, item.id),
-                      )}
-                    />
+                  />
+                </td>
+              </tr>
+              {open ? (
+                <tr>
+                  <td id={panelId} colSpan={7} className="px-3 pb-4">
+                    {/* On a phone the table is wider than the screen: the details (their chart
+                          too) stay in view, as wide as the region, while the columns scroll. */}
+                    <div className="sticky left-3 w-[calc(100cqw-1.5rem)]">{renderExpanded(item)}</div>
                   </td>
                 </tr>
-                {open ? (
-                  <tr>
-                    <td id={panelId} colSpan={7} className="px-3 pb-4">
-                      {/* On a phone the table is wider than the screen: the details (their chart
-                          too) stay in view, as wide as the region, while the columns scroll. */}
-                      <div className="sticky left-3 w-[calc(100cqw-1.5rem)]">{renderExpanded(item)}</div>
-                    </td>
-                  </tr>
-                ) : null}
-              </tbody>
-            );
-          })}
-        </table>
-        {shown.length === 0 ? (
-          <p className="p-6 text-center text-sm text-slate-600">No integration matches this search and filter.</p>
-        ) : null}
-      </ScrollRegion>
+              ) : null}
+            </tbody>
+          );
+        })}
+      </DataTable>
     </div>
   );
 }

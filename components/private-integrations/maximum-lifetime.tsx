@@ -1,7 +1,8 @@
 "use client";
 
 import { type FormEvent, useState, useTransition } from "react";
-import { describedBy, Field, inputClass } from "@/components/ui/field";
+import { FormMessage, InputField } from "@/components/ui/field";
+import { Panel } from "@/components/ui/panel";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 import { connectionFailed } from "./confirm-dialog";
@@ -57,29 +58,20 @@ export function MaximumLifetimeForm({
   }
 
   return (
-    <section
-      aria-labelledby="pi-maximum-title"
-      className="mt-8 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
-    >
-      <h2 id="pi-maximum-title" className="text-base font-semibold">
-        Maximum token lifetime
-      </h2>
+    <Panel titleId="pi-maximum-title" title="Maximum token lifetime" className="mt-8 p-5" titleClassName="text-base">
       <form onSubmit={submit} noValidate className="mt-3 space-y-3">
-        {state.error ? (
-          <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-700 ring-1 ring-red-200">
-            {state.error}
-          </p>
-        ) : null}
-        <Field id={FIELD_ID} label="Maximum token lifetime" error={error} hint={hint}>
-          <input
-            {...describedBy(FIELD_ID, error, hint)}
-            name="maximumTokenLifetimeDays"
-            inputMode="numeric"
-            value={days}
-            onChange={(e) => setDays(e.target.value)}
-            className={`${inputClass} sm:max-w-[10rem]`}
-          />
-        </Field>
+        <FormMessage error={state.error} />
+        <InputField
+          id={FIELD_ID}
+          label="Maximum token lifetime"
+          error={error}
+          hint={hint}
+          name="maximumTokenLifetimeDays"
+          inputMode="numeric"
+          value={days}
+          onChange={(e) => setDays(e.target.value)}
+          className="sm:max-w-[10rem]"
+        />
         <button type="submit" disabled={pending} aria-busy={pending} className={buttonClass("secondary")}>
           {pending ? <Spinner /> : null}
           Save maximum
@@ -123,7 +115,7 @@ export function MaximumLifetimeForm({
           </div>
         </Modal>
       ) : null}
-    </section>
+    </Panel>
   );
 }
 

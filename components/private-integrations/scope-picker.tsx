@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { inputClass } from "@/components/ui/field";
+import { checkboxClass, inputClass } from "@/components/ui/field";
 import type { ScopeGroup } from "./types";
 
 /**
@@ -152,7 +152,7 @@ function ScopeGroupBox({
               checked={all}
               onChange={(e) => toggle(shown, e.target.checked)}
               aria-label={`Select all ${group.group} scopes${shown.length < group.scopes.length ? " shown" : ""}`}
-              className="h-4 w-4 rounded border-slate-300"
+              className={checkboxClass}
             />
             <span aria-hidden="true">Select all</span>
           </label>
@@ -171,7 +171,7 @@ function ScopeGroupBox({
                 checked={selected.has(s.name)}
                 onChange={(e) => toggle([s.name], e.target.checked)}
                 aria-describedby={`${inputId}-desc`}
-                className="mt-0.5 h-4 w-4 shrink-0 rounded border-slate-300"
+                className={`mt-0.5 shrink-0 ${checkboxClass}`}
               />
               <div className="min-w-0 leading-tight">
                 <label htmlFor={inputId} className="font-mono text-[13px] break-all text-slate-900">

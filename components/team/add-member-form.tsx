@@ -2,7 +2,7 @@
 
 import { useActionState, useState } from "react";
 import type { ActionState } from "@/lib/auth/actions";
-import { describedBy, Field, FormMessage, inputClass } from "../ui/field";
+import { Choice, ChoiceGroup, checkboxClass, FormMessage, InputField, SelectField } from "../ui/field";
 import { SubmitButton } from "../ui/submit-button";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
@@ -27,71 +27,54 @@ export function AddMemberForm({
     <form action={formAction} className="space-y-4" noValidate>
       <FormMessage error={state.error} message={state.message} />
       <div className="grid gap-4 sm:grid-cols-2" key={formKey}>
-        <Field id="member-name" label="Name" error={errors.name}>
-          <input
-            {...describedBy("member-name", errors.name)}
-            name="name"
-            autoComplete="off"
-            defaultValue={state.values?.name}
-            className={inputClass}
-          />
-        </Field>
-        <Field id="member-email" label="Email" error={errors.email}>
-          <input
-            {...describedBy("member-email", errors.email)}
-            name="email"
-            type="email"
-            autoComplete="off"
-            className={inputClass}
-          />
-        </Field>
-        <Field
+        <InputField
+          id="member-name"
+          label="Name"
+          error={errors.name}
+          name="name"
+          autoComplete="off"
+          defaultValue={state.values?.name}
+        />
+        <InputField id="member-email" label="Email" error={errors.email} name="email" type="email" autoComplete="off" />
+        <InputField
           id="member-password"
           label="Password"
           error={errors.password}
           hint="At least 8 characters. Share it with them privately."
+          name="password"
+          type="password"
+          autoComplete="new-password"
+        />
+        <SelectField
+          id="member-role"
+          label="Role"
+          error={errors.role}
+          name="role"
+          value={role}
+          onChange={(e) => setRole(e.target.value)}
         >
-          <input
-            {...describedBy("member-password", errors.password, "hint")}
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            className={inputClass}
-          />
-        </Field>
-        <Field id="member-role" label="Role" error={errors.role}>
-          <select
-            {...describedBy("member-role", errors.role)}
-            name="role"
-            value={role}
-            onChange={(e) => setRole(e.target.value)}
-            className={inputClass}
-          >
-            {roles.map((r) => (
-              <option key={r.value} value={r.value}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </Field>
+          {roles.map((r) => (
+            <option key={r.value} value={r.value}>
+              {r.label}
+            </option>
+          ))}
+        </SelectField>
       </div>
       {subAccountRole ? (
-        <fieldset aria-describedby={errors.locationIds ? "member-locations-error" : undefined}>
-          <legend className="text-sm font-medium text-slate-800">Sub-accounts</legend>
+        <ChoiceGroup
+          legend="Sub-accounts"
+          errorId="member-locations-error"
+          error={errors.locationIds}
+          errorClassName="mt-1 text-sm text-red-600"
+        >
           <div className="mt-2 flex flex-wrap gap-x-6 gap-y-2">
             {locations.map((l) => (
-              <label key={l.id} className="flex items-center gap-2 text-sm">
-                <input type="checkbox" name="locationIds[]" value={l.id} className="h-4 w-4 rounded border-slate-300" />
+              <Choice key={l.id} type="checkbox" name="locationIds[]" value={l.id} className={checkboxClass}>
                 {l.name}
-              </label>
+              </Choice>
             ))}
           </div>
-          {errors.locationIds ? (
-            <p id="member-locations-error" className="mt-1 text-sm text-red-600">
-              {errors.locationIds}
-            </p>
-          ) : null}
-        </fieldset>
+        </ChoiceGroup>
       ) : null}
       <SubmitButton pendingLabel="Adding…">Add team member</SubmitButton>
     </form>

@@ -1,8 +1,9 @@
 "use client";
 
 import { useActionState, useState } from "react";
+import { ActionMessage } from "@/components/ui/action-message";
 import type { ActionState } from "@/lib/auth/actions";
-import { inputClass } from "../ui/field";
+import { Choice, checkboxClass, inputClass } from "../ui/field";
 import { SubmitButton } from "../ui/submit-button";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
@@ -53,29 +54,22 @@ export function RoleForm({
           <legend className="text-xs font-medium text-slate-600">Sub-accounts</legend>
           <div className="mt-1 flex flex-wrap gap-x-4 gap-y-1">
             {locations.map((l) => (
-              <label key={l.id} className="flex items-center gap-1.5 text-sm">
-                <input
-                  type="checkbox"
-                  name="locationIds[]"
-                  value={l.id}
-                  defaultChecked={locationIds.includes(l.id)}
-                  className="h-4 w-4 rounded border-slate-300"
-                />
+              <Choice
+                key={l.id}
+                labelClassName="flex items-center gap-1.5 text-sm"
+                type="checkbox"
+                name="locationIds[]"
+                value={l.id}
+                defaultChecked={locationIds.includes(l.id)}
+                className={checkboxClass}
+              >
                 {l.name}
-              </label>
+              </Choice>
             ))}
           </div>
         </fieldset>
       ) : null}
-      {error ? (
-        <p role="alert" className="w-full text-sm text-red-600">
-          {error}
-        </p>
-      ) : state.message ? (
-        <p role="status" className="w-full text-sm text-emerald-700">
-          {state.message}
-        </p>
-      ) : null}
+      <ActionMessage error={error} message={state.message} className="w-full text-sm" />
     </form>
   );
 }

@@ -1,3 +1,4 @@
+import Link from "next/link";
 import type { ReactNode } from "react";
 
 /** A full-width explanation in place of a screen: feature off, no permission, not found. */
@@ -19,5 +20,25 @@ export function Notice({
       </h2>
       <div className="mt-2 space-y-2 text-sm">{children}</div>
     </section>
+  );
+}
+
+/** The screen a signed-in person sees where their role does not reach: what they may not do, and why. */
+export function NoPermission({ to, children }: { to: string; children: ReactNode }) {
+  return (
+    <Notice title={`You don't have permission to ${to}`} tone="warning">
+      <p>{children}</p>
+    </Notice>
+  );
+}
+
+/** A Notice's way back to a screen the person can use. */
+export function BackLink({ href, children }: { href: string; children: ReactNode }) {
+  return (
+    <p>
+      <Link href={href} className="font-medium text-brand-700 underline">
+        {children}
+      </Link>
+    </p>
   );
 }

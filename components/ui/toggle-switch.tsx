@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState, useOptimistic, useTransition } from "react";
+import { ActionMessage } from "@/components/ui/action-message";
 import type { ActionState } from "@/lib/auth/actions";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
@@ -45,11 +46,7 @@ export function ToggleSwitch({
       <div>
         <span className="text-sm font-medium text-slate-800">{label}</span>
         {description ? <p className="text-xs text-slate-500">{description}</p> : null}
-        {state.error ? (
-          <p role="alert" className="text-sm text-red-600">
-            {state.error}
-          </p>
-        ) : null}
+        <ActionMessage error={state.error} />
       </div>
       <button
         type="button"

@@ -1,24 +1,15 @@
 "use client";
 
 import { useActionState } from "react";
+import { ActionMessage } from "@/components/ui/action-message";
+import { Panel } from "@/components/ui/panel";
 import { SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 
 function Message({ state }: { state: ActionState }) {
-  if (state.error || state.fieldErrors) {
-    return (
-      <p role="alert" className="text-sm text-red-600">
-        {state.error ?? Object.values(state.fieldErrors ?? {})[0]}
-      </p>
-    );
-  }
-  return state.message ? (
-    <p role="status" className="text-sm text-emerald-700">
-      {state.message}
-    </p>
-  ) : null;
+  return <ActionMessage error={state.error ?? Object.values(state.fieldErrors ?? {})[0]} message={state.message} />;
 }
 
 /**
@@ -45,13 +36,7 @@ export function EndpointHealth({
   const [redelivered, redeliverAction] = useActionState(redeliverFailed, {});
   const share = attempts === 0 ? null : Math.round((succeeded / attempts) * 100);
   return (
-    <section
-      aria-labelledby="endpoint-health"
-      className="mb-6 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
-    >
-      <h2 id="endpoint-health" className="font-semibold">
-        Endpoint health
-      </h2>
+    <Panel titleId="endpoint-health" title="Endpoint health" className="mb-6 p-5" titleClassName="">
       <p className="mt-2 text-sm text-slate-700" data-testid="success-share">
         {share === null
           ? "No delivery attempts in the last 24 hours."
@@ -88,6 +73,6 @@ export function EndpointHealth({
         </SubmitButton>
       </form>
       <Message state={redelivered} />
-    </section>
+    </Panel>
   );
 }

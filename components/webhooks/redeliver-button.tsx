@@ -2,6 +2,7 @@
 
 import { useActionState } from "react";
 import { useFormStatus } from "react-dom";
+import { ActionMessage } from "@/components/ui/action-message";
 import type { ActionState } from "@/lib/auth/actions";
 import { buttonClass } from "../ui/submit-button";
 
@@ -27,15 +28,7 @@ export function RedeliverButton({
       <input type="hidden" name="appId" value={appId} />
       <input type="hidden" name="eventId" value={eventId} />
       <Submit describedById={describedById} />
-      {error ? (
-        <p role="alert" className="text-xs text-red-600">
-          {error}
-        </p>
-      ) : state.message ? (
-        <p role="status" className="text-xs text-emerald-700">
-          {state.message}
-        </p>
-      ) : null}
+      <ActionMessage error={error} message={state.message} className="text-xs" />
     </form>
   );
 }

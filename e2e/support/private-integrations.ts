@@ -10,6 +10,22 @@ export function screenPath(level: "agency" | "location", locationId: string): st
 }
 
 /**
+ * Opens `Create new integration` on the screen shown, types the name and ticks the scopes; the
+ * form, for what the spec does next (Advanced, Create, a refusal).
+ */
+export async function fillNewIntegration(
+  page: Page,
+  name: string,
+  scopes: string[] = ["locations.readonly"],
+): Promise<Locator> {
+  await page.getByRole("button", { name: "Create new integration" }).click();
+  const form = page.getByRole("region", { name: "New private integration" });
+  await form.getByLabel("Name").fill(name);
+  for (const scope of scopes) await form.getByRole("checkbox", { name: scope, exact: true }).check();
+  return form;
+}
+
+/**
  * Reads the token from the show-once dialog, checks the warning and Copy, closes the dialog with
  * `Done` or Escape and checks the token is gone from the page.
  */

@@ -58,3 +58,14 @@ export async function signIn(page: Page, email: string, password = e2ePassword):
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).not.toHaveURL(/\/login/);
 }
+
+/** A fresh agency with one sub-account, and a user of that sub-account (the installer of a Location app). */
+export async function createSubAccountUser(): Promise<{
+  agency: E2eAgency;
+  locationId: string;
+  user: { id: string; email: string; name: string };
+}> {
+  const agency = await createAgency({ locations: 1 });
+  const locationId = agency.locationIds[0]!;
+  return { agency, locationId, user: await createUser(agency.companyId, "account_user", { locations: [locationId] }) };
+}

@@ -4,7 +4,7 @@ import { PageHeader } from "@/components/page-header";
 import { AuditLogView } from "@/components/private-integrations/audit-log";
 import { PrivateIntegrationsManager } from "@/components/private-integrations/manager";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
-import { Notice } from "@/components/ui/notice";
+import { BackLink, NoPermission, Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
 import { checkIntegrationAccess, type IntegrationOwner } from "@/lib/integrations/access";
 import { listAuditLog } from "@/lib/integrations/audit-log";
@@ -136,17 +136,9 @@ function AccessNotice({
     return (
       <Notice title={level === "location" ? "Sub-account not found" : "Agency not found"} tone="warning">
         <p>There is nothing here that you can open. Pick a sub-account from the sub-account switcher.</p>
-        <p>
-          <Link href="/settings" className="font-medium text-brand-700 underline">
-            Back to your settings
-          </Link>
-        </p>
+        <BackLink href="/settings">Back to your settings</BackLink>
       </Notice>
     );
   }
-  return (
-    <Notice title="You don't have permission to manage private integrations" tone="warning">
-      <p>{message}</p>
-    </Notice>
-  );
+  return <NoPermission to="manage private integrations">{message}</NoPermission>;
 }

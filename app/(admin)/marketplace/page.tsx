@@ -3,6 +3,7 @@ import { UpdateAvailable } from "@/components/app-updates/pending-updates";
 import { UninstallButton } from "@/components/marketplace/uninstall-button";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/button-styles";
+import { panelClass } from "@/components/ui/panel";
 import { installSettingLabels } from "@/lib/apps/settings";
 import { requireActor } from "@/lib/auth/session";
 import { listPendingUpdates } from "@/lib/oauth/app-updates";
@@ -41,7 +42,7 @@ export default async function MarketplacePage() {
                 <li key={i.installationId}>
                   <section
                     aria-label={`${i.appName} installed${update ? ", update available" : ""}`}
-                    className="flex flex-wrap items-start justify-between gap-4 rounded-lg bg-surface p-4 shadow-sm ring-1 ring-slate-200"
+                    className={`${panelClass} flex flex-wrap items-start justify-between gap-4 p-4`}
                   >
                     <div>
                       <h3 className="font-medium">{i.appName}</h3>
@@ -91,7 +92,7 @@ export default async function MarketplacePage() {
               <li key={app.id}>
                 <section
                   aria-label={app.name}
-                  className="flex h-full flex-col justify-between gap-3 rounded-lg bg-surface p-4 shadow-sm ring-1 ring-slate-200"
+                  className={`${panelClass} flex h-full flex-col justify-between gap-3 p-4`}
                 >
                   <div>
                     <h3 className="font-medium">{app.name}</h3>

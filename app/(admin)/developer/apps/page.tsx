@@ -2,7 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/button-styles";
-import { Notice } from "@/components/ui/notice";
+import { NoPermission } from "@/components/ui/notice";
+import { panelClass } from "@/components/ui/panel";
 import { canManageApps, listDeveloperApps } from "@/lib/apps/registry";
 import { installSettingLabels } from "@/lib/apps/settings";
 import { requireActor } from "@/lib/auth/session";
@@ -13,9 +14,9 @@ export default async function DeveloperAppsPage() {
   const actor = await requireActor();
   if (!canManageApps(actor, actor.companyId)) {
     return (
-      <Notice title="You don't have permission to manage apps" tone="warning">
-        <p>Only the agency's owners and admins can create and change its marketplace apps.</p>
-      </Notice>
+      <NoPermission to="manage apps">
+        Only the agency's owners and admins can create and change its marketplace apps.
+      </NoPermission>
     );
   }
   const apps = await listDeveloperApps(actor);
@@ -33,7 +34,7 @@ export default async function DeveloperAppsPage() {
       {apps.length === 0 ? (
         <p className="text-sm text-slate-600">No app yet. Create one to get a client ID and secret.</p>
       ) : (
-        <ul className="divide-y divide-slate-100 rounded-lg bg-surface shadow-sm ring-1 ring-slate-200">
+        <ul className={`${panelClass} divide-y divide-slate-100`}>
           {apps.map((app) => (
             <li key={app.id} className="flex flex-wrap items-center justify-between gap-3 px-4 py-3">
               <div>

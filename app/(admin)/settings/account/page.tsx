@@ -3,6 +3,7 @@ import Link from "next/link";
 import { PasswordForm } from "@/components/account/password-form";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
+import { Panel } from "@/components/ui/panel";
 import { ToggleSwitch } from "@/components/ui/toggle-switch";
 import { getSignedIn, requireActor } from "@/lib/auth/session";
 import { env } from "@/lib/env";
@@ -29,27 +30,15 @@ export default async function AccountPage() {
           </Notice>
         </div>
       ) : null}
-      <section
-        aria-labelledby="password-title"
-        className="max-w-md rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
-      >
-        <h2 id="password-title" className="mb-4 font-semibold">
-          Change password
-        </h2>
+      <Panel titleId="password-title" title="Change password" className="max-w-md p-5" titleClassName="mb-4">
         <PasswordForm action={changePassword} />
         {mustChange ? null : (
           <p className="mt-4 text-xs text-slate-500">
             Changing it signs you out on every other browser and device. <Link href="/settings">Back to settings</Link>
           </p>
         )}
-      </section>
-      <section
-        aria-labelledby="emails-title"
-        className="mt-6 max-w-md rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
-      >
-        <h2 id="emails-title" className="mb-4 font-semibold">
-          E-mail
-        </h2>
+      </Panel>
+      <Panel titleId="emails-title" title="E-mail" className="mt-6 max-w-md p-5" titleClassName="mb-4">
         <ToggleSwitch
           label="Email me about my tokens"
           checked={tokenEmails}
@@ -61,7 +50,7 @@ export default async function AccountPage() {
               : "E-mail is not set up on this server (SMTP_URL), so reminders are only listed under Notifications."
           }
         />
-      </section>
+      </Panel>
     </>
   );
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/page-header";
-import { Notice } from "@/components/ui/notice";
+import { NoPermission } from "@/components/ui/notice";
+import { panelClass } from "@/components/ui/panel";
 import { ToggleSwitch } from "@/components/ui/toggle-switch";
 import { isLabsFeatureEnabled, labsFeatures } from "@/lib/accounts/labs";
 import { canManageLabs } from "@/lib/accounts/permissions";
@@ -13,9 +14,9 @@ export default async function LabsPage() {
   const actor = await requireActor();
   if (!canManageLabs(actor)) {
     return (
-      <Notice title="You don't have permission to change Labs" tone="warning">
-        <p>Only the agency's owners and admins can turn Labs features on or off. Ask one of them.</p>
-      </Notice>
+      <NoPermission to="change Labs">
+        Only the agency's owners and admins can turn Labs features on or off. Ask one of them.
+      </NoPermission>
     );
   }
   const enabled = await isLabsFeatureEnabled(actor.companyId, "private_integrations");
@@ -26,7 +27,7 @@ export default async function LabsPage() {
         title="Labs"
         description="Try new features before everyone else. Each is off until you turn it on for your agency."
       />
-      <ul className="divide-y divide-slate-200 rounded-lg bg-surface shadow-sm ring-1 ring-slate-200">
+      <ul className={`${panelClass} divide-y divide-slate-200`}>
         <li className="p-5">
           <ToggleSwitch
             label={feature.name}

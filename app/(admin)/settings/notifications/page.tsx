@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { MarkReadForm } from "@/components/notifications/mark-read-form";
 import { PageHeader } from "@/components/page-header";
+import { panelClass } from "@/components/ui/panel";
 import { requireActor } from "@/lib/auth/session";
 import { listNotifications, type NotificationView } from "@/lib/reminders/notifications";
 import { markAllNotificationsRead } from "./actions";
@@ -70,16 +71,13 @@ export default async function NotificationsPage() {
         description="Reminders before a private integration you manage expires and when its token is due for rotation; tokens revoked as leaked; webhook endpoints disabled."
       />
       {notifications.length === 0 ? (
-        <p className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
+        <p className={`${panelClass} p-6 text-sm text-slate-600`}>
           No notifications yet. You will find reminders here 14, 7 and 1 days before an integration expires, and when
           its token is 90 days old; and notices when a token is revoked as leaked or an app's webhook endpoint is
           disabled.
         </p>
       ) : (
-        <section
-          aria-labelledby="notifications-title"
-          className="rounded-lg bg-surface shadow-sm ring-1 ring-slate-200"
-        >
+        <section aria-labelledby="notifications-title" className={panelClass}>
           <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 px-5 py-3">
             <h2 id="notifications-title" className="font-semibold">
               {unread === 0 ? "All read" : `${unread} unread`}

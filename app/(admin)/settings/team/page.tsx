@@ -3,7 +3,8 @@ import { PageHeader } from "@/components/page-header";
 import { AddMemberForm } from "@/components/team/add-member-form";
 import { MemberActions } from "@/components/team/member-actions";
 import { RoleForm } from "@/components/team/role-form";
-import { Notice } from "@/components/ui/notice";
+import { NoPermission } from "@/components/ui/notice";
+import { Panel, panelClass } from "@/components/ui/panel";
 import { ToggleSwitch } from "@/components/ui/toggle-switch";
 import { listLocations } from "@/lib/accounts/companies";
 import { canChangeMemberPermissions, canManageMember, canManageTeam } from "@/lib/accounts/permissions";
@@ -18,9 +19,9 @@ export default async function TeamPage() {
   const actor = await requireActor();
   if (!canManageTeam(actor)) {
     return (
-      <Notice title="You don't have permission to manage the team" tone="warning">
-        <p>Only the agency's owners and admins can add team members or change roles and permissions.</p>
-      </Notice>
+      <NoPermission to="manage the team">
+        Only the agency's owners and admins can add team members or change roles and permissions.
+      </NoPermission>
     );
   }
   const [team, locations] = await Promise.all([listTeam(actor.companyId), listLocations(actor.companyId)]);
@@ -35,10 +36,7 @@ export default async function TeamPage() {
       <ul className="space-y-4">
         {team.map((member) => (
           <li key={member.id}>
-            <section
-              aria-label={`${member.name} (${member.email})`}
-              className="rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200"
-            >
+            <section aria-label={`${member.name} (${member.email})`} className={`${panelClass} p-5`}>
               <div className="flex flex-wrap items-start justify-between gap-4">
                 <div>
                   <h2 className="font-medium">{member.name}</h2>
@@ -104,16 +102,13 @@ export default async function TeamPage() {
           </li>
         ))}
       </ul>
-      <section aria-labelledby="add-member" className="mt-8 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200">
-        <h2 id="add-member" className="mb-4 font-semibold">
-          Add a team member
-        </h2>
+      <Panel titleId="add-member" title="Add a team member" className="mt-8 p-5" titleClassName="mb-4">
         <AddMemberForm
           action={addTeamMember}
           roles={roleOptions}
           locations={locations.map(({ id, name }) => ({ id, name }))}
         />
-      </section>
+      </Panel>
     </>
   );
 }

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { AppVersionsSection } from "@/components/app-updates/app-versions";
 import { AppForm } from "@/components/developer/app-form";
 import { ReplaceSecret } from "@/components/developer/replace-secret";
 import { PageHeader } from "@/components/page-header";
-import { Notice } from "@/components/ui/notice";
+import { CodeBlock } from "@/components/ui/code-block";
+import { BackLink, Notice } from "@/components/ui/notice";
+import { Panel } from "@/components/ui/panel";
 import { UsageChart } from "@/components/usage/usage-chart";
 import type { AppView } from "@/lib/apps/app-view";
 import { getDeveloperApp } from "@/lib/apps/registry";
@@ -41,13 +42,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
         tone="warning"
       >
         <p>{error.message}</p>
-        {error.kind === "not_found" ? (
-          <p>
-            <Link href="/developer/apps" className="font-medium text-brand-700 underline">
-              Back to your apps
-            </Link>
-          </p>
-        ) : null}
+        {error.kind === "not_found" ? <BackLink href="/developer/apps">Back to your apps</BackLink> : null}
       </Notice>
     );
   }
@@ -61,13 +56,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
     <>
       <PageHeader title={app.name} description={`Version ${app.versionId}`} />
       <div className="space-y-6">
-        <section
-          aria-labelledby="credentials-title"
-          className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200"
-        >
-          <h2 id="credentials-title" className="mb-3 font-semibold">
-            Client credentials
-          </h2>
+        <Panel titleId="credentials-title" title="Client credentials">
           <dl className="mb-4 grid gap-2 text-sm sm:grid-cols-[10rem_1fr]">
             <dt className="text-slate-500">Client ID</dt>
             <dd>
@@ -85,17 +74,11 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             </dd>
           </dl>
           <ReplaceSecret kind="client" action={regenerateSecretAction} appId={app.id} clientId={app.clientId} />
-        </section>
-        <section aria-labelledby="usage-title" className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
-          <h2 id="usage-title" className="mb-3 font-semibold">
-            API usage
-          </h2>
+        </Panel>
+        <Panel titleId="usage-title" title="API usage">
           <UsageChart id="app-usage" days={usage} title="Requests of all installations, last 30 days (UTC)" />
-        </section>
-        <section aria-labelledby="webhooks-title" className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
-          <h2 id="webhooks-title" className="mb-2 font-semibold">
-            Webhooks
-          </h2>
+        </Panel>
+        <Panel titleId="webhooks-title" title="Webhooks" titleClassName="mb-2">
           <p className="text-sm text-slate-600">
             {app.webhookUrl ? (
               <>
@@ -140,14 +123,9 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             </a>
             .
           </p>
-          <pre
-            data-testid="webhook-public-key-pem"
-            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
-            tabIndex={0}
-            className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
-          >
+          <CodeBlock data-testid="webhook-public-key-pem" className="mt-2">
             {publicKeyPem(keys.platform)}
-          </pre>
+          </CodeBlock>
           {keys.next ? (
             <>
               <p className="mt-2 text-sm text-slate-600" data-testid="webhook-next-key-notice">
@@ -156,30 +134,17 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
                 keys sign <code>webhook-signature</code> <code>v1a</code>. Pin the new PEM at that moment, or fetch the
                 PEM URL again when a signature stops verifying.
               </p>
-              <pre
-                data-testid="webhook-next-public-key-pem"
-                // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
-                tabIndex={0}
-                className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
-              >
+              <CodeBlock data-testid="webhook-next-public-key-pem" className="mt-2">
                 {publicKeyPem(keys.next.key)}
-              </pre>
+              </CodeBlock>
             </>
           ) : null}
           <h3 className="mt-4 text-sm font-semibold text-slate-700">Verifying a delivery</h3>
-          <pre
-            data-testid="verify-howto"
-            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
-            tabIndex={0}
-            className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
-          >
+          <CodeBlock data-testid="verify-howto" className="mt-2">
             {verifyHowto}
-          </pre>
-        </section>
-        <section aria-labelledby="settings-title" className="rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200">
-          <h2 id="settings-title" className="mb-4 font-semibold">
-            Settings
-          </h2>
+          </CodeBlock>
+        </Panel>
+        <Panel titleId="settings-title" title="Settings" titleClassName="mb-4">
           <AppForm
             action={updateAppAction}
             submitLabel="Save"
@@ -194,7 +159,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
               webhookUrl: app.webhookUrl ?? "",
             }}
           />
-        </section>
+        </Panel>
         <AppVersionsSection data={versions} />
       </div>
     </>

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { PageHeader } from "@/components/page-header";
 import { SettingsLinks } from "@/components/settings-links";
-import { Notice } from "@/components/ui/notice";
+import { BackLink, Notice } from "@/components/ui/notice";
 import { findAccessibleLocation } from "@/lib/accounts/companies";
 import { locationNavigation } from "@/lib/accounts/navigation";
 import { requireActor } from "@/lib/auth/session";
@@ -17,11 +16,7 @@ export default async function LocationSettingsPage({ params }: { params: Promise
     return (
       <Notice title="Sub-account not found" tone="warning">
         <p>There is no sub-account here that you can open. Pick one from the sub-account switcher.</p>
-        <p>
-          <Link href="/settings" className="font-medium text-brand-700 underline">
-            Back to your settings
-          </Link>
-        </p>
+        <BackLink href="/settings">Back to your settings</BackLink>
       </Notice>
     );
   }

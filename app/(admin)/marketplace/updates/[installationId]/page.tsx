@@ -3,6 +3,7 @@ import { updatePlace } from "@/components/app-updates/pending-updates";
 import { UpdateDecision } from "@/components/app-updates/update-decision";
 import { PageHeader } from "@/components/page-header";
 import { Notice } from "@/components/ui/notice";
+import { Panel } from "@/components/ui/panel";
 import { requireActor } from "@/lib/auth/session";
 import { getPendingUpdate, type PendingUpdate } from "@/lib/oauth/app-updates";
 import { Refusal } from "@/lib/refusal";
@@ -37,35 +38,9 @@ export default async function ReviewUpdatePage({ params }: { params: Promise<{ i
   return (
     <>
       <PageHeader title={`Review update: ${update.appName}`} description={updatePlace(update)} />
-      <section
-        aria-labelledby="changes-title"
-        className="space-y-3 rounded-lg bg-surface p-6 shadow-sm ring-1 ring-slate-200"
-      >
-        <h2 id="changes-title" className="font-semibold">
-          What changes
-        </h2>
-        <div>
-          <h3 className="text-sm font-semibold text-slate-700">Scopes added</h3>
-          <ul className="list-inside list-disc text-sm" aria-label="Scopes added">
-            {update.added.map((s) => (
-              <li key={s}>
-                <code>{s}</code>
-              </li>
-            ))}
-          </ul>
-        </div>
-        {update.removed.length > 0 ? (
-          <div>
-            <h3 className="text-sm font-semibold text-slate-700">Scopes removed</h3>
-            <ul className="list-inside list-disc text-sm" aria-label="Scopes removed">
-              {update.removed.map((s) => (
-                <li key={s}>
-                  <code>{s}</code>
-                </li>
-              ))}
-            </ul>
-          </div>
-        ) : null}
+      <Panel titleId="changes-title" title="What changes" className="space-y-3 p-6" titleClassName="">
+        <ScopeList title="Scopes added" scopes={update.added} />
+        {update.removed.length > 0 ? <ScopeList title="Scopes removed" scopes={update.removed} /> : null}
         <p className="text-sm text-slate-600">
           Until you approve, the app keeps working with what it has. Approving gives its next tokens the new scopes;
           nothing is reinstalled.
@@ -75,7 +50,23 @@ export default async function ReviewUpdatePage({ params }: { params: Promise<{ i
           decline={declineUpdateAction}
           installationId={update.installationId}
         />
-      </section>
+      </Panel>
     </>
+  );
+}
+
+/** One side of the change, headed and named by its title. */
+function ScopeList({ title, scopes }: { title: string; scopes: string[] }) {
+  return (
+    <div>
+      <h3 className="text-sm font-semibold text-slate-700">{title}</h3>
+      <ul className="list-inside list-disc text-sm" aria-label={title}>
+        {scopes.map((s) => (
+          <li key={s}>
+            <code>{s}</code>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -4,8 +4,10 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { Fragment } from "react";
 import { PageHeader } from "@/components/page-header";
-import { Notice } from "@/components/ui/notice";
-import { ScrollRegion } from "@/components/ui/scroll-region";
+import { CodeBlock } from "@/components/ui/code-block";
+import { DataTable } from "@/components/ui/data-table";
+import { NoPermission, Notice } from "@/components/ui/notice";
+import { Panel, panelClass } from "@/components/ui/panel";
 import { Outcome, StatusBadge, Timestamp } from "@/components/webhooks/delivery-log";
 import { EndpointHealth } from "@/components/webhooks/endpoint-health";
 import { RedeliverButton } from "@/components/webhooks/redeliver-button";
@@ -36,9 +38,9 @@ export default async function AppWebhooksPage({
   } catch (error) {
     if (error instanceof Refusal && error.kind === "forbidden") {
       return (
-        <Notice title="You don't have permission to manage apps" tone="warning">
-          <p>Only the agency's owners and admins can see an app's webhooks. Ask one of them.</p>
-        </Notice>
+        <NoPermission to="manage apps">
+          Only the agency's owners and admins can see an app's webhooks. Ask one of them.
+        </NoPermission>
       );
     }
     if (error instanceof Refusal && error.kind === "not_found") {
@@ -104,191 +106,161 @@ export default async function AppWebhooksPage({
           </ul>
         </nav>
         {events.length === 0 && all.length > 0 ? (
-          <p className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
+          <p className={`${panelClass} p-6 text-sm text-slate-600`}>
             No event is {deliveryStateLabels[filter === "all" ? "pending" : filter]} among the newest {all.length}.
           </p>
         ) : events.length === 0 ? (
-          <div className="rounded-lg bg-surface p-6 text-sm text-slate-600 shadow-sm ring-1 ring-slate-200">
+          <div className={`${panelClass} p-6 text-sm text-slate-600`}>
             <p className="font-medium text-slate-800">No events yet.</p>
             <p className="mt-1">
               Events appear here when someone installs or uninstalls this app. The newest {50} are shown.
             </p>
           </div>
         ) : (
-          <ScrollRegion label="Delivery log" className="rounded-lg bg-surface shadow-sm ring-1 ring-slate-200">
-            <table className="min-w-full divide-y divide-slate-200 text-sm">
-              <caption className="sr-only">Webhook events of {app.name}, newest first</caption>
-              <thead className="bg-slate-50 text-left text-xs font-semibold text-slate-600">
-                <tr>
-                  <th scope="col" className="px-3 py-2">
-                    Event
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Status
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Attempts
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Last response
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Next attempt
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Delivered
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    Created
-                  </th>
-                  <th scope="col" className="px-3 py-2">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              {events.map((event) => {
-                const idElement = `webhook-id-${event.id}`;
-                return (
-                  <tbody key={event.id} className="border-t border-slate-200" aria-label={`Event ${event.id}`}>
-                    <tr className="align-top">
-                      <th scope="row" className="px-3 py-2 text-left font-medium text-slate-900">
-                        {event.type}
-                      </th>
-                      <td className="px-3 py-2">
-                        <StatusBadge status={event.state} />
-                        {event.state === "retrying" ? (
-                          <span className="mt-1 block text-xs text-slate-600">
-                            Attempt {event.attempts} failed; next <Timestamp value={event.nextAttemptAt} />
-                          </span>
-                        ) : null}
-                      </td>
-                      <td className="px-3 py-2 tabular-nums">
-                        {event.attempts}
-                        {event.totalAttempts !== event.attempts ? (
-                          <span className="block text-xs text-slate-500">{event.totalAttempts} in all</span>
-                        ) : null}
-                      </td>
-                      <td className="px-3 py-2">
-                        <Outcome statusCode={event.lastStatus} error={event.lastError} />
-                      </td>
-                      <td className="px-3 py-2">
-                        <Timestamp value={event.nextAttemptAt} />
-                      </td>
-                      <td className="px-3 py-2">
-                        <Timestamp value={event.deliveredAt} />
-                      </td>
-                      <td className="px-3 py-2">
-                        <Timestamp value={event.createdAt} />
-                      </td>
-                      <td className="px-3 py-2">
-                        <RedeliverButton
-                          action={redeliverEvent}
-                          appId={app.id}
-                          eventId={event.id}
-                          describedById={idElement}
-                        />
-                      </td>
-                    </tr>
-                    <tr>
-                      <td colSpan={8} className="px-3 pb-3">
-                        <p className="text-xs text-slate-500">
-                          webhook-id{" "}
-                          <code id={idElement} className="break-all text-slate-700">
-                            {event.id}
-                          </code>
-                        </p>
-                        <details className="mt-1 text-xs">
-                          <summary className="cursor-pointer text-slate-600 hover:text-slate-900">
-                            Attempt history ({event.totalAttempts})
-                          </summary>
-                          {event.recentAttempts.length === 0 ? (
-                            <p className="mt-2 text-slate-500">Not attempted yet.</p>
-                          ) : (
-                            <table className="mt-2 min-w-full text-xs">
-                              <caption className="sr-only">Attempts for event {event.id}, newest first</caption>
-                              <thead className="text-left text-slate-500">
-                                <tr>
-                                  <th scope="col" className="py-1 pr-4">
-                                    Attempt
-                                  </th>
-                                  <th scope="col" className="py-1 pr-4">
-                                    At
-                                  </th>
-                                  <th scope="col" className="py-1 pr-4">
-                                    Response
-                                  </th>
-                                  <th scope="col" className="py-1 pr-4">
-                                    Took
-                                  </th>
-                                </tr>
-                              </thead>
-                              <tbody>
-                                {event.recentAttempts.map((a) => (
-                                  <Fragment key={a.id}>
+          <DataTable
+            label="Delivery log"
+            caption={`Webhook events of ${app.name}, newest first`}
+            columns={[
+              { label: "Event" },
+              { label: "Status" },
+              { label: "Attempts" },
+              { label: "Last response" },
+              { label: "Next attempt" },
+              { label: "Delivered" },
+              { label: "Created" },
+              { label: "Actions", srOnly: true },
+            ]}
+          >
+            {events.map((event) => {
+              const idElement = `webhook-id-${event.id}`;
+              return (
+                <tbody key={event.id} className="border-t border-slate-200" aria-label={`Event ${event.id}`}>
+                  <tr className="align-top">
+                    <th scope="row" className="px-3 py-2 text-left font-medium text-slate-900">
+                      {event.type}
+                    </th>
+                    <td className="px-3 py-2">
+                      <StatusBadge status={event.state} />
+                      {event.state === "retrying" ? (
+                        <span className="mt-1 block text-xs text-slate-600">
+                          Attempt {event.attempts} failed; next <Timestamp value={event.nextAttemptAt} />
+                        </span>
+                      ) : null}
+                    </td>
+                    <td className="px-3 py-2 tabular-nums">
+                      {event.attempts}
+                      {event.totalAttempts !== event.attempts ? (
+                        <span className="block text-xs text-slate-500">{event.totalAttempts} in all</span>
+                      ) : null}
+                    </td>
+                    <td className="px-3 py-2">
+                      <Outcome statusCode={event.lastStatus} error={event.lastError} />
+                    </td>
+                    <td className="px-3 py-2">
+                      <Timestamp value={event.nextAttemptAt} />
+                    </td>
+                    <td className="px-3 py-2">
+                      <Timestamp value={event.deliveredAt} />
+                    </td>
+                    <td className="px-3 py-2">
+                      <Timestamp value={event.createdAt} />
+                    </td>
+                    <td className="px-3 py-2">
+                      <RedeliverButton
+                        action={redeliverEvent}
+                        appId={app.id}
+                        eventId={event.id}
+                        describedById={idElement}
+                      />
+                    </td>
+                  </tr>
+                  <tr>
+                    <td colSpan={8} className="px-3 pb-3">
+                      <p className="text-xs text-slate-500">
+                        webhook-id{" "}
+                        <code id={idElement} className="break-all text-slate-700">
+                          {event.id}
+                        </code>
+                      </p>
+                      <details className="mt-1 text-xs">
+                        <summary className="cursor-pointer text-slate-600 hover:text-slate-900">
+                          Attempt history ({event.totalAttempts})
+                        </summary>
+                        {event.recentAttempts.length === 0 ? (
+                          <p className="mt-2 text-slate-500">Not attempted yet.</p>
+                        ) : (
+                          <table className="mt-2 min-w-full text-xs">
+                            <caption className="sr-only">Attempts for event {event.id}, newest first</caption>
+                            <thead className="text-left text-slate-500">
+                              <tr>
+                                <th scope="col" className="py-1 pr-4">
+                                  Attempt
+                                </th>
+                                <th scope="col" className="py-1 pr-4">
+                                  At
+                                </th>
+                                <th scope="col" className="py-1 pr-4">
+                                  Response
+                                </th>
+                                <th scope="col" className="py-1 pr-4">
+                                  Took
+                                </th>
+                              </tr>
+                            </thead>
+                            <tbody>
+                              {event.recentAttempts.map((a) => (
+                                <Fragment key={a.id}>
+                                  <tr>
+                                    <td className="py-1 pr-4 tabular-nums">{a.attempt}</td>
+                                    <td className="py-1 pr-4">
+                                      <Timestamp value={a.attemptedAt} />
+                                    </td>
+                                    <td className="py-1 pr-4">
+                                      <Outcome statusCode={a.statusCode} error={a.error} />
+                                    </td>
+                                    <td className="py-1 pr-4 tabular-nums">{a.durationMs} ms</td>
+                                  </tr>
+                                  {a.responseBody === null ? null : (
                                     <tr>
-                                      <td className="py-1 pr-4 tabular-nums">{a.attempt}</td>
-                                      <td className="py-1 pr-4">
-                                        <Timestamp value={a.attemptedAt} />
+                                      <td colSpan={4} className="pb-2">
+                                        <p className="text-slate-500">
+                                          Response body of attempt {a.attempt} (first 1 KiB)
+                                        </p>
+                                        {a.responseBody === "" ? (
+                                          <p className="text-slate-500">(empty)</p>
+                                        ) : (
+                                          // Wraps anywhere: a long line from the receiver never widens the page.
+                                          <CodeBlock data-testid="webhook-response-body" tone="light" className="mt-1">
+                                            {a.responseBody}
+                                          </CodeBlock>
+                                        )}
                                       </td>
-                                      <td className="py-1 pr-4">
-                                        <Outcome statusCode={a.statusCode} error={a.error} />
-                                      </td>
-                                      <td className="py-1 pr-4 tabular-nums">{a.durationMs} ms</td>
                                     </tr>
-                                    {a.responseBody === null ? null : (
-                                      <tr>
-                                        <td colSpan={4} className="pb-2">
-                                          <p className="text-slate-500">
-                                            Response body of attempt {a.attempt} (first 1 KiB)
-                                          </p>
-                                          {a.responseBody === "" ? (
-                                            <p className="text-slate-500">(empty)</p>
-                                          ) : (
-                                            // Wraps anywhere: a long line from the receiver never widens the page.
-                                            <pre
-                                              // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
-                                              tabIndex={0}
-                                              data-testid="webhook-response-body"
-                                              className="mt-1 max-h-48 overflow-auto rounded bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all text-slate-800"
-                                            >
-                                              {a.responseBody}
-                                            </pre>
-                                          )}
-                                        </td>
-                                      </tr>
-                                    )}
-                                  </Fragment>
-                                ))}
-                              </tbody>
-                            </table>
-                          )}
-                          <p className="mt-2 font-medium text-slate-700">Request body</p>
-                          <pre
-                            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
-                            tabIndex={0}
-                            className="mt-1 max-h-48 overflow-auto rounded bg-slate-100 p-2 font-mono text-xs whitespace-pre-wrap break-all text-slate-800"
-                          >
-                            {event.body}
-                          </pre>
-                          {event.totalAttempts > event.recentAttempts.length ? (
-                            <p className="mt-1 text-slate-500">
-                              Showing the newest {event.recentAttempts.length} of {event.totalAttempts} attempts.
-                            </p>
-                          ) : null}
-                        </details>
-                      </td>
-                    </tr>
-                  </tbody>
-                );
-              })}
-            </table>
-          </ScrollRegion>
+                                  )}
+                                </Fragment>
+                              ))}
+                            </tbody>
+                          </table>
+                        )}
+                        <p className="mt-2 font-medium text-slate-700">Request body</p>
+                        <CodeBlock tone="light" className="mt-1">
+                          {event.body}
+                        </CodeBlock>
+                        {event.totalAttempts > event.recentAttempts.length ? (
+                          <p className="mt-1 text-slate-500">
+                            Showing the newest {event.recentAttempts.length} of {event.totalAttempts} attempts.
+                          </p>
+                        ) : null}
+                      </details>
+                    </td>
+                  </tr>
+                </tbody>
+              );
+            })}
+          </DataTable>
         )}
       </section>
-      <section aria-labelledby="endpoint" className="mb-6 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200">
-        <h2 id="endpoint" className="font-semibold">
-          Endpoint
-        </h2>
+      <Panel titleId="endpoint" title="Endpoint" className="mb-6 p-5" titleClassName="">
         <dl className="mt-3 text-sm">
           <dt className="font-medium text-slate-700">Webhook URL</dt>
           <dd className="mt-1 break-all font-mono text-slate-900">
@@ -297,12 +269,9 @@ export default async function AppWebhooksPage({
             )}
           </dd>
         </dl>
-      </section>
+      </Panel>
 
-      <section aria-labelledby="verify" className="mb-6 rounded-lg bg-surface p-5 shadow-sm ring-1 ring-slate-200">
-        <h2 id="verify" className="font-semibold">
-          Verifying signatures
-        </h2>
+      <Panel titleId="verify" title="Verifying signatures" className="mb-6 p-5" titleClassName="">
         <div className="mt-2 space-y-2 text-sm break-words text-slate-700">
           <p>
             Webhooks are signed per the{" "}
@@ -337,17 +306,11 @@ export default async function AppWebhooksPage({
               <p className="text-xs text-slate-500">
                 Key id <code className="break-all">{key.kid}</code>
               </p>
-              <pre
-                // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take keyboard focus (WCAG 2.1.1)
-                tabIndex={0}
-                className="mt-1 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100"
-              >
-                {JSON.stringify(key, null, 2)}
-              </pre>
+              <CodeBlock className="mt-1">{JSON.stringify(key, null, 2)}</CodeBlock>
             </li>
           ))}
         </ul>
-      </section>
+      </Panel>
     </>
   );
 }
