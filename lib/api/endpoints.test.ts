@@ -1,11 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { GET as contactGET } from "@/app/contacts/[contactId]/route";
-import { GET as contactsGET, POST as contactsPOST } from "@/app/contacts/route";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { GET as installedGET } from "@/app/oauth/installedLocations/route";
-import { POST as locationTokenPOST } from "@/app/oauth/locationToken/route";
+import { apiRoutes } from "@/app/route-table";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { type ApiRequest, apiClient, expectError } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 
 /** Version, body validation, 409, GET /contacts/{id} and method answers of the token endpoints. */
@@ -32,16 +29,7 @@ beforeAll(async () => {
   ).token;
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely in assertions
-type Body = any;
-
-async function read(
-  pending: Promise<Response>,
-): Promise<{ status: number; headers: Headers; body: Body; text: string }> {
-  const response = await pending;
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: JSON.parse(text), text };
-}
+const api = apiClient(apiRoutes);
 
 function contactBody(overrides: Record<string, unknown> = {}) {
   return {
@@ -54,30 +42,11 @@ function contactBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
-function post(
-  body: unknown,
-  options: { token?: string; version?: string | null; contentType?: string; raw?: BodyInit; path?: string } = {},
-) {
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${options.token ?? subPi}`,
-    "content-type": options.contentType ?? "application/json",
-  };
-  if (options.version !== null) headers.version = options.version ?? "2021-07-28";
-  return read(
-    contactsPOST(
-      new Request(`http://localhost${options.path ?? "/contacts/"}`, {
-        method: "POST",
-        headers,
-        body: options.raw ?? JSON.stringify(body),
-      }),
-    ),
-  );
-}
-
-function expectError(result: Awaited<ReturnType<typeof read>>, status: number, error: string, text?: RegExp) {
-  expect(result.status).toBe(status);
-  expect(result.body).toMatchObject({ error, statusCode: status, traceId: result.headers.get("x-trace-id") });
-  if (text) expect(result.body.error_description).toMatch(text);
+/** POST /contacts/ with `body` as JSON, as the sub-account integration unless `request` says otherwise. */
+function post(body: unknown, request: ApiRequest & { path?: string } = {}) {
+  const { path = "/contacts/", ...sent } = request;
+  const raw = sent.body === undefined ? { body: JSON.stringify(body) } : {};
+  return api.post(path, { token: subPi, contentType: "application/json", ...raw, ...sent });
 }
 
 describe("Version header", () => {
@@ -89,19 +58,15 @@ describe("Version header", () => {
   for (const [name, version, text] of cases) {
     it(`${name}: 400 invalid_version naming the accepted values, on every endpoint`, async () => {
       expectError(await post(contactBody(), { version }), 400, "invalid_version", text);
-      const headers: Record<string, string> = { authorization: `Bearer ${subPi}`, ...(version ? { version } : {}) };
+      const sent = { token: subPi, version };
       const id = A.locations[0]!.id;
       const answers = [
-        locationGET(new Request(`http://localhost/locations/${id}`, { headers }), {
-          params: Promise.resolve({ locationId: id }),
-        }),
-        contactGET(new Request("http://localhost/contacts/x", { headers }), {
-          params: Promise.resolve({ contactId: "x" }),
-        }),
-        locationTokenPOST(new Request("http://localhost/oauth/locationToken", { method: "POST", headers })),
-        installedGET(new Request("http://localhost/oauth/installedLocations", { headers })),
+        api.get(`/locations/${id}`, sent),
+        api.get("/contacts/x", sent),
+        api.post("/oauth/locationToken", sent),
+        api.get("/oauth/installedLocations", sent),
       ];
-      for (const answer of answers) expectError(await read(answer), 400, "invalid_version", text);
+      for (const answer of answers) expectError(await answer, 400, "invalid_version", text);
     });
   }
 
@@ -112,7 +77,7 @@ describe("Version header", () => {
   });
 
   it("Version is checked before the token: no token and no Version is 400, not 401", async () => {
-    const result = await read(contactsPOST(new Request("http://localhost/contacts/", { method: "POST", body: "{}" })));
+    const result = await api.post("/contacts/", { version: null, body: "{}" });
     expectError(result, 400, "invalid_version");
   });
 });
@@ -158,21 +123,21 @@ describe("POST /contacts/ body", () => {
   }
 
   it("not JSON, an array, the wrong content type, broken UTF-8: 400", async () => {
-    expectError(await post(null, { raw: "{firstName:" }), 400, "invalid_request", /not valid JSON/);
+    expectError(await post(null, { body: "{firstName:" }), 400, "invalid_request", /not valid JSON/);
     expectError(await post([contactBody()]), 400, "invalid_request");
-    expectError(await post(null, { raw: "null" }), 400, "invalid_request");
+    expectError(await post(null, { body: "null" }), 400, "invalid_request");
     expectError(
-      await post(null, { raw: "firstName=Ada", contentType: "application/x-www-form-urlencoded" }),
+      await post(null, { body: "firstName=Ada", contentType: "application/x-www-form-urlencoded" }),
       400,
       "invalid_request",
       /Content-Type: application\/json/,
     );
-    expectError(await post(null, { raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }), 400, "invalid_request", /UTF-8/);
+    expectError(await post(null, { body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }), 400, "invalid_request", /UTF-8/);
   });
 
   it("a 2 MB body is refused with 400 invalid_request, never a 5xx", async () => {
     const big = JSON.stringify(contactBody({ firstName: "x".repeat(2 * 1024 * 1024) }));
-    const result = await post(null, { raw: big });
+    const result = await post(null, { body: big });
     expectError(result, 400, "invalid_request", /larger than/);
     const stream = new ReadableStream({
       start(controller) {
@@ -180,16 +145,7 @@ describe("POST /contacts/ body", () => {
         controller.close();
       },
     });
-    const streamed = await read(
-      contactsPOST(
-        new Request("http://localhost/contacts/", {
-          method: "POST",
-          headers: { authorization: `Bearer ${subPi}`, version: "2021-07-28", "content-type": "application/json" },
-          body: stream,
-          duplex: "half",
-        } as RequestInit),
-      ),
-    );
+    const streamed = await post(null, { body: stream });
     expectError(streamed, 400, "invalid_request");
   });
 
@@ -228,15 +184,7 @@ describe("409 on a duplicate e-mail in one sub-account", () => {
 });
 
 describe("GET /contacts/{contactId}", () => {
-  const get = (contactId: string, token: string) =>
-    read(
-      contactGET(
-        new Request(`http://localhost/contacts/${contactId}`, {
-          headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
-        }),
-        { params: Promise.resolve({ contactId }) },
-      ),
-    );
+  const get = (contactId: string, token: string) => api.get(`/contacts/${contactId}`, { token });
 
   it("reads a contact of the token's sub-account; another sub-account's is 404; agency tokens 403", async () => {
     const created = await post(contactBody());
@@ -260,7 +208,7 @@ describe("paths and methods", () => {
   });
 
   it("an unserved method is 400 invalid_request with Allow and the error body", async () => {
-    const result = await read(contactsGET(new Request("http://localhost/contacts/")));
+    const result = await api.get("/contacts/", { version: null });
     expectError(result, 400, "invalid_request", /Use POST/);
     expect(result.headers.get("allow")).toBe("POST, OPTIONS");
   });

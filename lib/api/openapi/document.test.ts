@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-import { GET } from "@/app/openapi.json/route";
+import { apiRoutes } from "@/app/route-table";
 import { errorStatus } from "@/lib/api/http-error";
+import { apiClient } from "@/lib/testing/api-client";
 import { errorCatalog } from "./error-catalog";
 
 const appDir = join(process.cwd(), "app");
@@ -44,10 +45,10 @@ function servedMethods(source: string): string[] {
 type Doc = any;
 
 async function document(): Promise<Doc> {
-  const response = await GET(new Request("http://localhost/openapi.json"));
+  const response = await apiClient(apiRoutes).get("/openapi.json");
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-  return JSON.parse(await response.text());
+  return JSON.parse(response.text);
 }
 
 describe("/openapi.json", () => {
