@@ -7,13 +7,15 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as contactGet } from "@/app/contacts/[contactId]/route";
 import { apiRoutes } from "@/app/route-table";
 import type { Actor } from "@/lib/accounts/permissions";
+import type { Method } from "@/lib/api/direct-router";
 import { isInternal, type Operation } from "@/lib/api/openapi/operation";
 import { tokenRoute } from "@/lib/api/token-route";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
-import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
-import { basicAuth, formRequest, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/testing/oauth";
+import { type ApiRequest, apiClient } from "@/lib/testing/api-client";
+import { makeAgency, makeUser, newContact, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { codeGrant, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/testing/oauth";
 import { withBurstLimit } from "@/lib/testing/rate-limits";
 import { leftToNext } from "@/scripts/route-table";
 
@@ -71,23 +73,9 @@ const bearer = (token: string, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-async function contactsPost(token: string, locationId: string): Promise<Response> {
-  const { POST } = await import("@/app/contacts/route");
-  return POST(
-    new Request("http://localhost/contacts/", {
-      method: "POST",
-      headers: bearer(token, { "content-type": "application/json" }),
-      body: JSON.stringify({
-        firstName: "Ada",
-        lastName: "Lovelace",
-        email: `ada-${uniqueSuffix()}@example.com`,
-        phone: "+14155550123",
-        locationId,
-      }),
-    }),
-    { params: Promise.resolve({}) } as never,
-  );
-}
+const api = apiClient(apiRoutes);
+const contactsPost = (token: string, locationId: string) =>
+  api.post("/contacts/", { token, json: newContact(locationId) });
 
 beforeAll(async () => {
   const A = await makeAgency({ locations: 2, privateIntegrationsLab: true });
@@ -119,7 +107,7 @@ beforeAll(async () => {
   );
   const contact = await contactsPost(location.access_token, A.locations[0]!.id);
   expect(contact.status).toBe(201);
-  const contactId = ((await contact.json()) as { contact: { id: string } }).contact.id;
+  const contactId = (contact.body as { contact: { id: string } }).contact.id;
 
   const B = await makeAgency({ locations: 1, privateIntegrationsLab: true });
   const appB = await makeApp(B.company.id);
@@ -508,21 +496,17 @@ describe("server actions", () => {
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 interface RouteCase {
-  /** The path with A's ids and the route's params, for every method the file exports. */
+  /** The path with A's ids, for every method the file exports (the test client finds its route). */
   path(): string;
-  params(): Record<string, string | string[]>;
   /** Requests as B (and as A's sub-account) with A's ids: each must be refused. */
   requests(): RouteRequest[];
 }
-interface RouteRequest {
+interface RouteRequest extends ApiRequest {
   label: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
+  method: Method;
   status: number[];
   /** When this request names other ids than the case's path. */
   path?: string;
-  params?: Record<string, string>;
 }
 
 /**
@@ -543,31 +527,33 @@ const tenantFree = new Set([
 ]);
 
 const form2 = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const formHeaders = (extra: Record<string, string> = {}) => ({
-  "content-type": "application/x-www-form-urlencoded",
-  ...extra,
-});
+/** B's app's client credentials, as HTTP Basic. */
+const bClient = () => ({ id: w.B.app.app.clientId, secret: w.B.app.clientSecret });
+/** Requests of B's client sending each of A's tokens (to /oauth/revoke, /oauth/introspect). */
+const bClientSendsTokensOfA = (label: string, status: number[]) =>
+  [w.A.companyToken.refresh, w.A.companyToken.access, w.A.locationToken].map(
+    (token): RouteRequest => ({ label, method: "POST", version: null, basic: bClient(), form: { token }, status }),
+  );
 
 const routeCases: Record<string, RouteCase> = {
   "api/operator/route.ts": {
     path: () => "/api/operator",
-    params: () => ({}),
     requests: () =>
       [w.B.companyToken, w.B.agencyPit].map((token) => ({
         label: "B's token as the operator key",
         method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify({
+        version: null,
+        token,
+        json: {
           command: "labs:set",
           flags: { company: w.A.company.id, feature: "private-integrations", enabled: "false" },
-        }),
+        },
         // 401 for a key that is not the operator's; 403 where remote calls are closed altogether.
         status: [401, 403],
       })),
   },
   "contacts/route.ts": {
     path: () => "/contacts/",
-    params: () => ({}),
     requests: () =>
       [
         ["B's Location token", w.B.locationToken],
@@ -576,31 +562,29 @@ const routeCases: Record<string, RouteCase> = {
       ].map(([label, token]) => ({
         label: label!,
         method: "POST",
-        headers: bearer(token!, { "content-type": "application/json" }),
-        body: JSON.stringify({
+        token,
+        json: {
           firstName: "Eve",
           lastName: "Intruder",
           email: `eve-${uniqueSuffix()}@example.com`,
           phone: "+14155550123",
           locationId: label!.startsWith("A's") ? w.A.locations[1]!.id : w.A.locations[0]!.id,
-        }),
+        },
         status: [403, 404],
       })),
   },
   "contacts/[contactId]/route.ts": {
     path: () => `/contacts/${w.A.contactId}`,
-    params: () => ({ contactId: w.A.contactId }),
     requests: () =>
       [w.B.locationToken, w.B.locationPit].map((token) => ({
         label: "B's token, A's contact",
         method: "GET",
-        headers: bearer(token),
+        token,
         status: [403, 404],
       })),
   },
   "locations/[locationId]/route.ts": {
     path: () => `/locations/${w.A.locations[0]!.id}`,
-    params: () => ({ locationId: w.A.locations[0]!.id }),
     requests: () =>
       [
         ["B's Company token", w.B.companyToken, w.A.locations[0]!.id],
@@ -611,25 +595,22 @@ const routeCases: Record<string, RouteCase> = {
       ].map(([label, token, locationId]) => ({
         label: label!,
         method: "GET",
-        headers: bearer(token!),
+        token,
         status: [403, 404],
         path: `/locations/${locationId}`,
-        params: { locationId: locationId! },
       })),
   },
   "oauth/installedLocations/route.ts": {
     path: () => `/oauth/installedLocations?companyId=${w.A.company.id}`,
-    params: () => ({}),
     requests: () =>
       [
         ["B's Company token", w.B.companyToken],
         ["B's agency private integration", w.B.agencyPit],
         ["A's sub-account token", w.A.locationToken],
-      ].map(([label, token]) => ({ label: label!, method: "GET", headers: bearer(token!), status: [401, 403] })),
+      ].map(([label, token]) => ({ label: label!, method: "GET", token, status: [401, 403] })),
   },
   "oauth/locationToken/route.ts": {
     path: () => "/oauth/locationToken",
-    params: () => ({}),
     requests: () =>
       [
         ["B's Company token, A's ids", w.B.companyToken, w.A.company.id],
@@ -639,97 +620,63 @@ const routeCases: Record<string, RouteCase> = {
       ].map(([label, token, companyId]) => ({
         label: label!,
         method: "POST",
-        headers: formHeaders(bearer(token!)),
-        body: form2({ companyId: companyId!, locationId: w.A.locations[0]!.id }),
+        token,
+        form: { companyId: companyId!, locationId: w.A.locations[0]!.id },
         status: [401, 403],
       })),
   },
   "oauth/token/route.ts": {
     path: () => "/oauth/token",
-    params: () => ({}),
     requests: () => [
       {
         label: "B's client redeems A's code",
         method: "POST",
-        headers: formHeaders(),
-        body: form2({
-          grant_type: "authorization_code",
-          client_id: w.B.app.app.clientId,
-          client_secret: w.B.app.clientSecret,
-          code: w.A.pendingCode,
-          user_type: "Company",
-          redirect_uri: testRedirectUri,
-        }),
+        version: null,
+        form: { ...codeGrant(w.B.app, w.A.pendingCode, "Company"), redirect_uri: testRedirectUri },
         status: [400],
       },
       {
         label: "B's client refreshes A's refresh token",
         method: "POST",
-        headers: formHeaders({ authorization: basicAuth(w.B.app.app.clientId, w.B.app.clientSecret) }),
-        body: form2({ grant_type: "refresh_token", refresh_token: w.A.companyToken.refresh }),
+        version: null,
+        basic: bClient(),
+        form: { grant_type: "refresh_token", refresh_token: w.A.companyToken.refresh },
         status: [400],
       },
     ],
   },
   "oauth/revoke/route.ts": {
     path: () => "/oauth/revoke",
-    params: () => ({}),
-    requests: () =>
-      [w.A.companyToken.refresh, w.A.companyToken.access, w.A.locationToken].map((token) => ({
-        label: "B's client revokes A's token",
-        method: "POST",
-        headers: formHeaders({ authorization: basicAuth(w.B.app.app.clientId, w.B.app.clientSecret) }),
-        body: form2({ token }),
-        // RFC 7009 §2.2: a token of another client is not revoked (refused, or 200 and left alone).
-        status: [200, 400, 401, 403],
-      })),
+    // RFC 7009 §2.2: a token of another client is not revoked (refused, or 200 and left alone).
+    requests: () => bClientSendsTokensOfA("B's client revokes A's token", [200, 400, 401, 403]),
   },
   "webhooks/events/route.ts": {
     path: () => "/webhooks/events",
-    params: () => ({}),
     // B's app lists its own events only: never A's, also when asked to start after one of A's.
     requests: () =>
       ["/webhooks/events", `/webhooks/events?after=${w.A.eventId}`].map((path) => ({
         label: "B's client lists events",
         method: "GET",
-        headers: { authorization: basicAuth(w.B.app.app.clientId, w.B.app.clientSecret) },
+        version: null,
+        basic: bClient(),
         path,
         status: [200, 400, 404],
       })),
   },
   "oauth/introspect/route.ts": {
     path: () => "/oauth/introspect",
-    params: () => ({}),
-    requests: () =>
-      [w.A.companyToken.refresh, w.A.companyToken.access, w.A.locationToken].map((token) => ({
-        label: "B's client introspects A's token",
-        method: "POST",
-        headers: formHeaders({ authorization: basicAuth(w.B.app.app.clientId, w.B.app.clientSecret) }),
-        body: form2({ token }),
-        status: [200],
-      })),
+    requests: () => bClientSendsTokensOfA("B's client introspects A's token", [200]),
   },
 };
 
-const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-async function handlersOf(file: string): Promise<Record<string, Handler>> {
-  const module = (await import(/* @vite-ignore */ resolve("app", file))) as Record<string, unknown>;
-  return Object.fromEntries(
-    methods.filter((m) => typeof module[m] === "function").map((m) => [m, module[m]]),
-  ) as Record<string, Handler>;
-}
-
+/** One of a case's requests, through the route table (the route is the one `file` holds). */
 async function call(file: string, testCase: RouteCase, request: RouteRequest) {
-  const handler = (await handlersOf(file))[request.method]!;
-  const response = await handler(
-    new Request(`http://localhost${request.path ?? testCase.path()}`, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-    }),
-    { params: Promise.resolve(request.params ?? testCase.params()) },
-  );
-  return { status: response.status, text: await response.text() };
+  const { label: _label, method, status: _status, path = testCase.path(), ...sent } = request;
+  expect(
+    apiRoutes.some((r) => `${r.path.slice(1)}/route.ts` === file),
+    `${file} is in the route table`,
+  ).toBe(true);
+  return api.send(method, path, sent).then(async (r) => ({ status: r.status, text: await r.text() }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -931,7 +878,7 @@ describe("routes", () => {
     async function aFreshContactOfA(): Promise<IdsOfA> {
       const created = await contactsPost(w.A.locationToken, w.A.locations[0]!.id);
       expect(created.status).toBe(201);
-      return { ...idsOfA(), contactId: ((await created.json()) as { contact: { id: string } }).contact.id };
+      return { ...idsOfA(), contactId: (created.body as { contact: { id: string } }).contact.id };
     }
 
     it("a DELETE that ignores its sub-account: caught with B's sub-account tokens, missed with B's Company token alone", async () => {
@@ -957,22 +904,12 @@ describe("routes", () => {
   });
 
   it("after all that, A's tokens and its pending code still work", async () => {
-    const { GET } = await import("@/app/locations/[locationId]/route");
-    const own = await GET(
-      new Request(`http://localhost/locations/${w.A.locations[0]!.id}`, { headers: bearer(w.A.locationToken) }),
-      { params: Promise.resolve({ locationId: w.A.locations[0]!.id }) },
-    );
+    const own = await api.get(`/locations/${w.A.locations[0]!.id}`, { token: w.A.locationToken });
     expect(own.status).toBe(200);
-    const { POST } = await import("@/app/oauth/token/route");
-    const redeemed = await POST(
-      formRequest("/oauth/token", {
-        grant_type: "authorization_code",
-        client_id: w.A.app.app.clientId,
-        client_secret: w.A.app.clientSecret,
-        code: w.A.pendingCode,
-        user_type: "Company",
-      }),
-    );
+    const redeemed = await api.post("/oauth/token", {
+      form: codeGrant(w.A.app, w.A.pendingCode, "Company"),
+      version: null,
+    });
     expect(redeemed.status).toBe(200);
   });
 });

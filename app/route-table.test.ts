@@ -1,6 +1,8 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { Method } from "@/lib/api/direct-router";
+import { apiClient } from "@/lib/testing/api-client";
 import { leftToNext as reasons } from "@/scripts/route-table";
 import { apiRoutes } from "./route-table";
 
@@ -57,19 +59,12 @@ describe("the API routes served ahead of Next.js", () => {
       "/openapi.json",
     ];
     const checked: string[] = [];
+    const api = apiClient(apiRoutes, { version: null, token: "not-a-token" });
     for (const route of apiRoutes) {
-      const params = Object.fromEntries(
-        route.segments.flatMap((s) => ("param" in s ? [[s.param, `x_${s.param}`] as const] : [])),
-      );
       const path = route.path.replace(/\[(\w+)\]/g, (_, name: string) => `x_${name}`);
-      for (const [method, handler] of Object.entries(route.handlers)) {
-        const body = method === "GET" || method === "OPTIONS" ? null : "a=b";
-        const request = new Request(`http://localhost:3000${path}`, {
-          method,
-          headers: { "content-type": "application/x-www-form-urlencoded", authorization: "Bearer not-a-token" },
-          body,
-        });
-        const response = await handler(request, { params: Promise.resolve(params) });
+      for (const method of Object.keys(route.handlers) as Method[]) {
+        const body = method === "GET" || method === "OPTIONS" ? undefined : "a=b";
+        const response = await api.send(method, path, { contentType: "application/x-www-form-urlencoded", body });
         const expected = method === "GET" && publicDocuments.includes(route.path) ? "public, max-age=300" : "no-store";
         expect(response.headers.get("cache-control"), `${method} ${route.path} (${response.status})`).toBe(expected);
         checked.push(`${method} ${route.path}`);

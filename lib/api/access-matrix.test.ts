@@ -1,7 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { POST as contactsPOST } from "@/app/contacts/route";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { POST as revokePOST } from "@/app/oauth/revoke/route";
+import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
 import {
   createPrivateIntegration,
@@ -11,8 +9,9 @@ import {
 } from "@/lib/integrations/lifecycle";
 import { ROTATION_OVERLAP_MS } from "@/lib/integrations/views";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
-import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
-import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { type ApiAnswer, apiClient, expectError } from "@/lib/testing/api-client";
+import { makeAgency, makeUser, newContact, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { clientForm, codeGrant, formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /**
  * The access matrix of issue 5: every kind of Bearer token against GET /locations/{id} (own,
@@ -20,7 +19,7 @@ import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing
  * sub-account, another one), each cell the exact status and error code.
  */
 
-const VERSION = "2021-07-28";
+const api = apiClient(apiRoutes);
 const DAY = 86_400_000;
 
 let A: TestAgency;
@@ -39,16 +38,7 @@ async function locationToken(agency: TestAgency, app: CreatedApp, index: number,
     {},
     now,
   );
-  const body = await tokenEndpoint(
-    formRequest("/oauth/token", {
-      grant_type: "authorization_code",
-      client_id: app.app.clientId,
-      client_secret: app.clientSecret,
-      code,
-      user_type: "Location",
-    }),
-    now,
-  );
+  const body = await tokenEndpoint(formRequest("/oauth/token", codeGrant(app, code, "Location")), now);
   return body.access_token as string;
 }
 
@@ -76,13 +66,7 @@ beforeAll(async () => {
   tokens.expired = await locationToken(A, appA, 0, new Date(Date.now() - 2 * DAY));
 
   tokens.revoked = await locationToken(A, appA, 0);
-  const revoked = await revokePOST(
-    formRequest("/oauth/revoke", {
-      token: tokens.revoked,
-      client_id: appA.app.clientId,
-      client_secret: appA.clientSecret,
-    }),
-  );
+  const revoked = await api.post("/oauth/revoke", { form: { token: tokens.revoked, ...clientForm(appA) } });
   expect(revoked.status).toBe(200);
 
   const rotated = await createPrivateIntegration(A.owner, subOwner, {
@@ -125,6 +109,8 @@ const created: Cell = [201];
 const forbidden: Cell = [403, "forbidden"];
 const noScope: Cell = [403, "insufficient_scope"];
 const invalid: Cell = [401, "invalid_token"];
+/** One cell in all six columns. */
+const everywhere = (cell: Cell): [Cell, Cell, Cell, Cell, Cell, Cell] => [cell, cell, cell, cell, cell, cell];
 
 // Columns: GET own (A's sub-account 1), other sub-account (A's 2), other agency (B's), nonexistent;
 // POST own (A's sub-account 1), other (A's 2).
@@ -133,60 +119,29 @@ const matrix: Record<string, [Cell, Cell, Cell, Cell, Cell, Cell]> = {
   location: [ok, forbidden, forbidden, forbidden, created, forbidden],
   agencyPi: [ok, ok, forbidden, forbidden, forbidden, forbidden],
   subPi: [ok, forbidden, forbidden, forbidden, created, forbidden],
-  expired: [invalid, invalid, invalid, invalid, invalid, invalid],
-  revoked: [invalid, invalid, invalid, invalid, invalid, invalid],
-  afterRotateNow: [invalid, invalid, invalid, invalid, invalid, invalid],
-  after7Days: [invalid, invalid, invalid, invalid, invalid, invalid],
-  deleted: [invalid, invalid, invalid, invalid, invalid, invalid],
-  lackingScope: [noScope, noScope, noScope, noScope, noScope, noScope],
+  expired: everywhere(invalid),
+  revoked: everywhere(invalid),
+  afterRotateNow: everywhere(invalid),
+  after7Days: everywhere(invalid),
+  deleted: everywhere(invalid),
+  lackingScope: everywhere(noScope),
   otherAgency: [forbidden, forbidden, ok, forbidden, forbidden, forbidden],
-  garbage: [invalid, invalid, invalid, invalid, invalid, invalid],
-  none: [invalid, invalid, invalid, invalid, invalid, invalid],
+  garbage: everywhere(invalid),
+  none: everywhere(invalid),
 };
 
-function headers(token: string | null, extra: Record<string, string> = {}): Record<string, string> {
-  return { version: VERSION, ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...extra };
-}
-
-async function read(pending: Promise<Response>) {
-  const response = await pending;
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: JSON.parse(text) as Record<string, unknown> };
-}
-
-function getLocation(token: string | null, locationId: string) {
-  return read(
-    locationGET(new Request(`http://localhost/locations/${locationId}`, { headers: headers(token) }), {
-      params: Promise.resolve({ locationId }),
-    }),
-  );
-}
+const getLocation = (token: string | null, locationId: string) => api.get(`/locations/${locationId}`, { token });
 
 function postContact(token: string | null, locationId: string) {
-  const body = {
-    firstName: "Ada",
-    lastName: "Lovelace",
-    email: `ada-${uniqueSuffix()}@example.com`,
-    phone: "+14155550123",
-    locationId,
-  };
-  return read(
-    contactsPOST(
-      new Request("http://localhost/contacts/", {
-        method: "POST",
-        headers: headers(token, { "content-type": "application/json" }),
-        body: JSON.stringify(body),
-      }),
-    ),
-  );
+  return api.post("/contacts/", { token, json: newContact(locationId) });
 }
 
-function expectCell(result: Awaited<ReturnType<typeof read>>, [status, code]: Cell, scope: string) {
+function expectCell(result: ApiAnswer, [status, code]: Cell, scope: string) {
   expect(result.status).toBe(status);
   expect(result.headers.get("x-trace-id")).toBeTruthy();
   expect(result.headers.get("x-ratelimit-max")).toBe("100");
   if (!code) return;
-  expect(result.body).toMatchObject({ error: code, statusCode: status, traceId: result.headers.get("x-trace-id") });
+  expectError(result, status, code);
   expect(String(result.body.error_description).length).toBeGreaterThan(20);
   const challenge = result.headers.get("www-authenticate") ?? "";
   expect(challenge).toMatch(new RegExp(`^Bearer .*error="${code}"`));

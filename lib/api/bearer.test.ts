@@ -1,9 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { openDatabase } from "@/lib/db/adapter";
+import { beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import { databaseHandle } from "@/lib/db/client";
-import { env } from "@/lib/env";
-import { PrismaClient } from "@/lib/generated/prisma/client";
 import {
   createPrivateIntegration,
   expireOldTokenNow,
@@ -13,8 +10,10 @@ import {
 import { tokenHint } from "@/lib/integrations/token";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
+import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { formRequest, install, makeApp } from "@/lib/testing/oauth";
+import { codeGrant, formRequest, install, makeApp } from "@/lib/testing/oauth";
+import { secondInstance } from "@/lib/testing/second-instance";
 import { authenticateBearer, bearerToken } from "./bearer";
 
 let A: TestAgency;
@@ -27,14 +26,8 @@ beforeAll(async () => {
 
 const sub = () => ({ level: "location", locationId }) as const;
 
-function call(token: string) {
-  return locationGET(
-    new Request(`http://localhost/locations/${locationId}`, {
-      headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
-    }),
-    { params: Promise.resolve({ locationId }) },
-  );
-}
+const api = apiClient(apiRoutes);
+const call = (token: string) => api.get(`/locations/${locationId}`, { token });
 
 async function refusal(request: Request) {
   try {
@@ -84,21 +77,13 @@ describe("changes apply to the very next request (no verification cache)", () =>
     const app = await makeApp(A.company.id);
     const user = await makeUser(A.company.id, "account_user", { locationIds: [locationId] });
     const { code, installationId } = await install(user, app.app.clientId, { level: "location", locationId });
-    const body = await tokenEndpoint(
-      formRequest("/oauth/token", {
-        grant_type: "authorization_code",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        code,
-        user_type: "Location",
-      }),
-    );
+    const body = await tokenEndpoint(formRequest("/oauth/token", codeGrant(app, code, "Location")));
     const token = body.access_token as string;
     expect((await call(token)).status).toBe(200);
     await uninstallApp({ installationId });
     const refused = await call(token);
     expect(refused.status).toBe(401);
-    expect((await refused.json()).error_description).toMatch(/revoked or the app was uninstalled/);
+    expect(refused.body.error_description).toMatch(/revoked or the app was uninstalled/);
   });
 
   it("editing an integration's scopes applies at once; Expire Now stops the old token at once", async () => {
@@ -123,13 +108,7 @@ describe("changes apply to the very next request (no verification cache)", () =>
 
 // Another PrismaClient with its own pool stands in for a second instance sharing PostgreSQL.
 describe.runIf(databaseHandle().kind === "postgresql")("a revocation made by another instance", () => {
-  let other: PrismaClient;
-  beforeAll(() => {
-    other = new PrismaClient({ adapter: openDatabase(env().DATABASE_URL).adapterFactory });
-  });
-  afterAll(async () => {
-    await other.$disconnect();
-  });
+  const other = secondInstance();
 
   it("is refused by this instance's next request, measured in milliseconds", async () => {
     const { token } = await createPrivateIntegration(A.owner, sub(), {
@@ -138,7 +117,7 @@ describe.runIf(databaseHandle().kind === "postgresql")("a revocation made by ano
     });
     expect((await call(token)).status).toBe(200);
     // What rotateNow does to the old token, committed through the other instance's connection.
-    await other.privateIntegrationToken.updateMany({
+    await other().privateIntegrationToken.updateMany({
       where: { hint: tokenHint(token), integration: { locationId } },
       data: { slot: null, revokedAt: new Date() },
     });

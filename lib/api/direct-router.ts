@@ -40,7 +40,7 @@ import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
 
 /** The methods a route module may export that are served here; HEAD is left to Next.js (it answers HEAD from GET). */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-type Method = (typeof METHODS)[number];
+export type Method = (typeof METHODS)[number];
 
 /** Every method served somewhere (by a route here or by Next.js); any other is refused at the edge. */
 const SERVED_METHODS = new Set<string>([...METHODS, "HEAD"]);
@@ -112,7 +112,7 @@ export function registerDirectRouter(routes: DirectRoute[], origin: string, opti
 }
 
 /** A route found by path, whatever the method. */
-interface Found {
+export interface Found {
   route: DirectRoute;
   params: Record<string, string>;
 }
@@ -123,14 +123,12 @@ const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
 const MAX_BODY_BYTES = Math.max(MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES);
 
 /**
- * The router: `routes` by exact path, each also with a trailing slash, as every path answers
- * (SPEC.md); a fixed path wins over a dynamic one, as in Next.js.
+ * The route of a path (no query): `routes` by exact path, each also with a trailing slash, as every
+ * path answers (SPEC.md); a fixed path wins over a dynamic one, as in Next.js. The segments are
+ * handed over undecoded: a path with a `%` is left to Next.js. Also the test client's
+ * (lib/testing/api-client.ts), so tests address routes as the server does.
  */
-export function directRouter(
-  routes: DirectRoute[],
-  origin: string,
-  options: EdgeOptions = { trustedProxyHops: 0 },
-): DirectRoutes {
+export function routeFinder(routes: DirectRoute[]): (pathname: string) => Found | undefined {
   const fixed = new Map<string, DirectRoute>();
   const dynamic: DirectRoute[] = [];
   for (const one of routes) {
@@ -140,8 +138,7 @@ export function directRouter(
       fixed.set(`${one.path}/`, one);
     }
   }
-  const appHost = new URL(origin).host;
-  const find = (pathname: string): Found | undefined => {
+  return (pathname) => {
     const known = fixed.get(pathname);
     if (known) return { route: known, params: {} };
     const parts = (pathname.endsWith("/") ? pathname.slice(0, -1) : pathname).split("/").slice(1);
@@ -151,6 +148,16 @@ export function directRouter(
     }
     return undefined;
   };
+}
+
+/** The router: routeFinder's route of the path, with the server's edge around it. */
+export function directRouter(
+  routes: DirectRoute[],
+  origin: string,
+  options: EdgeOptions = { trustedProxyHops: 0 },
+): DirectRoutes {
+  const find = routeFinder(routes);
+  const appHost = new URL(origin).host;
   return (request, response) => {
     if (options.trustedProxyHops === 0 && request.headers["x-forwarded-host"] !== undefined) {
       delete request.headers["x-forwarded-host"];

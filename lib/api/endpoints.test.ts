@@ -1,12 +1,12 @@
 // Over 250 lines on purpose: the API endpoints' shared rules (Version, body, 409, paths and
 // methods) over one agency and its four tokens; one table, read top to bottom.
 import { beforeAll, describe, expect, it } from "vitest";
-import { GET as contactGET } from "@/app/contacts/[contactId]/route";
-import { GET as contactsGET, POST as contactsPOST } from "@/app/contacts/route";
 import { apiRoutes } from "@/app/route-table";
+import type { Method } from "@/lib/api/direct-router";
 import { examplePath, isInternal } from "@/lib/api/openapi/operation";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { type ApiRequest, apiClient, expectError, readAnswer } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 
 /** Version, body validation, 409, GET /contacts/{id} and method answers of the token endpoints. */
@@ -33,16 +33,7 @@ beforeAll(async () => {
   ).token;
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely in assertions
-type Body = any;
-
-async function read(
-  pending: Promise<Response>,
-): Promise<{ status: number; headers: Headers; body: Body; text: string }> {
-  const response = await pending;
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: JSON.parse(text), text };
-}
+const api = apiClient(apiRoutes);
 
 function contactBody(overrides: Record<string, unknown> = {}) {
   return {
@@ -55,30 +46,11 @@ function contactBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
-function post(
-  body: unknown,
-  options: { token?: string; version?: string | null; contentType?: string; raw?: BodyInit; path?: string } = {},
-) {
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${options.token ?? subPi}`,
-    "content-type": options.contentType ?? "application/json",
-  };
-  if (options.version !== null) headers.version = options.version ?? "2021-07-28";
-  return read(
-    contactsPOST(
-      new Request(`http://localhost${options.path ?? "/contacts/"}`, {
-        method: "POST",
-        headers,
-        body: options.raw ?? JSON.stringify(body),
-      }),
-    ),
-  );
-}
-
-function expectError(result: Awaited<ReturnType<typeof read>>, status: number, error: string, text?: RegExp) {
-  expect(result.status).toBe(status);
-  expect(result.body).toMatchObject({ error, statusCode: status, traceId: result.headers.get("x-trace-id") });
-  if (text) expect(result.body.error_description).toMatch(text);
+/** POST /contacts/ with `body` as JSON, as the sub-account integration unless `request` says otherwise. */
+function post(body: unknown, request: ApiRequest & { path?: string } = {}) {
+  const { path = "/contacts/", ...sent } = request;
+  const raw = sent.body === undefined ? { body: JSON.stringify(body) } : {};
+  return api.post(path, { token: subPi, contentType: "application/json", ...raw, ...sent });
 }
 
 describe("Version header", () => {
@@ -90,16 +62,15 @@ describe("Version header", () => {
   for (const [name, version, text] of cases) {
     it(`${name}: 400 invalid_version naming the accepted values, on every endpoint`, async () => {
       expectError(await post(contactBody(), { version }), 400, "invalid_version", text);
-      const headers: Record<string, string> = { authorization: `Bearer ${subPi}`, ...(version ? { version } : {}) };
+      const sent = { token: subPi, version };
       // Every operation that declares the Version header (the route table's), its path from the examples.
       const checked: string[] = [];
       for (const route of apiRoutes) {
         for (const [method, handler] of Object.entries(route.handlers)) {
           const op = handler.declaration;
           if (!op || isInternal(op) || !op.version) continue;
-          const { path, params } = examplePath(route.path, op);
-          const request = new Request(`http://localhost${path}`, { method, headers });
-          expectError(await read(handler(request, { params: Promise.resolve(params) })), 400, "invalid_version", text);
+          const { path } = examplePath(route.path, op);
+          expectError(await readAnswer(await api.send(method as Method, path, sent)), 400, "invalid_version", text);
           checked.push(`${method} ${route.path}`);
         }
       }
@@ -115,7 +86,7 @@ describe("Version header", () => {
   });
 
   it("Version is checked before the token: no token and no Version is 400, not 401", async () => {
-    const result = await read(contactsPOST(new Request("http://localhost/contacts/", { method: "POST", body: "{}" })));
+    const result = await api.post("/contacts/", { version: null, body: "{}" });
     expectError(result, 400, "invalid_version");
   });
 });
@@ -161,21 +132,21 @@ describe("POST /contacts/ body", () => {
   }
 
   it("not JSON, an array, the wrong content type, broken UTF-8: 400", async () => {
-    expectError(await post(null, { raw: "{firstName:" }), 400, "invalid_request", /not valid JSON/);
+    expectError(await post(null, { body: "{firstName:" }), 400, "invalid_request", /not valid JSON/);
     expectError(await post([contactBody()]), 400, "invalid_request");
-    expectError(await post(null, { raw: "null" }), 400, "invalid_request");
+    expectError(await post(null, { body: "null" }), 400, "invalid_request");
     expectError(
-      await post(null, { raw: "firstName=Ada", contentType: "application/x-www-form-urlencoded" }),
+      await post(null, { body: "firstName=Ada", contentType: "application/x-www-form-urlencoded" }),
       400,
       "invalid_request",
       /Content-Type: application\/json/,
     );
-    expectError(await post(null, { raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }), 400, "invalid_request", /UTF-8/);
+    expectError(await post(null, { body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) }), 400, "invalid_request", /UTF-8/);
   });
 
   it("a 2 MB body is refused with 400 invalid_request, never a 5xx", async () => {
     const big = JSON.stringify(contactBody({ firstName: "x".repeat(2 * 1024 * 1024) }));
-    const result = await post(null, { raw: big });
+    const result = await post(null, { body: big });
     expectError(result, 400, "invalid_request", /larger than/);
     const stream = new ReadableStream({
       start(controller) {
@@ -183,16 +154,7 @@ describe("POST /contacts/ body", () => {
         controller.close();
       },
     });
-    const streamed = await read(
-      contactsPOST(
-        new Request("http://localhost/contacts/", {
-          method: "POST",
-          headers: { authorization: `Bearer ${subPi}`, version: "2021-07-28", "content-type": "application/json" },
-          body: stream,
-          duplex: "half",
-        } as RequestInit),
-      ),
-    );
+    const streamed = await post(null, { body: stream });
     expectError(streamed, 400, "invalid_request");
   });
 
@@ -231,15 +193,7 @@ describe("409 on a duplicate e-mail in one sub-account", () => {
 });
 
 describe("GET /contacts/{contactId}", () => {
-  const get = (contactId: string, token: string) =>
-    read(
-      contactGET(
-        new Request(`http://localhost/contacts/${contactId}`, {
-          headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
-        }),
-        { params: Promise.resolve({ contactId }) },
-      ),
-    );
+  const get = (contactId: string, token: string) => api.get(`/contacts/${contactId}`, { token });
 
   it("reads a contact of the token's sub-account; another sub-account's is 404; agency tokens 403", async () => {
     const created = await post(contactBody());
@@ -263,7 +217,7 @@ describe("paths and methods", () => {
   });
 
   it("an unserved method is 400 invalid_request with Allow and the error body", async () => {
-    const result = await read(contactsGET(new Request("http://localhost/contacts/")));
+    const result = await api.get("/contacts/", { version: null });
     expectError(result, 400, "invalid_request", /Use POST/);
     expect(result.headers.get("allow")).toBe("POST, OPTIONS");
   });

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { openDatabase } from "@/lib/db/adapter";
+import { describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import { databaseHandle, db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { PrismaClient } from "@/lib/generated/prisma/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { apiClient, expectError } from "@/lib/testing/api-client";
 import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { secondInstance } from "@/lib/testing/second-instance";
 import {
   BURST_WINDOW_MS,
   type CounterStore,
@@ -16,6 +16,7 @@ import {
   type RateLimits,
 } from "./rate-limit";
 
+const api = apiClient(apiRoutes);
 const limits: RateLimits = { burst: 100, daily: 200_000 };
 // A window start, so 10 seconds from here are one window.
 const t0 = new Date(Math.ceil(Date.parse("2031-03-04T05:06:00.000Z") / BURST_WINDOW_MS) * BURST_WINDOW_MS);
@@ -177,13 +178,7 @@ describe("through the route: the 101st request in 10 seconds", () => {
     // Start early in a window so the 101 requests fall in one.
     const into = Date.now() % BURST_WINDOW_MS;
     if (into > 4_000) await new Promise((r) => setTimeout(r, BURST_WINDOW_MS - into + 20));
-    const call = () =>
-      locationGET(
-        new Request(`http://localhost/locations/${locationId}`, {
-          headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
-        }),
-        { params: Promise.resolve({ locationId }) },
-      );
+    const call = () => api.get(`/locations/${locationId}`, { token });
     for (let i = 1; i <= 100; i++) {
       const response = await call();
       expect(response.status).toBe(200);
@@ -194,10 +189,7 @@ describe("through the route: the 101st request in 10 seconds", () => {
       expect(response.headers.get("x-ratelimit-daily-remaining")).toBe(String(200_000 - i));
     }
     const refused = await call();
-    expect(refused.status).toBe(429);
-    const body = await refused.json();
-    expect(body).toMatchObject({ error: "rate_limited", statusCode: 429, traceId: refused.headers.get("x-trace-id") });
-    expect(body.error_description).toMatch(/100 requests per 10 seconds.*Retry after \d+ seconds/);
+    expectError(refused, 429, "rate_limited", /100 requests per 10 seconds.*Retry after \d+ seconds/);
     const retryAfter = Number(refused.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(10);
@@ -206,12 +198,7 @@ describe("through the route: the 101st request in 10 seconds", () => {
   });
 
   it("answers before authentication carry the limits (there is no caller to count yet)", async () => {
-    const response = await locationGET(
-      new Request("http://localhost/locations/x", { headers: { version: "2021-07-28" } }),
-      {
-        params: Promise.resolve({ locationId: "x" }),
-      },
-    );
+    const response = await api.get("/locations/x");
     expect(response.status).toBe(401);
     expect(response.headers.get("x-ratelimit-max")).toBe("100");
     expect(response.headers.get("x-ratelimit-limit-daily")).toBe("200000");
@@ -221,17 +208,11 @@ describe("through the route: the 101st request in 10 seconds", () => {
 
 // Two PrismaClients with pools of their own stand in for two app instances sharing PostgreSQL.
 describe.runIf(databaseHandle().kind === "postgresql")("two instances on PostgreSQL", () => {
-  let second: PrismaClient;
-  beforeAll(() => {
-    second = new PrismaClient({ adapter: openDatabase(env().DATABASE_URL).adapterFactory });
-  });
-  afterAll(async () => {
-    await second.$disconnect();
-  });
+  const second = secondInstance();
 
   it("share one budget: of 150 concurrent requests split across them, exactly 100 pass", async () => {
     const one = new DatabaseCounterStore();
-    const two = new DatabaseCounterStore((text, values) => second.$queryRawUnsafe(text, ...values));
+    const two = new DatabaseCounterStore((text, values) => second().$queryRawUnsafe(text, ...values));
     const subject = `app:${uniqueSuffix()}|location:two`;
     const decisions = await Promise.all(
       Array.from({ length: 150 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store: i % 2 ? one : two })),

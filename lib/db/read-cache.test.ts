@@ -1,18 +1,17 @@
 // Over 250 lines on purpose: the read cache's one promise (never outlive a change) proven for each
 // kind of change, here and from another connection, over shared fixtures.
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { verifyBearerToken } from "@/lib/api/bearer";
 import { databaseHandle, db } from "@/lib/db/client";
 import { READ_CACHE_TTL_MS, readCacheStats } from "@/lib/db/read-cache";
-import { env } from "@/lib/env";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import * as lifecycle from "@/lib/integrations/lifecycle";
 import { flushLastUsedWrites } from "@/lib/integrations/verify";
 import { revokeToken } from "@/lib/oauth/revoke";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
+import { waitFor, writerElsewhere } from "@/lib/testing/elsewhere";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import { formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import type { VerifyResult } from "@/lib/tokens/principal";
@@ -25,14 +24,6 @@ import type { VerifyResult } from "@/lib/tokens/principal";
  */
 
 const isPostgres = () => databaseHandle().kind === "postgresql";
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /** Verifies until the answer comes from the cache (the listener is up and the entry stored). */
 async function cached(token: string): Promise<void> {
@@ -194,16 +185,10 @@ function clientForm(w: World) {
  * the "other writer" is a statement sent to PGlite directly, bypassing the lib functions.
  */
 describe("a change made elsewhere is refused within a second", () => {
-  let other: pg.Client | undefined;
+  const elsewhere = writerElsewhere();
   const latencies: number[] = [];
 
-  beforeAll(async () => {
-    if (!isPostgres()) return;
-    other = new pg.Client({ connectionString: env().DATABASE_URL });
-    await other.connect();
-  });
   afterAll(async () => {
-    await other?.end();
     if (latencies.length) {
       const kind = isPostgres() ? "PostgreSQL" : "PGlite";
       console.info(
@@ -211,11 +196,6 @@ describe("a change made elsewhere is refused within a second", () => {
       );
     }
   });
-
-  async function elsewhere(sql: string, params: unknown[]): Promise<void> {
-    if (other) await other.query(sql, params);
-    else await databaseHandle().pglite!.query(sql, params);
-  }
 
   async function propagation(token: string, sql: string, params: unknown[], check = refused): Promise<number> {
     await cached(token);
@@ -307,6 +287,7 @@ describe("a change made elsewhere is refused within a second", () => {
     await cached(pi.token);
     const start = performance.now();
     const sql = `UPDATE "PrivateIntegrationToken" SET slot = NULL, "revokedAt" = now() WHERE "integrationId" = $1`;
+    const other = elsewhere.client();
     if (other) {
       await other.query("SET session_replication_role = replica");
       await other.query(sql, [pi.id]);
@@ -326,6 +307,7 @@ describe("a change made elsewhere is refused within a second", () => {
     const pi = await integration(w);
     await cached(pi.token);
     const pid = readCacheStats().listenerPid;
+    const other = elsewhere.client();
     expect(pid).toBeDefined();
     await other!.query("SELECT pg_terminate_backend($1)", [pid]);
     await waitFor(() => !readCacheStats().listening);

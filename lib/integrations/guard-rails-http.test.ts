@@ -2,12 +2,13 @@
 // rails changed elsewhere; they share one agency, its integrations and the request helper.
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { peerAddressHeader } from "@/lib/client-address";
+import { apiRoutes } from "@/app/route-table";
 import { databaseHandle, db } from "@/lib/db/client";
 import { changeCachedState, readCacheStats } from "@/lib/db/read-cache";
 import { env, resetEnvCache } from "@/lib/env";
 import { createLocation } from "@/lib/provisioning/create-location";
+import { type ApiRequest, apiClient } from "@/lib/testing/api-client";
+import { waitFor, writerElsewhere } from "@/lib/testing/elsewhere";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { ALL_SUB_ACCOUNTS, type GuardRails, NO_GUARD_RAILS, readGuardRails, writeGuardRails } from "./guard-rails";
 import { createPrivateIntegration } from "./lifecycle";
@@ -37,21 +38,12 @@ afterAll(async () => {
   await flushLastUsedWrites();
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely in assertions
-type Body = any;
+const api = apiClient(apiRoutes);
 
-async function getLocation(
-  token: string,
-  locationId: string,
-  headers: Record<string, string> = { [peerAddressHeader]: "192.0.2.10" },
-): Promise<{ status: number; body: Body; challenge: string | null }> {
-  const response = await locationGET(
-    new Request(`http://localhost/locations/${locationId}`, {
-      headers: { authorization: `Bearer ${token}`, version: "2021-07-28", ...headers },
-    }),
-    { params: Promise.resolve({ locationId }) },
-  );
-  return { status: response.status, body: await response.json(), challenge: response.headers.get("www-authenticate") };
+/** GET /locations/{id} from `from` (by default one peer address), and the answer's Bearer challenge. */
+async function getLocation(token: string, locationId: string, from: ApiRequest = { peer: "192.0.2.10" }) {
+  const answer = await api.get(`/locations/${locationId}`, { token, ...from });
+  return { ...answer, challenge: answer.headers.get("www-authenticate") };
 }
 
 /** An agency integration that can read sub-accounts, with `rails` written as Edit will write them. */
@@ -94,11 +86,11 @@ describe("Allowed IP addresses", () => {
   it("the peer inside a range passes, outside it is 403 forbidden naming the rule and the address", async () => {
     const pi = await agencyIntegration({ allowedIpAddresses: allowed });
     const id = A.locations[0]!.id;
-    expect((await getLocation(pi.token, id, { [peerAddressHeader]: "203.0.113.9" })).status).toBe(200);
-    expect((await getLocation(pi.token, id, { [peerAddressHeader]: "::ffff:203.0.113.9" })).status).toBe(200);
-    expect((await getLocation(pi.token, id, { [peerAddressHeader]: "2001:db8:1::5" })).status).toBe(200);
+    expect((await getLocation(pi.token, id, { peer: "203.0.113.9" })).status).toBe(200);
+    expect((await getLocation(pi.token, id, { peer: "::ffff:203.0.113.9" })).status).toBe(200);
+    expect((await getLocation(pi.token, id, { peer: "2001:db8:1::5" })).status).toBe(200);
 
-    const refused = await getLocation(pi.token, id, { [peerAddressHeader]: "198.51.100.7" });
+    const refused = await getLocation(pi.token, id, { peer: "198.51.100.7" });
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ error: "forbidden", statusCode: 403 });
     expect(refused.body.error_description).toMatch(
@@ -113,8 +105,8 @@ describe("Allowed IP addresses", () => {
     const pi = await agencyIntegration({ allowedIpAddresses: allowed });
     for (const forwarded of ["203.0.113.9", "203.0.113.9, 203.0.113.10", "198.51.100.7, 203.0.113.9"]) {
       const refused = await getLocation(pi.token, A.locations[0]!.id, {
-        [peerAddressHeader]: "198.51.100.7",
-        "x-forwarded-for": forwarded,
+        peer: "198.51.100.7",
+        forwardedFor: forwarded,
       });
       expect(refused.status).toBe(403);
       expect(refused.body.error_description).toContain("came from 198.51.100.7.");
@@ -128,20 +120,19 @@ describe("Allowed IP addresses", () => {
     const pi = await agencyIntegration({ allowedIpAddresses: allowed });
     const id = A.locations[0]!.id;
     // The proxy (the peer, 10.0.0.1) appended the client it saw.
-    const proxied = (forwarded: string) =>
-      getLocation(pi.token, id, { [peerAddressHeader]: "10.0.0.1", "x-forwarded-for": forwarded });
+    const proxied = (forwarded: string) => getLocation(pi.token, id, { peer: "10.0.0.1", forwardedFor: forwarded });
     expect((await proxied("203.0.113.9")).status).toBe(200);
     const forged = await proxied("203.0.113.9, 198.51.100.7");
     expect(forged.status).toBe(403);
     expect(forged.body.error_description).toContain("came from 198.51.100.7.");
     // The proxy's own address is not the client's.
-    expect((await getLocation(pi.token, id, { [peerAddressHeader]: "203.0.113.9" })).status).toBe(200);
-    expect((await getLocation(pi.token, id, { [peerAddressHeader]: "10.0.0.1" })).status).toBe(403);
+    expect((await getLocation(pi.token, id, { peer: "203.0.113.9" })).status).toBe(200);
+    expect((await getLocation(pi.token, id, { peer: "10.0.0.1" })).status).toBe(403);
   });
 
   it("an unknown peer (no x-peer-address, as under next dev) is refused by any allowlist", async () => {
     const pi = await agencyIntegration({ allowedIpAddresses: ["0.0.0.0/0", "::/0"] });
-    const refused = await getLocation(pi.token, A.locations[0]!.id, { "x-forwarded-for": "203.0.113.9" });
+    const refused = await getLocation(pi.token, A.locations[0]!.id, { forwardedFor: "203.0.113.9" });
     expect(refused.status).toBe(403);
     expect(refused.body.error_description).toContain("an address the server could not determine");
     // No allowlist: every caller, as before.
@@ -151,12 +142,12 @@ describe("Allowed IP addresses", () => {
 
   it("Last used records when and from which address (refusals are not a use)", async () => {
     const pi = await agencyIntegration({ allowedIpAddresses: allowed });
-    await getLocation(pi.token, A.locations[0]!.id, { [peerAddressHeader]: "198.51.100.7" });
+    await getLocation(pi.token, A.locations[0]!.id, { peer: "198.51.100.7" });
     await flushLastUsedWrites();
     const unused = await db().privateIntegrationToken.findUniqueOrThrow({ where: { id: pi.tokenId } });
     expect(unused).toMatchObject({ lastUsedAt: null, lastUsedAddress: null });
     const before = Date.now();
-    await getLocation(pi.token, A.locations[0]!.id, { [peerAddressHeader]: "::ffff:203.0.113.44" });
+    await getLocation(pi.token, A.locations[0]!.id, { peer: "::ffff:203.0.113.44" });
     await flushLastUsedWrites();
     const used = await db().privateIntegrationToken.findUniqueOrThrow({ where: { id: pi.tokenId } });
     expect(used.lastUsedAddress).toBe("203.0.113.44");
@@ -210,30 +201,7 @@ describe("Sub-accounts", () => {
  * statement sent to PGlite directly, bypassing changeCachedState.
  */
 describe("a guard-rail change made elsewhere empties the read cache", () => {
-  const isPostgres = () => databaseHandle().kind === "postgresql";
-  let elsewhereClient: pg.Client | undefined;
-
-  beforeAll(async () => {
-    if (!isPostgres()) return;
-    elsewhereClient = new pg.Client({ connectionString: env().DATABASE_URL });
-    await elsewhereClient.connect();
-  });
-  afterAll(async () => {
-    await elsewhereClient?.end();
-  });
-
-  async function elsewhere(sql: string, params: unknown[]): Promise<void> {
-    if (elsewhereClient) await elsewhereClient.query(sql, params);
-    else await databaseHandle().pglite!.query(sql, params);
-  }
-
-  async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error("timed out");
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
+  const elsewhere = writerElsewhere();
 
   const context = { clientAddress: "203.0.113.9" };
   const works = async (token: string, locationId?: string) => {
@@ -295,7 +263,7 @@ describe("a guard-rail change made elsewhere empties the read cache", () => {
     const payloads: string[] = [];
     console.info(`[guard-rails] NOTIFY proof on ${databaseHandle().kind}`);
     let stop: () => Promise<void>;
-    if (elsewhereClient) {
+    if (elsewhere.client()) {
       const listener = new pg.Client({ connectionString: env().DATABASE_URL });
       await listener.connect();
       listener.on("notification", (message) => payloads.push(message.payload ?? ""));

@@ -7,7 +7,7 @@ import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { formRequest, install, makeApp } from "@/lib/testing/oauth";
+import { codeGrant, formRequest, install, makeApp, refreshGrant } from "@/lib/testing/oauth";
 import { WEBHOOK_EVENT_RETENTION_DAYS } from "@/lib/webhooks/retention";
 import { PRUNE_HORIZONS, pruneOnce, startPruner, stopPruner } from "./prune";
 import { noneDeleted, type PruneCounts } from "./prune-steps";
@@ -288,25 +288,11 @@ describe("batches", () => {
 });
 
 describe("replay detection still works for rows younger than the horizon", () => {
+  type Pair = Record<string, unknown> & { refresh_token: string; refreshTokenId: string };
   const exchangeCode = (code: string) =>
-    tokenEndpoint(
-      formRequest("/oauth/token", {
-        grant_type: "authorization_code",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        code,
-        user_type: "Location",
-      }),
-    ) as Promise<Record<string, unknown> & { refresh_token: string; refreshTokenId: string }>;
+    tokenEndpoint(formRequest("/oauth/token", codeGrant(app, code, "Location"))) as Promise<Pair>;
   const refresh = (token: string) =>
-    tokenEndpoint(
-      formRequest("/oauth/token", {
-        grant_type: "refresh_token",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        refresh_token: token,
-      }),
-    ) as Promise<Record<string, unknown> & { refresh_token: string; refreshTokenId: string }>;
+    tokenEndpoint(formRequest("/oauth/token", refreshGrant(app, token))) as Promise<Pair>;
 
   async function freshInstall() {
     const { code } = await install(installer, app.app.clientId, {

@@ -2,17 +2,16 @@
 // per case (versions, consent, decline, several behind, removal), over one app.
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { POST as contactsPOST } from "@/app/contacts/route";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { POST as locationTokenPOST } from "@/app/oauth/locationToken/route";
+import { apiRoutes } from "@/app/route-table";
 import type { Actor } from "@/lib/accounts/permissions";
 import { verifyBearerToken } from "@/lib/api/bearer";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { updateApp } from "@/lib/apps/registry";
 import { listAppVersions } from "@/lib/apps/versions";
 import { db } from "@/lib/db/client";
-import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { callRoute, formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { apiClient } from "@/lib/testing/api-client";
+import { makeAgency, makeUser, newContact, type TestAgency } from "@/lib/testing/fixtures";
+import { formRequest, installAndExchange, makeApp, refreshGrant } from "@/lib/testing/oauth";
 import { approveUpdate, declineUpdate, getPendingUpdate, listPendingUpdates } from "./app-updates";
 import { introspectToken } from "./introspect";
 import { tokenEndpoint } from "./token-endpoint";
@@ -23,45 +22,20 @@ import { tokenEndpoint } from "./token-endpoint";
  * grants more than its installation holds now.
  */
 
-const VERSION = "2021-07-28";
+const api = apiClient(apiRoutes);
 const TWO = ["locations.readonly", "contacts.readonly"];
 const THREE = [...TWO, "contacts.write"];
 
-function getLocation(token: string, locationId: string) {
-  return callRoute(
-    (request) => locationGET(request, { params: Promise.resolve({ locationId }) }),
-    new Request(`http://localhost/locations/${locationId}`, {
-      headers: { authorization: `Bearer ${token}`, version: VERSION },
-    }),
-  );
-}
+const getLocation = (token: string, locationId: string) => api.get(`/locations/${locationId}`, { token });
 
-function createContact(token: string, locationId: string) {
-  return callRoute(
-    contactsPOST,
-    new Request("http://localhost/contacts/", {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, version: VERSION, "content-type": "application/json" },
-      body: JSON.stringify({
-        firstName: "Ada",
-        lastName: "Lovelace",
-        email: `ada-${Date.now()}@example.com`,
-        phone: "+14155550123",
-        locationId,
-      }),
-    }),
-  );
-}
+const createContact = (token: string, locationId: string) =>
+  api.post("/contacts/", { token, json: newContact(locationId) });
 
 async function refresh(app: CreatedApp, refreshToken: string) {
-  return (await tokenEndpoint(
-    formRequest("/oauth/token", {
-      grant_type: "refresh_token",
-      client_id: app.app.clientId,
-      client_secret: app.clientSecret,
-      refresh_token: refreshToken,
-    }),
-  )) as Record<string, unknown> & { access_token: string; refresh_token: string; scope: string };
+  return (await tokenEndpoint(formRequest("/oauth/token", refreshGrant(app, refreshToken)))) as Record<
+    string,
+    unknown
+  > & { access_token: string; refresh_token: string; scope: string };
 }
 
 async function scopesOf(token: string): Promise<string[]> {
@@ -273,14 +247,10 @@ describe("an agency install several versions behind", () => {
     const refreshed = await refresh(app, tokens.refresh_token);
     expect(refreshed.scope.split(" ")).toContain("users.readonly");
     // /oauth/locationToken from the Company token issued before the approval carries the new scopes too.
-    const location = await callRoute(
-      locationTokenPOST,
-      formRequest(
-        "/oauth/locationToken",
-        { companyId: agency.company.id, locationId: agency.locations[0]!.id },
-        { authorization: `Bearer ${tokens.access_token}`, version: VERSION },
-      ),
-    );
+    const location = await api.post("/oauth/locationToken", {
+      form: { companyId: agency.company.id, locationId: agency.locations[0]!.id },
+      token: tokens.access_token,
+    });
     expect(location.status).toBe(200);
     expect(String(location.body.scope).split(" ")).toContain("contacts.readonly");
     expect(decodeJwt(String(location.body.access_token)).versionId).toBe(events[0]!.versionId);

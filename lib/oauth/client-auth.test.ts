@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { HttpError } from "@/lib/api/http-error";
 import { regenerateClientSecret } from "@/lib/apps/secrets";
+import { basicAuth } from "@/lib/testing/api-client";
 import { makeAgency } from "@/lib/testing/fixtures";
-import { basicAuth, formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { findAppByClientId } from "./client-lookup";
 import { tokenEndpoint } from "./token-endpoint";
 

@@ -1,17 +1,14 @@
 // Over 250 lines on purpose: SPEC.md's install to future sub-accounts, the installs that get them
 // and those that do not, over shared install helpers.
 import { beforeAll, describe, expect, it } from "vitest";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { GET as installedGET } from "@/app/oauth/installedLocations/route";
-import { POST as locationTokenPOST } from "@/app/oauth/locationToken/route";
-import { POST as tokenPOST } from "@/app/oauth/token/route";
-import { GET as eventsGET } from "@/app/webhooks/events/route";
+import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { runCommand } from "@/lib/cli/run";
 import { db } from "@/lib/db/client";
 import { createLocation } from "@/lib/provisioning/create-location";
+import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { basicAuth, callRoute, codeExchange, formRequest, install, makeApp } from "@/lib/testing/oauth";
+import { codeGrant, install, makeApp, refreshGrant } from "@/lib/testing/oauth";
 import { installChoiceFor } from "./authorize/install-choice";
 import type { InstallTarget } from "./authorize/resolve-target";
 import { installAppsOnNewSubAccount } from "./future-installs";
@@ -23,12 +20,11 @@ import { uninstallApp } from "./uninstall";
  * for a Location token that works, and announced by exactly one INSTALL event.
  */
 
-const VERSION = "2021-07-28";
+const api = apiClient(apiRoutes);
 const hooks = { webhookUrl: "https://hooks.example.test/in" };
 
-async function exchangeCode(app: CreatedApp, code: string) {
-  return callRoute(tokenPOST, codeExchange(app, code, "Company"));
-}
+const exchangeCode = (app: CreatedApp, code: string) =>
+  api.post("/oauth/token", { form: codeGrant(app, code, "Company"), version: null });
 
 async function installAgency(
   agency: TestAgency,
@@ -41,25 +37,11 @@ async function installAgency(
   return { installationId, token: token.body as Record<string, unknown> & { access_token: string } };
 }
 
-function installedLocations(agency: TestAgency, companyToken: string) {
-  return callRoute(
-    installedGET,
-    new Request(`http://localhost/oauth/installedLocations?companyId=${agency.company.id}`, {
-      headers: { authorization: `Bearer ${companyToken}`, version: VERSION },
-    }),
-  );
-}
+const installedLocations = (agency: TestAgency, companyToken: string) =>
+  api.get("/oauth/installedLocations", { query: { companyId: agency.company.id }, token: companyToken });
 
-function locationToken(agency: TestAgency, companyToken: string, locationId: string) {
-  return callRoute(
-    locationTokenPOST,
-    formRequest(
-      "/oauth/locationToken",
-      { companyId: agency.company.id, locationId },
-      { authorization: `Bearer ${companyToken}`, version: VERSION },
-    ),
-  );
-}
+const locationToken = (agency: TestAgency, companyToken: string, locationId: string) =>
+  api.post("/oauth/locationToken", { form: { companyId: agency.company.id, locationId }, token: companyToken });
 
 async function installEventsFor(appId: string, locationId: string) {
   const rows = await db().webhookEvent.findMany({ where: { appId, type: "INSTALL" } });
@@ -105,12 +87,7 @@ describe("an agency install that chose all sub-accounts and sub-accounts created
     const exchanged = await locationToken(agency, companyToken, id);
     expect(exchanged.status).toBe(200);
     expect(exchanged.body).toMatchObject({ userType: "Location", locationId: id });
-    const read = await callRoute(
-      (request) => locationGET(request, { params: Promise.resolve({ locationId: id }) }),
-      new Request(`http://localhost/locations/${id}`, {
-        headers: { authorization: `Bearer ${exchanged.body.access_token}`, version: VERSION },
-      }),
-    );
+    const read = await api.get(`/locations/${id}`, { token: exchanged.body.access_token });
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ location: { id, companyId: agency.company.id, name: "Opened later" } });
 
@@ -130,12 +107,10 @@ describe("an agency install that chose all sub-accounts and sub-accounts created
 
     // The app can also find it among its missed events (listed once older transactions have ended).
     const missed = () =>
-      callRoute(
-        eventsGET,
-        new Request("http://localhost/webhooks/events?limit=500", {
-          headers: { authorization: basicAuth(app.app.clientId, app.clientSecret) },
-        }),
-      );
+      api.get("/webhooks/events?limit=500", {
+        basic: { id: app.app.clientId, secret: app.clientSecret },
+        version: null,
+      });
     await expect
       .poll(async () => ((await missed()).body.events as { webhookId: string }[]).map((e) => e.webhookId))
       .toContain(events[0]!.id);
@@ -149,15 +124,10 @@ describe("an agency install that chose all sub-accounts and sub-accounts created
       installToFutureLocations: true,
     });
     const first = await exchangeCode(app, code);
-    const refreshed = await callRoute(
-      tokenPOST,
-      formRequest("/oauth/token", {
-        grant_type: "refresh_token",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        refresh_token: String(first.body.refresh_token),
-      }),
-    );
+    const refreshed = await api.post("/oauth/token", {
+      form: refreshGrant(app, String(first.body.refresh_token)),
+      version: null,
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body).toMatchObject({ approveAllLocations: true, installToFutureLocations: true });
   });

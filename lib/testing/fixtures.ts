@@ -47,3 +47,12 @@ export async function makeAgency(
     await setLabsFeature({ companyId: company.id, feature: "private_integrations", enabled: true });
   return { company, locations, owner };
 }
+
+/** A POST /contacts/ body for `locationId`, with an e-mail no other test uses. */
+export const newContact = (locationId: string) => ({
+  firstName: "Ada",
+  lastName: "Lovelace",
+  email: `ada-${uniqueSuffix()}@example.com`,
+  phone: "+14155550123",
+  locationId,
+});

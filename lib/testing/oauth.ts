@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
+import { beforeAll } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { type CreatedApp, createApp } from "@/lib/apps/registry";
 import type { NewApp } from "@/lib/apps/settings";
 import { type ApprovedInstall, approveInstall } from "@/lib/oauth/authorize/approve";
 import type { AuthorizeParams } from "@/lib/oauth/authorize/params";
 import type { InstallTarget } from "@/lib/oauth/authorize/resolve-target";
-import { uniqueSuffix } from "@/lib/testing/fixtures";
+import { formBody } from "@/lib/testing/api-client";
+import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 
 /** Test helpers for the OAuth flow, made through the same lib functions the screens use. */
 
@@ -46,28 +48,37 @@ export function formRequest(
   body: Record<string, string | undefined>,
   headers: Record<string, string> = {},
 ): Request {
-  const form = new URLSearchParams();
-  for (const [k, v] of Object.entries(body)) if (v !== undefined) form.set(k, v);
   return new Request(`http://localhost${path}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-    body: form.toString(),
+    body: formBody(body),
   });
 }
 
-export function basicAuth(clientId: string, clientSecret: string): string {
-  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString("base64")}`;
-}
+/** The app's client credentials as form fields (client_secret_post). */
+export const clientForm = (client: CreatedApp) => ({
+  client_id: client.app.clientId,
+  client_secret: client.clientSecret,
+});
+
+/** A token request's form exchanging `code` (RFC 6749 §4.1.3). */
+export const codeGrant = (client: CreatedApp, code: string, userType?: "Company" | "Location") => ({
+  grant_type: "authorization_code",
+  ...clientForm(client),
+  code,
+  user_type: userType,
+});
+
+/** A token request's form refreshing `refreshToken` (RFC 6749 §6). */
+export const refreshGrant = (client: CreatedApp, refreshToken: string) => ({
+  grant_type: "refresh_token",
+  ...clientForm(client),
+  refresh_token: refreshToken,
+});
 
 /** POST /oauth/token exchanging `code` for `created`'s tokens, the client authenticated in the form. */
 export function codeExchange(created: CreatedApp, code: string, userType: "Company" | "Location"): Request {
-  return formRequest("/oauth/token", {
-    grant_type: "authorization_code",
-    client_id: created.app.clientId,
-    client_secret: created.clientSecret,
-    code,
-    user_type: userType,
-  });
+  return formRequest("/oauth/token", codeGrant(created, code, userType));
 }
 
 /** Installs `app` and exchanges the code at the token endpoint (lib level, no HTTP server). */
@@ -82,21 +93,40 @@ export async function installAndExchange(
   return body as Record<string, unknown> & { access_token: string; refresh_token: string };
 }
 
-export interface RouteResult {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown>;
-  text: string;
+export interface AgencyWithApp {
+  agency: TestAgency;
+  app: CreatedApp;
+  /** The app's Company token and its refresh token, installed at agency level. */
+  companyToken: string;
+  refreshToken: string;
 }
 
-/** Calls a route handler export directly, as Next.js would, and reads the answer. */
-export async function callRoute(
-  handler: (request: Request, context?: { params?: Promise<Record<string, never>> }) => Promise<Response>,
-  request: Request,
-): Promise<RouteResult> {
-  const response = await handler(request);
-  const text = await response.text();
-  let body: Record<string, unknown> = {};
-  if (text) body = JSON.parse(text);
-  return { status: response.status, headers: response.headers, body, text };
+/**
+ * An agency of `locations` sub-accounts with an app of its own installed at agency level on the
+ * ones at `installedOn` (all of them by default), and the Company token of that install.
+ */
+export async function agencyWithApp(locations: number, installedOn?: number[]): Promise<AgencyWithApp> {
+  const agency = await makeAgency({ locations });
+  const app = await makeApp(agency.company.id);
+  const locationIds = (installedOn ?? agency.locations.map((_, i) => i)).map((i) => agency.locations[i]!.id);
+  const tokens = await installAndExchange(agency.owner, app, { level: "agency", locationIds });
+  return { agency, app, companyToken: tokens.access_token, refreshToken: tokens.refresh_token };
+}
+
+/** agencyWithApp's, made before the tests of the file (or describe block) that calls this: read it in tests. */
+export function withAgencyApp(locations: number, installedOn?: number[]): AgencyWithApp {
+  const made = {} as AgencyWithApp;
+  beforeAll(async () => {
+    Object.assign(made, await agencyWithApp(locations, installedOn));
+  });
+  return made;
+}
+
+/** An agency of `locations` sub-accounts, a user of its first sub-account only, and an app of its own (not installed). */
+export async function agencyUserAndApp(
+  locations: number,
+): Promise<{ agency: TestAgency; subUser: Actor; app: CreatedApp }> {
+  const agency = await makeAgency({ locations });
+  const subUser = await makeUser(agency.company.id, "account_user", { locationIds: [agency.locations[0]!.id] });
+  return { agency, subUser, app: await makeApp(agency.company.id) };
 }

@@ -1,12 +1,11 @@
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { decrypt } from "@/lib/crypto/secrets";
-import { openDatabase } from "@/lib/db/adapter";
 import { databaseHandle, db } from "@/lib/db/client";
 import { tableChangeMarker } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
-import { PrismaClient } from "@/lib/generated/prisma/client";
 import { holdKeyRotationLock } from "@/lib/testing/key-rotation-lock";
+import { secondInstance } from "@/lib/testing/second-instance";
 import { ACCESS_TOKEN_TTL_SECONDS } from "./access-token";
 import {
   accessTokenJwks,
@@ -177,31 +176,25 @@ describe("access-token signing keys", () => {
 
 // Two PrismaClients with pools of their own stand in for two app instances sharing PostgreSQL.
 describe.runIf(databaseHandle().kind === "postgresql")("two instances on PostgreSQL", () => {
-  let second: PrismaClient;
-  beforeAll(() => {
-    second = new PrismaClient({ adapter: openDatabase(env().DATABASE_URL).adapterFactory });
-  });
-  afterAll(async () => {
-    await second.$disconnect();
-  });
+  const second = secondInstance();
 
   it("rotate a due key exactly once when both notice at the same moment", async () => {
     const { kid: oldKid } = await ensureActiveKey();
     const now = new Date();
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        rotateInDatabase(i % 2 ? second : db(), now, { onlyIfDue: true, rotationDays: DUE_AT_ONCE_DAYS }),
+        rotateInDatabase(i % 2 ? second() : db(), now, { onlyIfDue: true, rotationDays: DUE_AT_ONCE_DAYS }),
       ),
     );
     const rotations = results.filter(Boolean);
     expect(rotations).toHaveLength(1);
     expect(rotations[0]?.previousKid).toBe(oldKid);
-    const active = await second.signingKey.findMany({ where: { use: "access_token", retiredAt: null } });
+    const active = await second().signingKey.findMany({ where: { use: "access_token", retiredAt: null } });
     expect(active.map((k) => k.kid)).toEqual([rotations[0]?.kid]);
   });
 
   it("two operators rotating at once make two rotations in a row, never two signing keys", async () => {
-    const [a, b] = await Promise.all([rotateInDatabase(db(), new Date()), rotateInDatabase(second, new Date())]);
+    const [a, b] = await Promise.all([rotateInDatabase(db(), new Date()), rotateInDatabase(second(), new Date())]);
     expect(a?.kid).not.toBe(b?.kid);
     expect([a?.previousKid, b?.previousKid]).toEqual(expect.arrayContaining([expect.any(String)]));
     expect(a?.previousKid === b?.kid || b?.previousKid === a?.kid).toBe(true);

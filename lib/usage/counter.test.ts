@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { GET as installedLocationsGET } from "@/app/oauth/installedLocations/route";
+import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { openDatabase } from "@/lib/db/adapter";
 import { databaseHandle, db } from "@/lib/db/client";
@@ -8,6 +7,7 @@ import { env } from "@/lib/env";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { pruneOnce } from "@/lib/maintenance/prune";
+import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { startOfBurstWindow, withBurstLimit } from "@/lib/testing/rate-limits";
@@ -21,7 +21,7 @@ import {
 } from "./read";
 
 const BURST = 5;
-const VERSION = "2021-07-28";
+const api = apiClient(apiRoutes);
 withBurstLimit(BURST);
 
 let agency: TestAgency;
@@ -33,16 +33,10 @@ afterAll(() => resetUsageCounter());
 
 const today = () => new Date().toISOString().slice(0, 10);
 
-function getLocation(token: string, locationId: string, address = "203.0.113.7"): Promise<Response> {
-  return locationGET(
-    new Request(`http://localhost/locations/${locationId}`, {
-      headers: { authorization: `Bearer ${token}`, version: VERSION, "x-peer-address": address },
-    }),
-    { params: Promise.resolve({ locationId }) },
-  );
-}
+const getLocation = (token: string, locationId: string, peer = "203.0.113.7") =>
+  api.get(`/locations/${locationId}`, { token, peer });
 
-async function statuses(calls: (() => Promise<Response>)[]): Promise<number[]> {
+async function statuses(calls: (() => Promise<{ status: number }>)[]): Promise<number[]> {
   const out: number[] = [];
   for (const call of calls) out.push((await call()).status);
   return out;
@@ -112,11 +106,7 @@ describe("through the real route handlers, N requests of each outcome give exact
       await installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[0]!.id] })
     ).access_token;
     const installed = (query = `companyId=${agency.company.id}`) =>
-      installedLocationsGET(
-        new Request(`http://localhost/oauth/installedLocations?${query}`, {
-          headers: { authorization: `Bearer ${companyToken}`, version: VERSION },
-        }),
-      );
+      api.get(`/oauth/installedLocations?${query}`, { token: companyToken });
     await startOfBurstWindow();
     const ok = () => installed();
     const got = await statuses([ok, ok, () => installed("companyId="), ok, ok, ok, ok]);

@@ -1,8 +1,9 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as publicKeyPemRoute } from "@/app/.well-known/webhook-public-key.pem/route";
+import { apiRoutes } from "@/app/route-table";
 import { rotateWebhookSecret } from "@/lib/apps/secrets";
 import { db } from "@/lib/db/client";
+import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { install, makeApp } from "@/lib/testing/oauth";
 import { deliverOne, insertAppRow } from "@/lib/testing/webhook-delivery";
@@ -23,7 +24,7 @@ let receiver: WebhookReceiver;
 let pem: string;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  pem = await (await publicKeyPemRoute(new Request("http://localhost/.well-known/webhook-public-key.pem"))).text();
+  pem = (await apiClient(apiRoutes).get("/.well-known/webhook-public-key.pem")).text;
 });
 afterAll(async () => {
   await receiver.stop();

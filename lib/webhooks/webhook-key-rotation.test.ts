@@ -1,17 +1,12 @@
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as webhookKeysRoute } from "@/app/.well-known/webhook-keys/route";
-import { GET as publicKeyPemRoute } from "@/app/.well-known/webhook-public-key.pem/route";
-import { POST as operatorPOST } from "@/app/api/operator/route";
-import { operatorKey } from "@/lib/cli/operator";
-import { peerAddressHeader } from "@/lib/client-address";
-import { openDatabase } from "@/lib/db/adapter";
+import { apiRoutes } from "@/app/route-table";
 import { databaseHandle, db } from "@/lib/db/client";
-import { env } from "@/lib/env";
-import { PrismaClient } from "@/lib/generated/prisma/client";
+import { apiClient, operatorCommand } from "@/lib/testing/api-client";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { holdWebhookKeyRotationLock } from "@/lib/testing/key-rotation-lock";
-import { callRoute, makeApp } from "@/lib/testing/oauth";
+import { makeApp } from "@/lib/testing/oauth";
+import { secondInstance } from "@/lib/testing/second-instance";
 import { deliverOne } from "@/lib/testing/webhook-delivery";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { ghlSignatureVerifies, sdkOutcome, v1aVerifies } from "@/lib/testing/webhook-verifiers";
@@ -129,52 +124,32 @@ describe("webhook-key:rotate in the database", () => {
 
   it("rotated through POST /api/operator (the CLI against a running server), the routes serve both keys", async () => {
     const before = await webhookSigningKeys();
-    const answered = await callRoute(
-      operatorPOST,
-      new Request("http://localhost/api/operator", {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          authorization: `Bearer ${operatorKey()}`,
-          [peerAddressHeader]: "127.0.0.1",
-        },
-        body: JSON.stringify({ command: "webhook-key:rotate", flags: {} }),
-      }),
-    );
+    const api = apiClient(apiRoutes);
+    const answered = await operatorCommand(api, "webhook-key:rotate");
     expect(answered.status).toBe(200);
     const rotation = answered.body as { kid: string; previousKid: string };
     expect(rotation).toEqual({ kid: expect.any(String), previousKid: before.signing[0]?.kid });
-    const jwks = (await (await webhookKeysRoute(new Request("http://localhost/.well-known/webhook-keys"))).json()) as {
-      keys: PublishedWebhookKey[];
-    };
+    const jwks = (await api.get("/.well-known/webhook-keys")).body as { keys: PublishedWebhookKey[] };
     expect(kids(jwks.keys)).toEqual(expect.arrayContaining([rotation.kid, before.platform.kid]));
-    const pem = await (
-      await publicKeyPemRoute(new Request("http://localhost/.well-known/webhook-public-key.pem"))
-    ).text();
+    const pem = (await api.get("/.well-known/webhook-public-key.pem")).text;
     expect(pem).toBe(publicKeyPem(before.platform));
   });
 });
 
 // Two PrismaClients with pools of their own stand in for two app instances sharing PostgreSQL.
 describe.runIf(databaseHandle().kind === "postgresql")("two instances rotating at once", () => {
-  let second: PrismaClient;
-  beforeAll(() => {
-    second = new PrismaClient({ adapter: openDatabase(env().DATABASE_URL).adapterFactory });
-  });
-  afterAll(async () => {
-    await second.$disconnect();
-  });
+  const second = secondInstance();
 
   it("make rotations in a row, each replacing the one before, never two active keys", async () => {
     const now = new Date();
     const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => rotateWebhookKeyInDatabase(i % 2 ? second : db(), now)),
+      Array.from({ length: 6 }, (_, i) => rotateWebhookKeyInDatabase(i % 2 ? second() : db(), now)),
     );
     expect(new Set(results.map((r) => r.kid)).size).toBe(6);
     // A chain: every new key replaced a different key, and five of them replaced one made here.
     expect(new Set(results.map((r) => r.previousKid)).size).toBe(6);
     expect(results.filter((r) => kids(results).includes(r.previousKid ?? ""))).toHaveLength(5);
-    const active = await second.signingKey.findMany({ where: { use: WEBHOOK_KEY_USE, retiredAt: null } });
+    const active = await second().signingKey.findMany({ where: { use: WEBHOOK_KEY_USE, retiredAt: null } });
     expect(active).toHaveLength(1);
     expect(kids(results)).toContain(active[0]?.kid);
   });

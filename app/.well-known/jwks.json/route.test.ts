@@ -1,16 +1,13 @@
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST as operatorPOST } from "@/app/api/operator/route";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { POST as tokenPOST } from "@/app/oauth/token/route";
+import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { operatorKey } from "@/lib/cli/operator";
-import { peerAddressHeader } from "@/lib/client-address";
 import { db } from "@/lib/db/client";
 import { appUrl, env } from "@/lib/env";
+import { apiClient, operatorCommand } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { holdKeyRotationLock } from "@/lib/testing/key-rotation-lock";
-import { callRoute, formRequest, install, makeApp } from "@/lib/testing/oauth";
+import { codeGrant, install, makeApp } from "@/lib/testing/oauth";
 import {
   activeSigningKey,
   LONGEST_ACCESS_TOKEN_MS,
@@ -18,20 +15,13 @@ import {
   RETIRED_KEY_GRACE_MS,
   resetSigningKeyCache,
 } from "@/lib/tokens/signing-keys";
-import { GET as metadataGET } from "../oauth-authorization-server/route";
-import { GET } from "./route";
 
-// As scripts/serve.mjs stamps a call from this machine (the operator endpoint answers loopback only).
-const operatorHeaders = () => ({
-  "content-type": "application/json",
-  authorization: `Bearer ${operatorKey()}`,
-  [peerAddressHeader]: "127.0.0.1",
-});
+const api = apiClient(apiRoutes);
 
 describe("GET /.well-known/jwks.json", () => {
   it("publishes the signing key's public JWK under its kid", async () => {
     const { kid } = await activeSigningKey();
-    const result = await callRoute(GET, new Request("http://localhost/.well-known/jwks.json"));
+    const result = await api.get("/.well-known/jwks.json");
     expect(result.status).toBe(200);
     const keys = result.body.keys as Record<string, string>[];
     expect(keys.find((k) => k.kid === kid)).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
@@ -63,47 +53,24 @@ describe("access-token signing-key rotation through HTTP", () => {
       level: "agency",
       locationIds: [agency.locations[0]!.id],
     });
-    const result = await callRoute(
-      tokenPOST,
-      formRequest("/oauth/token", {
-        grant_type: "authorization_code",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        code,
-        user_type: "Company",
-      }),
-    );
+    const result = await api.post("/oauth/token", { form: codeGrant(app, code, "Company"), version: null });
     expect(result.status).toBe(200);
     return String(result.body.access_token);
   }
 
   async function locationStatus(token: string): Promise<number> {
-    const id = agency.locations[0]!.id;
-    const response = await locationGET(
-      new Request(`http://localhost/locations/${id}`, {
-        headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
-      }),
-      { params: Promise.resolve({ locationId: id }) },
-    );
-    return response.status;
+    return (await api.get(`/locations/${agency.locations[0]!.id}`, { token })).status;
   }
 
   const kidOf = (token: string) => decodeProtectedHeader(token).kid;
   const publishedKids = async () => {
-    const result = await callRoute(GET, new Request("http://localhost/.well-known/jwks.json"));
+    const result = await api.get("/.well-known/jwks.json");
     return (result.body.keys as { kid: string }[]).map((k) => k.kid);
   };
 
   it("signing-key:rotate answers {kid, previousKid}; new tokens carry the new kid at once, old and new both work", async () => {
     const before = await issueToken();
-    const rotated = await callRoute(
-      operatorPOST,
-      new Request("http://localhost/api/operator", {
-        method: "POST",
-        headers: operatorHeaders(),
-        body: JSON.stringify({ command: "signing-key:rotate", flags: {} }),
-      }),
-    );
+    const rotated = await operatorCommand(api, "signing-key:rotate");
     expect(rotated.status).toBe(200);
     expect(rotated.body).toEqual({ kid: expect.any(String), previousKid: kidOf(before) });
     const after = await issueToken();
@@ -114,14 +81,7 @@ describe("access-token signing-key rotation through HTTP", () => {
   });
 
   it("signing-key:rotate takes no flags", async () => {
-    const refused = await callRoute(
-      operatorPOST,
-      new Request("http://localhost/api/operator", {
-        method: "POST",
-        headers: operatorHeaders(),
-        body: JSON.stringify({ command: "signing-key:rotate", flags: { kid: "x" } }),
-      }),
-    );
+    const refused = await operatorCommand(api, "signing-key:rotate", { kid: "x" });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ error: "invalid_request", error_description: "Unknown flag --kid." });
   });
@@ -160,14 +120,14 @@ describe("access-token signing-key rotation through HTTP", () => {
   });
 
   it("the JWKS may be cached for five minutes, so clients see a new key within minutes", async () => {
-    const result = await callRoute(GET, new Request("http://localhost/.well-known/jwks.json"));
+    const result = await api.get("/.well-known/jwks.json");
     expect(result.headers.get("cache-control")).toBe("public, max-age=300");
   });
 });
 
 describe("GET /.well-known/oauth-authorization-server (RFC 8414)", () => {
   it("describes the endpoints, grants, client auth methods and PKCE", async () => {
-    const result = await callRoute(metadataGET, new Request("http://localhost/.well-known/oauth-authorization-server"));
+    const result = await api.get("/.well-known/oauth-authorization-server");
     expect(result.status).toBe(200);
     const base = appUrl();
     expect(result.body).toMatchObject({

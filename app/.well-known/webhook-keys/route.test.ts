@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { GET } from "./route";
+import { apiRoutes } from "@/app/route-table";
+import { apiClient } from "@/lib/testing/api-client";
+
+const api = apiClient(apiRoutes);
 
 describe("GET /.well-known/webhook-keys", () => {
   it("serves the webhook public keys as a JWKS", async () => {
-    const response = await GET(new Request("http://localhost/.well-known/webhook-keys"));
-    expect(response.status).toBe(200);
-    expect(response.headers.get("x-trace-id")).toBeTruthy();
-    const body = await response.json();
+    const { status, headers, body } = await api.get("/.well-known/webhook-keys");
+    expect(status).toBe(200);
+    expect(headers.get("x-trace-id")).toBeTruthy();
     expect(body.keys.length).toBeGreaterThanOrEqual(1);
     expect(Object.keys(body.keys[0]).sort()).toEqual(["crv", "kid", "kty", "x"]);
     expect(body.keys[0]).toMatchObject({ kty: "OKP", crv: "Ed25519" });

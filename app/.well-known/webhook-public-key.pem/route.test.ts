@@ -1,25 +1,25 @@
 import { createPublicKey, verify } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
+import { apiClient } from "@/lib/testing/api-client";
 import { platformSignature } from "@/lib/webhooks/signer";
 import { currentWebhookSigningKey } from "@/lib/webhooks/signing-key";
-import { GET as jwksGET } from "../webhook-keys/route";
-import { GET } from "./route";
+
+const api = apiClient(apiRoutes);
 
 describe("GET /.well-known/webhook-public-key.pem", () => {
   it("serves the current webhook key as an SPKI PEM, the same key as the JWKS", async () => {
-    const response = await GET(new Request("http://localhost/.well-known/webhook-public-key.pem"));
+    const response = await api.get("/.well-known/webhook-public-key.pem");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/x-pem-file");
     expect(response.headers.get("x-trace-id")).toBeTruthy();
-    const pem = await response.text();
+    const pem = response.text;
     expect(pem).toMatch(/^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+-----END PUBLIC KEY-----\n$/);
     expect(pem).not.toMatch(/PRIVATE/);
     const key = createPublicKey({ key: pem, format: "pem" });
     expect(key.asymmetricKeyType).toBe("ed25519");
 
-    const jwks = (await (await jwksGET(new Request("http://localhost/.well-known/webhook-keys"))).json()) as {
-      keys: { x: string }[];
-    };
+    const jwks = (await api.get("/.well-known/webhook-keys")).body as { keys: { x: string }[] };
     expect(jwks.keys.map((k) => k.x)).toContain((key.export({ format: "jwk" }) as { x: string }).x);
 
     // What x-ghl-signature carries verifies under it with node:crypto alone.

@@ -1,20 +1,19 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import { operatorKey } from "@/lib/cli/operator";
-import { peerAddressHeader } from "@/lib/client-address";
 import { resetEnvCache } from "@/lib/env";
-import { callRoute } from "@/lib/testing/oauth";
-import { POST } from "./route";
+import { apiClient } from "@/lib/testing/api-client";
 
-// x-peer-address is set here as scripts/serve.mjs sets it from the socket (a client's copy is dropped there).
-const call = (headers: Record<string, string>) =>
-  callRoute(
-    POST,
-    new Request("http://localhost/api/operator", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${operatorKey()}`, ...headers },
-      body: JSON.stringify({ command: "no-such-command", flags: {} }),
-    }),
-  );
+const api = apiClient(apiRoutes);
+
+// The peer address is set here as scripts/serve.mjs sets it from the socket (a client's copy is dropped there).
+const call = (peer: string, forwardedFor?: string) =>
+  api.post("/api/operator", {
+    token: operatorKey(),
+    json: { command: "no-such-command", flags: {} },
+    peer,
+    forwardedFor,
+  });
 
 describe("POST /api/operator", () => {
   afterEach(() => {
@@ -24,32 +23,32 @@ describe("POST /api/operator", () => {
 
   it("refuses a caller on another machine, whatever X-Forwarded-For claims", async () => {
     for (const forwardedFor of ["127.0.0.1", "::1", "127.0.0.1, 127.0.0.1"]) {
-      const refused = await call({ [peerAddressHeader]: "192.0.2.2", "x-forwarded-for": forwardedFor });
+      const refused = await call("192.0.2.2", forwardedFor);
       expect(refused.status).toBe(403);
       expect(refused.body.error).toBe("forbidden");
     }
   });
 
   it("answers the CLI on this machine (here: the command is unknown)", async () => {
-    const answered = await call({ [peerAddressHeader]: "::ffff:127.0.0.1" });
+    const answered = await call("::ffff:127.0.0.1");
     expect(answered.status).toBe(400);
     expect(answered.body.error).toBe("invalid_request");
   });
 
   it("does not believe a caller on this machine that claims to be elsewhere", async () => {
-    const answered = await call({ [peerAddressHeader]: "127.0.0.1", "x-forwarded-for": "203.0.113.7" });
+    const answered = await call("127.0.0.1", "203.0.113.7");
     expect(answered.status).toBe(400);
   });
 
   it("behind one trusted proxy, believes the proxy's entry and only it", async () => {
     process.env.TRUSTED_PROXY_HOPS = "1";
     resetEnvCache();
-    const remote = await call({ [peerAddressHeader]: "127.0.0.1", "x-forwarded-for": "203.0.113.7" });
+    const remote = await call("127.0.0.1", "203.0.113.7");
     expect(remote.status).toBe(403);
-    const forgedLeft = await call({ [peerAddressHeader]: "127.0.0.1", "x-forwarded-for": "127.0.0.1, 203.0.113.7" });
+    const forgedLeft = await call("127.0.0.1", "127.0.0.1, 203.0.113.7");
     expect(forgedLeft.status).toBe(403);
     // A proxy on another machine that says its client is on this one: the proxy's word counts.
-    const local = await call({ [peerAddressHeader]: "192.0.2.2", "x-forwarded-for": "127.0.0.1" });
+    const local = await call("192.0.2.2", "127.0.0.1");
     expect(local.status).toBe(400);
   });
 });

@@ -2,15 +2,18 @@ import { createHash, generateKeyPairSync, type KeyObject, sign } from "node:cryp
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import { resetSecretScanningKeys, secretScanningKeyFetches } from "@/lib/credentials/github-secret-scanning";
 import { resetEnvCache } from "@/lib/env";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { getPrivateIntegration } from "@/lib/integrations/read";
 import { generatePrivateIntegrationToken } from "@/lib/integrations/token";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
-import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
-import { callRoute } from "@/lib/testing/oauth";
-import { POST } from "./route";
+import { apiClient, expectError, freshAddress } from "@/lib/testing/api-client";
+import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+
+// GitHub's partner call, outside the versioned API: no Version.
+const api = apiClient(apiRoutes, { version: null });
 
 /** A P-256 key pair as GitHub publishes it: the public key as PEM under an identifier. */
 function keyPair() {
@@ -49,18 +52,21 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-/** Every call from an address of its own: the hourly /credentials limit is tested beside /credentials/revoke. */
-const address = () => `2001:db8::${uniqueSuffix().slice(0, 4)}:${uniqueSuffix().slice(0, 4)}`;
-
-function report(body: string, keyId: string | undefined, privateKey: KeyObject | undefined) {
-  const headers: Record<string, string> = { "content-type": "application/json", "x-peer-address": address() };
+/**
+ * GitHub's report of `body`, signed (over `signed`, the body unless a test changes it after signing).
+ * Every call from an address of its own: the hourly /credentials limit is tested beside /credentials/revoke.
+ */
+function report(body: string, keyId: string | undefined, privateKey: KeyObject | undefined, signed = body) {
+  const headers: Record<string, string> = {};
   if (keyId) headers["github-public-key-identifier"] = keyId;
   if (privateKey)
-    headers["github-public-key-signature"] = sign("sha256", Buffer.from(body), privateKey).toString("base64");
-  return callRoute(
-    POST,
-    new Request("http://localhost/credentials/github-secret-scanning", { method: "POST", headers, body }),
-  );
+    headers["github-public-key-signature"] = sign("sha256", Buffer.from(signed), privateKey).toString("base64");
+  return api.post("/credentials/github-secret-scanning", {
+    body,
+    contentType: "application/json",
+    peer: freshAddress(),
+    headers,
+  });
 }
 
 const match = (token: string) => ({
@@ -126,32 +132,17 @@ describe("POST /credentials/github-secret-scanning", () => {
     ["signed by another key under A's id", () => report("[]", keyA.id, keyB.privateKey)],
     [
       "a body changed after signing",
-      async () => {
+      () => {
         const signed = JSON.stringify([match(generatePrivateIntegrationToken())]);
-        const signature = sign("sha256", Buffer.from(signed), keyA.privateKey).toString("base64");
         const body = JSON.stringify([match(generatePrivateIntegrationToken())]);
-        return callRoute(
-          POST,
-          new Request("http://localhost/credentials/github-secret-scanning", {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              "x-peer-address": address(),
-              "github-public-key-identifier": keyA.id,
-              "github-public-key-signature": signature,
-            },
-            body,
-          }),
-        );
+        return report(body, keyA.id, keyA.privateKey, signed);
       },
     ],
     ["no signature", () => report("[]", keyA.id, undefined)],
     ["no key id", () => report("[]", undefined, keyA.privateKey)],
   ])("%s: 401 with SPEC's error body, nothing revoked", async (_name, call) => {
     const answer = await call();
-    expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ error: "invalid_client", statusCode: 401 });
-    expect(answer.body.traceId).toBe(answer.headers.get("x-trace-id"));
+    expectError(answer, 401, "invalid_client");
   });
 
   it("an unknown key id fetches the keys again (once, at most once a second); a key still unknown is 401", async () => {

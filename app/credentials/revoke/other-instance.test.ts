@@ -1,9 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
+import { apiRoutes } from "@/app/route-table";
 import { databaseHandle } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
@@ -44,13 +45,7 @@ describe.runIf(databaseHandle().kind === "postgresql")("a leaked token revoked t
     );
     const app = await makeApp(A.company.id);
     const tokens = await installAndExchange(A.owner, app, { level: "agency", locationIds: [locationId] });
-    const readLocation = () =>
-      locationGET(
-        new Request(`http://localhost/locations/${locationId}`, {
-          headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
-        }),
-        { params: Promise.resolve({ locationId }) },
-      );
+    const readLocation = () => apiClient(apiRoutes).get(`/locations/${locationId}`, { token });
     // Both in this instance's read cache.
     expect((await readLocation()).status).toBe(200);
     expect((await verifyAccessToken(tokens.access_token)).ok).toBe(true);

@@ -1,17 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { POST as tokenPOST } from "@/app/oauth/token/route";
+import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { CREDENTIALS_CALLS_PER_HOUR } from "@/lib/credentials/limit";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { getPrivateIntegration } from "@/lib/integrations/read";
 import { generatePrivateIntegrationToken } from "@/lib/integrations/token";
+import { apiClient, expectError, freshAddress } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
-import { callRoute, formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { installAndExchange, makeApp, refreshGrant } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
-import { POST as githubPOST } from "../github-secret-scanning/route";
-import { POST } from "./route";
+
+const api = apiClient(apiRoutes);
 
 let A: TestAgency;
 let app: CreatedApp;
@@ -25,38 +25,12 @@ beforeAll(async () => {
 
 const sub = () => ({ level: "location", locationId }) as const;
 /** Each test calls from an address of its own, so the hourly limit of one does not touch another. */
-const newAddress = () => `2001:db8::${uniqueSuffix().slice(0, 4)}:${uniqueSuffix().slice(0, 4)}`;
+const revoke = (json: unknown, peer = freshAddress()) => api.post("/credentials/revoke", { json, peer, version: null });
 
-function revokeRequest(body: unknown, address: string, contentType = "application/json") {
-  return new Request("http://localhost/credentials/revoke", {
-    method: "POST",
-    headers: { "content-type": contentType, "x-peer-address": address },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-}
+const readLocation = (token: string) => api.get(`/locations/${locationId}`, { token });
 
-const revoke = (body: unknown, address = newAddress()) => callRoute(POST, revokeRequest(body, address));
-
-function readLocation(token: string) {
-  return locationGET(
-    new Request(`http://localhost/locations/${locationId}`, {
-      headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
-    }),
-    { params: Promise.resolve({ locationId }) },
-  );
-}
-
-function refresh(refreshToken: string) {
-  return callRoute(
-    tokenPOST,
-    formRequest("/oauth/token", {
-      grant_type: "refresh_token",
-      client_id: app.app.clientId,
-      client_secret: app.clientSecret,
-      refresh_token: refreshToken,
-    }),
-  );
-}
+const refresh = (refreshToken: string) =>
+  api.post("/oauth/token", { form: refreshGrant(app, refreshToken), version: null });
 
 describe("POST /credentials/revoke", () => {
   it("a live private-integration token and a refresh token stop working at once", async () => {
@@ -120,23 +94,22 @@ describe("POST /credentials/revoke", () => {
     ["an unknown field", { credentials: ["pit-x"], extra: 1 }],
   ])("%s: 400 invalid_request with SPEC's error body", async (_name, body) => {
     const answer = await revoke(body);
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ error: "invalid_request", statusCode: 400 });
-    expect(answer.body.error_description).toEqual(expect.any(String));
-    expect(answer.body.traceId).toBe(answer.headers.get("x-trace-id"));
+    expectError(answer, 400, "invalid_request");
   });
 
   it("not JSON: 400 invalid_request", async () => {
-    const answer = await callRoute(
-      POST,
-      revokeRequest("credentials=pit-x", newAddress(), "application/x-www-form-urlencoded"),
-    );
+    const answer = await api.post("/credentials/revoke", {
+      body: "credentials=pit-x",
+      contentType: "application/x-www-form-urlencoded",
+      peer: freshAddress(),
+      version: null,
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe("invalid_request");
   });
 
   it(`the ${CREDENTIALS_CALLS_PER_HOUR + 1}st call of an hour from one address is 429 with Retry-After; others still pass`, async () => {
-    const address = newAddress();
+    const address = freshAddress();
     const body = { credentials: [generatePrivateIntegrationToken()] };
     for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR; i++) {
       // Every call counts, malformed ones too.
@@ -153,17 +126,15 @@ describe("POST /credentials/revoke", () => {
   });
 
   it("the GitHub partner endpoint counts in the same hourly limit", async () => {
-    const address = newAddress();
+    const address = freshAddress();
     const body = { credentials: [generatePrivateIntegrationToken()] };
     for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR - 1; i++) expect((await revoke(body, address)).status).toBe(202);
-    const github = await callRoute(
-      githubPOST,
-      new Request("http://localhost/credentials/github-secret-scanning", {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-peer-address": address },
-        body: "[]",
-      }),
-    );
+    const github = await api.post("/credentials/github-secret-scanning", {
+      body: "[]",
+      contentType: "application/json",
+      peer: address,
+      version: null,
+    });
     expect(github.status).not.toBe(429);
     expect((await revoke(body, address)).status).toBe(429);
   });

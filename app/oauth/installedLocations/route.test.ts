@@ -1,30 +1,21 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
+import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { callRoute, installAndExchange, makeApp } from "@/lib/testing/oauth";
-import { GET } from "./route";
+import { agencyWithApp, installAndExchange, makeApp } from "@/lib/testing/oauth";
 
+const api = apiClient(apiRoutes);
 let agency: TestAgency;
 let app: CreatedApp;
 let companyToken: string;
 
 beforeAll(async () => {
-  agency = await makeAgency({ locations: 3 });
-  app = await makeApp(agency.company.id);
-  companyToken = (
-    await installAndExchange(agency.owner, app, {
-      level: "agency",
-      locationIds: [agency.locations[0]!.id, agency.locations[2]!.id],
-    })
-  ).access_token;
+  ({ agency, app, companyToken } = await agencyWithApp(3, [0, 2]));
 });
 
-function list(query: string, bearer: string | null = companyToken, version: string | null = "2021-07-28") {
-  const headers: Record<string, string> = {};
-  if (bearer) headers.authorization = `Bearer ${bearer}`;
-  if (version) headers.version = version;
-  return callRoute(GET, new Request(`http://localhost/oauth/installedLocations?${query}`, { headers }));
-}
+const list = (query: string, token: string | null = companyToken, version?: string | null) =>
+  api.get(`/oauth/installedLocations?${query}`, { token, version });
 
 describe("GET /oauth/installedLocations", () => {
   it("lists the sub-accounts the app is installed on", async () => {

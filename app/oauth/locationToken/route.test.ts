@@ -3,15 +3,25 @@
 // tokens.
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
+import { type ApiAnswer, apiClient, expectError as expectApiError } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
-import { callRoute, formRequest, install, installAndExchange, makeApp, type RouteResult } from "@/lib/testing/oauth";
+import {
+  agencyWithApp,
+  clientForm,
+  codeGrant,
+  formRequest,
+  install,
+  installAndExchange,
+  makeApp,
+  refreshGrant,
+} from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
-import { POST as revokePOST } from "../revoke/route";
-import { POST as tokenPOST } from "../token/route";
-import { GET, POST } from "./route";
+
+const api = apiClient(apiRoutes);
 
 let agency: TestAgency;
 let otherAgency: TestAgency;
@@ -19,38 +29,26 @@ let app: CreatedApp;
 let companyToken: string;
 let companyRefresh: string;
 
-const VERSION = "2021-07-28";
-
 beforeAll(async () => {
-  agency = await makeAgency({ locations: 3 });
+  ({ agency, app, companyToken, refreshToken: companyRefresh } = await agencyWithApp(3, [0, 1]));
   otherAgency = await makeAgency({ locations: 1 });
-  app = await makeApp(agency.company.id);
-  const tokens = await installAndExchange(agency.owner, app, {
-    level: "agency",
-    locationIds: [agency.locations[0]!.id, agency.locations[1]!.id],
-  });
-  companyToken = tokens.access_token;
-  companyRefresh = tokens.refresh_token;
 });
 
-function exchange(
-  body: Record<string, string | undefined>,
+const exchange = (
+  form: Record<string, string | undefined>,
   options: { bearer?: string | null; version?: string | null } = {},
-) {
-  const headers: Record<string, string> = {};
-  const bearer = options.bearer === undefined ? companyToken : options.bearer;
-  if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
-  const version = options.version === undefined ? VERSION : options.version;
-  if (version !== null) headers.version = version;
-  return callRoute(POST, formRequest("/oauth/locationToken", body, headers));
-}
+) =>
+  api.post("/oauth/locationToken", {
+    form,
+    token: options.bearer === undefined ? companyToken : options.bearer,
+    version: options.version,
+  });
 
 const forLocation = (index = 0) => ({ companyId: agency.company.id, locationId: agency.locations[index]!.id });
 
-function expectError(result: RouteResult, status: number, error: string, description?: RegExp) {
-  expect(result.status).toBe(status);
-  expect(result.body).toMatchObject({ error, statusCode: status, traceId: result.headers.get("x-trace-id") });
-  if (description) expect(result.body.error_description).toMatch(description);
+/** SPEC.md's error body, and a Bearer challenge naming the error on a 401 or 403. */
+function expectError(result: ApiAnswer, status: number, error: string, description?: RegExp) {
+  expectApiError(result, status, error, description);
   if (status === 401 || status === 403) {
     expect(result.headers.get("www-authenticate")).toMatch(new RegExp(`^Bearer .*error="${error}"`));
   }
@@ -96,15 +94,7 @@ describe("POST /oauth/locationToken", () => {
 
   it("its refresh token works at /oauth/token and answers in the Location shape", async () => {
     const result = await exchange(forLocation(1));
-    const refreshed = await callRoute(
-      tokenPOST,
-      formRequest("/oauth/token", {
-        grant_type: "refresh_token",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        refresh_token: result.body.refresh_token as string,
-      }),
-    );
+    const refreshed = await api.post("/oauth/token", { form: refreshGrant(app, result.body.refresh_token) });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body).toMatchObject({
       userType: "Location",
@@ -171,19 +161,12 @@ describe("POST /oauth/locationToken", () => {
   });
 
   it("a JSON body: 400 invalid_request", async () => {
-    const result = await callRoute(
-      POST,
-      new Request("http://localhost/oauth/locationToken", {
-        method: "POST",
-        headers: { authorization: `Bearer ${companyToken}`, version: VERSION, "content-type": "application/json" },
-        body: JSON.stringify(forLocation()),
-      }),
-    );
+    const result = await api.post("/oauth/locationToken", { token: companyToken, json: forLocation() });
     expectError(result, 400, "invalid_request", /x-www-form-urlencoded/);
   });
 
   it("GET: 400 invalid_request with Allow", async () => {
-    expect((await callRoute(GET, new Request("http://localhost/oauth/locationToken"))).status).toBe(400);
+    expect((await api.get("/oauth/locationToken", { version: null })).status).toBe(400);
   });
 
   it("Location tokens die with the Company grant's family and with the uninstall", async () => {
@@ -191,17 +174,11 @@ describe("POST /oauth/locationToken", () => {
     const token = location.body.access_token as string;
     expect((await verifyAccessToken(token)).ok).toBe(true);
     // Reusing the Company refresh token after rotation revokes the family, children included.
-    const refreshForm = () =>
-      formRequest("/oauth/token", {
-        grant_type: "refresh_token",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        refresh_token: companyRefresh,
-      });
-    expect((await callRoute(tokenPOST, refreshForm())).status).toBe(200);
+    expect((await api.post("/oauth/token", { form: refreshGrant(app, companyRefresh) })).status).toBe(200);
     // After REFRESH_TOKEN_REUSE_SECONDS (inside it, a replay gets a pair and revokes nothing).
     const afterWindow = new Date(Date.now() + 301_000);
-    await expect(tokenEndpoint(refreshForm(), afterWindow)).rejects.toMatchObject({ code: "invalid_grant" });
+    const replay = formRequest("/oauth/token", refreshGrant(app, companyRefresh));
+    await expect(tokenEndpoint(replay, afterWindow)).rejects.toMatchObject({ code: "invalid_grant" });
     expect(await verifyAccessToken(token)).toEqual({ ok: false, reason: "revoked" });
 
     const fresh = await installAndExchange(agency.owner, app, {
@@ -235,9 +212,7 @@ describe("POST /oauth/locationToken", () => {
 });
 
 describe("every path that revokes a Company grant takes its Location tokens down at once", () => {
-  const clientForm = () => ({ client_id: app.app.clientId, client_secret: app.clientSecret });
-  const tokenCall = (form: Record<string, string>) =>
-    callRoute(tokenPOST, formRequest("/oauth/token", { ...clientForm(), ...form }));
+  const tokenCall = (form: Record<string, string | undefined>) => api.post("/oauth/token", { form });
 
   /** A fresh agency install, its code, and a Location token exchanged from it, verified once (so cached). */
   async function companyWithChild() {
@@ -245,7 +220,7 @@ describe("every path that revokes a Company grant takes its Location tokens down
       level: "agency",
       locationIds: [agency.locations[0]!.id, agency.locations[1]!.id],
     });
-    const company = await tokenCall({ grant_type: "authorization_code", code, user_type: "Company" });
+    const company = await tokenCall(codeGrant(app, code, "Company"));
     expect(company.status).toBe(200);
     const child = await exchange(forLocation(0), { bearer: company.body.access_token as string });
     expect(child.status).toBe(200);
@@ -255,24 +230,23 @@ describe("every path that revokes a Company grant takes its Location tokens down
 
   async function expectChildDead(child: Record<string, unknown>) {
     expect(await verifyAccessToken(child.access_token as string)).toEqual({ ok: false, reason: "revoked" });
-    const refreshed = await tokenCall({ grant_type: "refresh_token", refresh_token: child.refresh_token as string });
+    const refreshed = await tokenCall(refreshGrant(app, child.refresh_token as string));
     expect(refreshed.status).toBe(400);
     expect(refreshed.body.error).toBe("invalid_grant");
   }
 
   it("the authorization code presented again (RFC 6749 §4.1.2)", async () => {
     const { code, child } = await companyWithChild();
-    const replay = await tokenCall({ grant_type: "authorization_code", code, user_type: "Company" });
+    const replay = await tokenCall(codeGrant(app, code, "Company"));
     expect(replay.status).toBe(400);
     await expectChildDead(child);
   });
 
   it("the Company refresh token revoked at /oauth/revoke (RFC 7009)", async () => {
     const { company, child } = await companyWithChild();
-    const revoked = await callRoute(
-      revokePOST,
-      formRequest("/oauth/revoke", { token: company.refresh_token as string, ...clientForm() }),
-    );
+    const revoked = await api.post("/oauth/revoke", {
+      form: { token: company.refresh_token as string, ...clientForm(app) },
+    });
     expect(revoked.status).toBe(200);
     await expectChildDead(child);
   });

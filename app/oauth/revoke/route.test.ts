@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
+import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
-import { basicAuth, callRoute, formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
-import { POST as introspectPOST } from "../introspect/route";
-import { POST as tokenPOST } from "../token/route";
-import { POST } from "./route";
+
+const api = apiClient(apiRoutes);
 
 let agency: TestAgency;
 let app: CreatedApp;
@@ -19,20 +20,11 @@ beforeAll(async () => {
 
 const issue = () => installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[0]!.id] });
 const revoke = (token: string, client = app, extra: Record<string, string> = {}) =>
-  callRoute(
-    POST,
-    formRequest("/oauth/revoke", {
-      token,
-      client_id: client.app.clientId,
-      client_secret: client.clientSecret,
-      ...extra,
-    }),
-  );
-const introspect = (token: string, client = app) =>
-  callRoute(
-    introspectPOST,
-    formRequest("/oauth/introspect", { token }, { authorization: basicAuth(client.app.clientId, client.clientSecret) }),
-  );
+  api.post("/oauth/revoke", {
+    form: { token, client_id: client.app.clientId, client_secret: client.clientSecret, ...extra },
+  });
+const introspect = (token: string, client = app, secret = client.clientSecret) =>
+  api.post("/oauth/introspect", { form: { token }, basic: { id: client.app.clientId, secret } });
 
 describe("POST /oauth/revoke (RFC 7009)", () => {
   it("revokes one access token; the refresh token keeps working", async () => {
@@ -42,15 +34,14 @@ describe("POST /oauth/revoke (RFC 7009)", () => {
     expect(result.text).toBe("");
     expect(result.headers.get("cache-control")).toBe("no-store");
     expect(await verifyAccessToken(tokens.access_token)).toEqual({ ok: false, reason: "revoked" });
-    const refreshed = await callRoute(
-      tokenPOST,
-      formRequest("/oauth/token", {
+    const refreshed = await api.post("/oauth/token", {
+      form: {
         grant_type: "refresh_token",
         client_id: app.app.clientId,
         client_secret: app.clientSecret,
         refresh_token: tokens.refresh_token,
-      }),
-    );
+      },
+    });
     expect(refreshed.status).toBe(200);
   });
 
@@ -79,13 +70,12 @@ describe("POST /oauth/revoke (RFC 7009)", () => {
 
   it("needs client authentication and a token", async () => {
     const tokens = await issue();
-    const noAuth = await callRoute(POST, formRequest("/oauth/revoke", { token: tokens.access_token }));
+    const noAuth = await api.post("/oauth/revoke", { form: { token: tokens.access_token } });
     expect(noAuth.status).toBe(401);
     expect(noAuth.body.error).toBe("invalid_client");
-    const wrong = await callRoute(
-      POST,
-      formRequest("/oauth/revoke", { token: tokens.access_token, client_id: app.app.clientId, client_secret: "x" }),
-    );
+    const wrong = await api.post("/oauth/revoke", {
+      form: { token: tokens.access_token, client_id: app.app.clientId, client_secret: "x" },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe("invalid_client");
     const noToken = await revoke("");
@@ -131,10 +121,7 @@ describe("POST /oauth/introspect (RFC 7662)", () => {
   });
 
   it("needs client authentication", async () => {
-    const result = await callRoute(
-      introspectPOST,
-      formRequest("/oauth/introspect", { token: "x" }, { authorization: basicAuth(app.app.clientId, "wrong") }),
-    );
+    const result = await introspect("x", app, "wrong");
     expect(result.status).toBe(401);
     expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
   });

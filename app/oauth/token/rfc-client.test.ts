@@ -1,11 +1,11 @@
 import * as client from "openid-client";
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import type { Actor } from "@/lib/accounts/permissions";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { install, makeApp, pkcePair } from "@/lib/testing/oauth";
-import { GET as metadata } from "../../.well-known/oauth-authorization-server/route";
-import { POST as token } from "./route";
+import { apiClient } from "@/lib/testing/api-client";
+import type { TestAgency } from "@/lib/testing/fixtures";
+import { agencyUserAndApp, install, pkcePair } from "@/lib/testing/oauth";
 
 /**
  * A standards-only OAuth client (openid-client, configured by our RFC 8414 metadata) sends only
@@ -14,17 +14,15 @@ import { POST as token } from "./route";
  * handlers in process (no server to start).
  */
 
-const routes: Record<string, (request: Request) => Promise<Response>> = {
-  "/.well-known/oauth-authorization-server": metadata,
-  "/oauth/token": token,
-};
+// The library's own requests: no Version, its headers and body as it sends them.
+const api = apiClient(apiRoutes, { version: null });
 
 const inProcess: client.CustomFetch = async (url, options) => {
-  const route = routes[new URL(url).pathname];
-  if (!route) throw new Error(`The test routes no ${url}`);
+  const { pathname, search } = new URL(url);
   // The library sends a form as URLSearchParams; its type also allows a Uint8Array of any buffer.
-  const body = (options.body ?? null) as BodyInit | null;
-  return route(new Request(url, { method: options.method, headers: options.headers, body }));
+  const body = (options.body ?? undefined) as BodyInit | undefined;
+  const headers = Object.fromEntries(new Headers(options.headers));
+  return api.send(options.method as "GET" | "POST", `${pathname}${search}`, { headers, body });
 };
 
 let agency: TestAgency;
@@ -32,13 +30,11 @@ let subUser: Actor;
 let app: CreatedApp;
 
 beforeAll(async () => {
-  agency = await makeAgency({ locations: 2 });
-  subUser = await makeUser(agency.company.id, "account_user", { locationIds: [agency.locations[0]!.id] });
-  app = await makeApp(agency.company.id);
+  ({ agency, subUser, app } = await agencyUserAndApp(2));
 });
 
 async function rfcClient(): Promise<client.Configuration> {
-  const issuer = new URL((await (await metadata(new Request("http://localhost/"))).json()).issuer as string);
+  const issuer = new URL((await api.get("/.well-known/oauth-authorization-server")).body.issuer as string);
   return client.discovery(issuer, app.app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret), {
     algorithm: "oauth2",
     execute: [client.allowInsecureRequests],

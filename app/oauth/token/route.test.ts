@@ -2,6 +2,7 @@
 // client and grant errors) in the order the endpoint checks them, over one app and its installs.
 import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import type { Actor } from "@/lib/accounts/permissions";
 import { json, noStore } from "@/lib/api/handler";
 import type { CreatedApp } from "@/lib/apps/registry";
@@ -11,19 +12,24 @@ import { noStoreRoute } from "@/lib/oauth/http";
 import { revokeToken } from "@/lib/oauth/revoke";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
-import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { type ApiAnswer, apiClient, expectError as expectApiError, readAnswer } from "@/lib/testing/api-client";
+import type { TestAgency } from "@/lib/testing/fixtures";
 import {
-  basicAuth,
-  callRoute,
+  agencyUserAndApp,
+  clientForm,
+  codeGrant,
   formRequest,
   install,
   makeApp,
   pkcePair,
-  type RouteResult,
+  refreshGrant,
   testRedirectUri,
 } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
-import { GET, POST } from "./route";
+import { POST } from "./route";
+
+// RFC 6749's endpoint, outside the versioned API: no Version.
+const api = apiClient(apiRoutes, { version: null });
 
 let agency: TestAgency;
 let subUser: Actor;
@@ -31,52 +37,50 @@ let app: CreatedApp;
 let otherApp: CreatedApp;
 
 beforeAll(async () => {
-  agency = await makeAgency({ locations: 3 });
-  subUser = await makeUser(agency.company.id, "account_user", { locationIds: [agency.locations[0]!.id] });
-  app = await makeApp(agency.company.id);
+  ({ agency, subUser, app } = await agencyUserAndApp(3));
   otherApp = await makeApp(agency.company.id);
 });
 
-const token = (body: Record<string, string | undefined>, headers?: Record<string, string>) =>
-  callRoute(POST, formRequest("/oauth/token", body, headers));
+const token = (
+  form: Record<string, string | undefined>,
+  basic?: { id: string; secret: string },
+  authorization?: string,
+) => api.post("/oauth/token", { form, basic, authorization });
 
-function codeExchange(code: string, extra: Record<string, string | undefined> = {}, client = app) {
-  return token({
-    grant_type: "authorization_code",
-    client_id: client.app.clientId,
-    client_secret: client.clientSecret,
-    code,
-    user_type: "Company",
-    ...extra,
-  });
-}
+const codeExchange = (code: string, extra: Record<string, string | undefined> = {}, client = app) =>
+  token({ ...codeGrant(client, code, "Company"), ...extra });
 
-function refresh(refreshToken: string, extra: Record<string, string | undefined> = {}, client = app) {
-  return token({
-    grant_type: "refresh_token",
-    client_id: client.app.clientId,
-    client_secret: client.clientSecret,
-    refresh_token: refreshToken,
-    ...extra,
-  });
-}
+const refresh = (refreshToken: string, extra: Record<string, string | undefined> = {}, client = app) =>
+  token({ ...refreshGrant(client, refreshToken), ...extra });
 
 const agencyInstall = (locationIds = [agency.locations[0]!.id, agency.locations[1]!.id], extra = {}, now?: Date) =>
   install(agency.owner, app.app.clientId, { level: "agency", locationIds }, extra, now);
 const locationInstall = (extra = {}) =>
   install(subUser, app.app.clientId, { level: "location", locationId: agency.locations[0]!.id }, extra);
 
-function expectError(result: RouteResult, status: number, error: string, description?: RegExp) {
-  expect(result.status).toBe(status);
-  expect(result.body).toMatchObject({ error, statusCode: status, traceId: result.headers.get("x-trace-id") });
-  expect(typeof result.body.error_description).toBe("string");
-  if (description) expect(result.body.error_description).toMatch(description);
+/** SPEC.md's error body, never stored, never with the client's secret. */
+function expectError(result: ApiAnswer, status: number, error: string, description?: RegExp) {
+  expectApiError(result, status, error, description);
   expect(result.headers.get("cache-control")).toBe("no-store");
   // Never a secret in an error body.
   expect(result.text).not.toContain(app.clientSecret);
 }
 
 describe("200 response, SPEC.md's table", () => {
+  /** The fields of both columns. */
+  const tokenFields = [
+    "access_token",
+    "token_type",
+    "expires_in",
+    "refresh_token",
+    "scope",
+    "refreshTokenId",
+    "userType",
+    "companyId",
+    "isBulkInstallation",
+    "userId",
+  ];
+
   it("Company column (authorization_code)", async () => {
     const chosen = [agency.locations[0]!.id, agency.locations[2]!.id];
     const { code } = await agencyInstall(chosen);
@@ -86,21 +90,7 @@ describe("200 response, SPEC.md's table", () => {
     expect(result.headers.get("content-type")).toMatch(/^application\/json/);
     const body = result.body;
     expect(Object.keys(body).sort()).toEqual(
-      [
-        "access_token",
-        "token_type",
-        "expires_in",
-        "refresh_token",
-        "scope",
-        "refreshTokenId",
-        "userType",
-        "companyId",
-        "isBulkInstallation",
-        "userId",
-        "approvedLocations",
-        "approveAllLocations",
-        "installToFutureLocations",
-      ].sort(),
+      [...tokenFields, "approvedLocations", "approveAllLocations", "installToFutureLocations"].sort(),
     );
     expect(decodeJwt(body.access_token as string).authClass).toBe("Company");
     expect(body.token_type).toBe("Bearer");
@@ -126,21 +116,7 @@ describe("200 response, SPEC.md's table", () => {
     const result = await codeExchange(code, { user_type: "Location" });
     expect(result.status).toBe(200);
     const body = result.body;
-    expect(Object.keys(body).sort()).toEqual(
-      [
-        "access_token",
-        "token_type",
-        "expires_in",
-        "refresh_token",
-        "scope",
-        "refreshTokenId",
-        "userType",
-        "companyId",
-        "locationId",
-        "isBulkInstallation",
-        "userId",
-      ].sort(),
-    );
+    expect(Object.keys(body).sort()).toEqual([...tokenFields, "locationId"].sort());
     expect(decodeJwt(body.access_token as string).authClass).toBe("Location");
     expect(body.token_type).toBe("Bearer");
     expect(body.expires_in).toBe(86399);
@@ -179,7 +155,7 @@ describe("200 response, SPEC.md's table", () => {
     const { code } = await agencyInstall();
     const result = await token(
       { grant_type: "authorization_code", code, user_type: "Company" },
-      { authorization: basicAuth(app.app.clientId, app.clientSecret) },
+      { id: app.app.clientId, secret: app.clientSecret },
     );
     expect(result.status).toBe(200);
   });
@@ -208,43 +184,28 @@ describe("scopes follow the installation", () => {
 
 describe("request errors", () => {
   it("a body that is not form-encoded: 400 invalid_request that says so", async () => {
-    const result = await callRoute(
-      POST,
-      new Request("http://localhost/oauth/token", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ grant_type: "authorization_code" }),
-      }),
-    );
+    const result = await api.post("/oauth/token", { json: { grant_type: "authorization_code" } });
     expectError(result, 400, "invalid_request", /x-www-form-urlencoded/);
   });
 
   it("no content type at all: 400 invalid_request", async () => {
-    const result = await callRoute(POST, new Request("http://localhost/oauth/token", { method: "POST", body: "a=b" }));
+    const result = await api.post("/oauth/token", { body: "a=b" });
     expect(result.status).toBe(400);
   });
 
   it("a parameter sent twice: 400 invalid_request", async () => {
-    const result = await callRoute(
-      POST,
-      new Request("http://localhost/oauth/token", {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: "grant_type=refresh_token&grant_type=authorization_code",
-      }),
-    );
+    const result = await api.post("/oauth/token", {
+      contentType: "application/x-www-form-urlencoded",
+      body: "grant_type=refresh_token&grant_type=authorization_code",
+    });
     expectError(result, 400, "invalid_request", /more than once/);
   });
 
   it("broken percent-encoding: 400 invalid_request", async () => {
-    const result = await callRoute(
-      POST,
-      new Request("http://localhost/oauth/token", {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: "grant_type=%zz",
-      }),
-    );
+    const result = await api.post("/oauth/token", {
+      contentType: "application/x-www-form-urlencoded",
+      body: "grant_type=%zz",
+    });
     expectError(result, 400, "invalid_request");
   });
 
@@ -257,16 +218,12 @@ describe("request errors", () => {
   });
 
   it("a body that is not UTF-8 or too large: 4xx", async () => {
-    const binary = await callRoute(
-      POST,
-      new Request("http://localhost/oauth/token", {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new Uint8Array([0x67, 0x3d, 0xff, 0xfe]),
-      }),
-    );
+    const binary = await api.post("/oauth/token", {
+      contentType: "application/x-www-form-urlencoded",
+      body: new Uint8Array([0x67, 0x3d, 0xff, 0xfe]),
+    });
     expect(binary.status).toBe(400);
-    const huge = await callRoute(POST, formRequest("/oauth/token", { grant_type: "x".repeat(100_000) }));
+    const huge = await token({ grant_type: "x".repeat(100_000) });
     expect(huge.status).toBe(400);
     expect(huge.body.error).toBe("invalid_request");
   });
@@ -274,13 +231,14 @@ describe("request errors", () => {
   it("Basic credentials with a broken percent-encoding: 401 invalid_client", async () => {
     const result = await token(
       { grant_type: "refresh_token", refresh_token: "x" },
-      { authorization: `Basic ${Buffer.from("%zz:%zz").toString("base64")}` },
+      undefined,
+      `Basic ${Buffer.from("%zz:%zz").toString("base64")}`,
     );
     expectError(result, 401, "invalid_client");
   });
 
   it("GET: 400 invalid_request naming the method to use, with Allow", async () => {
-    const result = await callRoute(GET, new Request("http://localhost/oauth/token"));
+    const result = await api.get("/oauth/token");
     expect(result.status).toBe(400);
     expect(result.headers.get("allow")).toBe("POST, OPTIONS");
     expect(result.body.error).toBe("invalid_request");
@@ -346,7 +304,7 @@ describe("client authentication errors", () => {
   it("wrong secret with HTTP Basic: 401 invalid_client with WWW-Authenticate: Basic", async () => {
     const result = await token(
       { grant_type: "authorization_code", code: "x", user_type: "Company" },
-      { authorization: basicAuth(app.app.clientId, "wrong") },
+      { id: app.app.clientId, secret: "wrong" },
     );
     expectError(result, 401, "invalid_client");
     expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
@@ -355,7 +313,7 @@ describe("client authentication errors", () => {
   it("unknown client with HTTP Basic: 401 with WWW-Authenticate: Basic", async () => {
     const result = await token(
       { grant_type: "authorization_code", code: "x", user_type: "Company" },
-      { authorization: basicAuth("nope", "wrong") },
+      { id: "nope", secret: "wrong" },
     );
     expectError(result, 401, "invalid_client");
     expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
@@ -364,7 +322,8 @@ describe("client authentication errors", () => {
   it("malformed Basic credentials: 401 with WWW-Authenticate: Basic", async () => {
     const result = await token(
       { grant_type: "authorization_code", code: "x", user_type: "Company" },
-      { authorization: "Basic !!!" },
+      undefined,
+      "Basic !!!",
     );
     expectError(result, 401, "invalid_client");
     expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
@@ -373,7 +332,7 @@ describe("client authentication errors", () => {
   it("Basic and client_secret together: 400 invalid_request", async () => {
     const result = await token(
       { grant_type: "authorization_code", code: "x", user_type: "Company", client_secret: app.clientSecret },
-      { authorization: basicAuth(app.app.clientId, app.clientSecret) },
+      { id: app.app.clientId, secret: app.clientSecret },
     );
     expectError(result, 400, "invalid_request", /one way/);
   });
@@ -451,16 +410,7 @@ describe("authorization_code grant errors", () => {
     const first = await codeExchange(code);
     expect(first.status).toBe(200);
     const later = new Date(Date.now() + 11 * 60_000);
-    const replay = tokenEndpoint(
-      formRequest("/oauth/token", {
-        grant_type: "authorization_code",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        code,
-        user_type: "Company",
-      }),
-      later,
-    );
+    const replay = tokenEndpoint(formRequest("/oauth/token", codeGrant(app, code, "Company")), later);
     await expect(replay).rejects.toMatchObject({
       code: "invalid_grant",
       description: expect.stringMatching(/already used/),
@@ -513,20 +463,14 @@ describe("refresh_token grant errors", () => {
 });
 
 /** The route with its clock set to `now` (the handler is the route's own line, with `now` passed). */
-const tokenAt = (now: Date) =>
-  noStoreRoute(POST.declaration!, async (request) => json(await tokenEndpoint(request, now), { headers: noStore }));
-
-function refreshAt(now: Date, refreshToken: string, client = app) {
-  return callRoute(
-    tokenAt(now),
-    formRequest("/oauth/token", {
-      grant_type: "refresh_token",
-      client_id: client.app.clientId,
-      client_secret: client.clientSecret,
-      refresh_token: refreshToken,
-    }),
+async function tokenAt(now: Date, form: Record<string, string | undefined>): Promise<ApiAnswer> {
+  const route = noStoreRoute(POST.declaration!, async (request) =>
+    json(await tokenEndpoint(request, now), { headers: noStore }),
   );
+  return readAnswer(await route(api.request("POST", "/oauth/token", { form })));
 }
+
+const refreshAt = (now: Date, refreshToken: string, client = app) => tokenAt(now, refreshGrant(client, refreshToken));
 
 async function withReuseWindow(seconds: string, run: () => Promise<void>): Promise<void> {
   const before = process.env.REFRESH_TOKEN_REUSE_SECONDS;
@@ -579,16 +523,7 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
   it("the window runs from the first use: at 29.999 s a replay gets a pair, at 30 s it is reuse and revokes the whole family", async () => {
     const t0 = new Date(Date.now() - 120 * second);
     const { code } = await agencyInstall(undefined, {}, t0);
-    const first = await callRoute(
-      tokenAt(t0),
-      formRequest("/oauth/token", {
-        grant_type: "authorization_code",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        code,
-        user_type: "Company",
-      }),
-    );
+    const first = await tokenAt(t0, codeGrant(app, code, "Company"));
     const used = new Date(t0.getTime() + 5 * second);
     const rotated = await refreshAt(used, first.body.refresh_token as string);
     expect(rotated.status).toBe(200);
@@ -609,11 +544,7 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
     const first = await codeExchange(code);
     const rotated = await refresh(first.body.refresh_token as string);
     await revokeToken(
-      formRequest("/oauth/revoke", {
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        token: rotated.body.refresh_token as string,
-      }),
+      formRequest("/oauth/revoke", { ...clientForm(app), token: rotated.body.refresh_token as string }),
     );
     const before = await db().refreshToken.count({ where: { grantId: await grantOf(first.body) } });
     expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /revoked/);
@@ -641,16 +572,7 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
     const yearMs = 365 * 24 * 3_600_000;
     const t0 = new Date(Date.now() - yearMs - 10 * second);
     const { code } = await agencyInstall(undefined, {}, t0);
-    const first = await callRoute(
-      tokenAt(t0),
-      formRequest("/oauth/token", {
-        grant_type: "authorization_code",
-        client_id: app.app.clientId,
-        client_secret: app.clientSecret,
-        code,
-        user_type: "Company",
-      }),
-    );
+    const first = await tokenAt(t0, codeGrant(app, code, "Company"));
     const expiry = t0.getTime() + yearMs;
     const rotated = await refreshAt(new Date(expiry - second), first.body.refresh_token as string);
     expect(rotated.status).toBe(200);

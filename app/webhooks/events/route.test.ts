@@ -1,11 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
+import { type ApiAnswer, apiClient, basicAuth, expectError } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
-import { basicAuth, callRoute, makeApp, type RouteResult } from "@/lib/testing/oauth";
+import { makeApp } from "@/lib/testing/oauth";
 import { MISSED_EVENTS_DEFAULT_LIMIT } from "@/lib/webhooks/missed-events";
 import { enqueueWebhookEvents } from "@/lib/webhooks/outbox";
-import { GET, POST } from "./route";
+
+// An app's own endpoint, outside the versioned API: no Version.
+const api = apiClient(apiRoutes, { version: null });
 
 /**
  * GET /webhooks/events through its handler: HTTP Basic client credentials, the app's own events
@@ -22,11 +26,10 @@ let agency: TestAgency;
 let app: CreatedApp;
 let otherApp: CreatedApp;
 
-function list(query: string, credentials: CreatedApp | string | null = app): Promise<RouteResult> {
-  const headers: Record<string, string> = {};
-  if (typeof credentials === "string") headers.authorization = credentials;
-  else if (credentials) headers.authorization = basicAuth(credentials.app.clientId, credentials.clientSecret);
-  return callRoute(GET, new Request(`http://localhost/webhooks/events${query}`, { headers }));
+function list(query: string, credentials: CreatedApp | string | null = app): Promise<ApiAnswer> {
+  if (typeof credentials === "string") return api.get(`/webhooks/events${query}`, { authorization: credentials });
+  const basic = credentials ? { id: credentials.app.clientId, secret: credentials.clientSecret } : undefined;
+  return api.get(`/webhooks/events${query}`, { basic });
 }
 
 async function enqueue(target: CreatedApp, count: number, type = "TEST"): Promise<string[]> {
@@ -76,12 +79,6 @@ beforeAll(async () => {
   otherApp = await makeApp(agency.company.id);
 });
 
-function expectError(result: RouteResult, status: number, error: string, description?: RegExp) {
-  expect(result.status).toBe(status);
-  expect(result.body).toMatchObject({ error, statusCode: status, traceId: result.headers.get("x-trace-id") });
-  if (description) expect(result.body.error_description).toMatch(description);
-}
-
 describe("authentication: the app's client credentials as HTTP Basic", () => {
   it.each([
     ["no Authorization header", null],
@@ -97,7 +94,7 @@ describe("authentication: the app's client credentials as HTTP Basic", () => {
   });
 
   it("other methods are refused with Allow: GET", async () => {
-    const result = await callRoute(POST, new Request("http://localhost/webhooks/events", { method: "POST" }));
+    const result = await api.post("/webhooks/events");
     expect(result.status).toBe(400);
     expect(result.headers.get("allow")).toContain("GET");
   });

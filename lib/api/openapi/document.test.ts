@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { GET } from "@/app/openapi.json/route";
 import { apiRoutes, documentedRoutes } from "@/app/route-table";
 import { errorStatus } from "@/lib/api/http-error";
+import { apiClient } from "@/lib/testing/api-client";
 import { placedOperations } from "./document";
 import { errorCatalog } from "./error-catalog";
 import { isInternal } from "./operation";
@@ -11,10 +11,10 @@ import { tags } from "./tags";
 type Doc = any;
 
 async function document(): Promise<Doc> {
-  const response = await GET(new Request("http://localhost/openapi.json"));
+  const response = await apiClient(apiRoutes).get("/openapi.json");
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-  return JSON.parse(await response.text());
+  return JSON.parse(response.text);
 }
 
 describe("/openapi.json", () => {
