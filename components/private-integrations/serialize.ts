@@ -9,6 +9,13 @@ export function memberName(person: { name: string; removed: boolean }): string {
   return person.removed ? `${person.name} (removed)` : person.name;
 }
 
+/** An integration that acted through the management API, as the audit list names it. */
+export function integrationActorName(integration: { name: string | null }): string {
+  return integration.name === null
+    ? "A private integration (deleted), through the API"
+    : `${integration.name} (private integration, through the API)`;
+}
+
 /** What the client component receives: plain strings, no hash, no secret. */
 export function toIntegrationItem(view: PrivateIntegrationView): IntegrationItem {
   return {
@@ -107,7 +114,11 @@ export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
     label: entry.label,
     at: entry.at.toISOString(),
     integrationName: entry.integrationName,
-    actor: entry.actor ? memberName(entry.actor) : null,
+    actor: entry.actor
+      ? memberName(entry.actor)
+      : entry.actorIntegration
+        ? integrationActorName(entry.actorIntegration)
+        : null,
     details,
   };
 }
