@@ -80,13 +80,9 @@ export const apiPrivateIntegrationAnswerSchema = z
   .object({ privateIntegration: apiPrivateIntegrationSchema })
   .meta({ examples: [{ privateIntegration: integrationExample }] });
 
-const expiresAtInput = z
-  .string()
-  .regex(ymd, { error: "Use YYYY-MM-DD, e.g. 2026-12-31." })
-  .nullable()
-  .meta({
-    description: "The last day (UTC) its tokens work, YYYY-MM-DD; null for never (refused under an agency maximum).",
-  });
+const expiresAtInput = z.string().regex(ymd, { error: "Use YYYY-MM-DD, e.g. 2026-12-31." }).nullable().meta({
+  description: "The last day (UTC) its tokens work, YYYY-MM-DD; null for never (refused under an agency maximum).",
+});
 const subAccountsInput = z
   .union([z.literal("all"), z.array(z.string().min(1).max(100)).min(1).max(1000)], {
     error: 'Send "all" or an array of sub-account ids.',
