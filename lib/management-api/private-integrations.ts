@@ -1,4 +1,4 @@
-import { bearerError } from "@/lib/api/bearer";
+import { requireAgencyPrivateIntegration, requireScope } from "@/lib/api/bearer";
 import { HttpError } from "@/lib/api/http-error";
 import { db } from "@/lib/db/client";
 import type { IntegrationActor, IntegrationOwner } from "@/lib/integrations/access";
@@ -12,7 +12,7 @@ import {
   rotateNow,
   updatePrivateIntegration,
 } from "@/lib/integrations/lifecycle";
-import { MANAGE_SCOPE, mayManageIntegrations, READ_SCOPE } from "@/lib/integrations/no-escalation";
+import { MANAGE_SCOPE, READ_SCOPE } from "@/lib/integrations/no-escalation";
 import { getPrivateIntegration, listPrivateIntegrations } from "@/lib/integrations/read";
 import { fieldErrorsOfRefusal, notFound, Refusal } from "@/lib/refusal";
 import { isScope } from "@/lib/scopes";
@@ -43,29 +43,12 @@ import {
  * or `.write`, which includes it, to read).
  */
 export function integrationActorOf(principal: Principal, access: "read" | "write"): IntegrationActor {
-  if (principal.kind !== "private_integration" || !principal.integrationId) {
-    throw bearerError(
-      "forbidden",
-      `Only private integrations use this API; an app's access token cannot manage private integrations. Use an agency private integration with ${MANAGE_SCOPE} (or ${READ_SCOPE} to read).`,
-    );
-  }
-  if (principal.authClass !== "Company") {
-    throw bearerError(
-      "forbidden",
-      `Only agency private integrations use this API; a sub-account integration cannot hold ${MANAGE_SCOPE}. Create an agency integration under Settings > Private Integrations.`,
-    );
-  }
-  if (!mayManageIntegrations(principal.scopes, access)) {
-    const scope = access === "write" ? MANAGE_SCOPE : READ_SCOPE;
-    throw bearerError(
-      "insufficient_scope",
-      `This token lacks the ${scope} scope${access === "read" ? ` (or ${MANAGE_SCOPE}, which includes it)` : ""}. Edit the private integration to add it (its token keeps working with the new scopes).`,
-      scope,
-    );
-  }
+  requireAgencyPrivateIntegration(principal);
+  // Also checked by the routes' declarations (tokenRoute); here for every other caller of these functions.
+  requireScope(principal, access === "write" ? MANAGE_SCOPE : READ_SCOPE);
   return {
     kind: "integration",
-    integrationId: principal.integrationId,
+    integrationId: principal.integrationId as string,
     companyId: principal.companyId,
     scopes: principal.scopes,
     ...(principal.allowedLocationIds ? { allowedLocationIds: principal.allowedLocationIds } : {}),
