@@ -1,7 +1,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { GET as contactGet } from "@/app/contacts/[contactId]/route";
 import type { Actor } from "@/lib/accounts/permissions";
+import type { Operation } from "@/lib/api/openapi/operation";
 import { tokenRoute } from "@/lib/api/token-route";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
@@ -901,13 +903,19 @@ describe("routes", () => {
    */
   describe("a deliberately broken handler fails the probe", () => {
     const file = "contacts/[contactId]/route.ts";
+    const declared = { ...contactGet.declaration, operationId: "brokenOnPurpose" } as Operation;
     const ignoresItsSubAccount = {
-      DELETE: tokenRoute<{ contactId: string }>({ scope: "contacts.write", level: "Location" }, async (_r, context) => {
-        await db().contact.delete({ where: { id: context.params.contactId } });
-        return new Response(null, { status: 204 });
-      }),
-      GET: tokenRoute<{ contactId: string }>({ scope: "contacts.readonly", level: "Location" }, async (_r, context) =>
-        Response.json({ contact: await db().contact.findUnique({ where: { id: context.params.contactId } }) }),
+      DELETE: tokenRoute<{ contactId: string }>(
+        { ...declared, scope: "contacts.write", level: "Location" },
+        async (_r, context) => {
+          await db().contact.delete({ where: { id: context.params.contactId } });
+          return new Response(null, { status: 204 });
+        },
+      ),
+      GET: tokenRoute<{ contactId: string }>(
+        { ...declared, scope: "contacts.readonly", level: "Location" },
+        async (_r, context) =>
+          Response.json({ contact: await db().contact.findUnique({ where: { id: context.params.contactId } }) }),
       ),
     };
     async function aFreshContactOfA(): Promise<IdsOfA> {

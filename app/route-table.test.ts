@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { leftToNext as reasons } from "@/scripts/route-table";
 import { apiRoutes } from "./route-table";
 
 /** The URL path of every route.ts under app/, from its folders (route groups `(…)` add nothing). */
@@ -15,8 +16,8 @@ function routeFilePaths(dir = "app", path = ""): string[] {
   return found;
 }
 
-/** Left to Next.js on purpose (app/route-table.ts says why). */
-const leftToNext = ["/api/auth/[...nextauth]", "/[...path]"];
+/** Left to Next.js on purpose, each with its reason (scripts/route-table.ts). */
+const leftToNext = Object.keys(reasons);
 
 describe("the API routes served ahead of Next.js", () => {
   it("are every route.ts under app/ but the two left to Next.js, each listed once under its own path", () => {

@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { writeRouteTable } from "./route-table";
 
 const require = createRequire(import.meta.url);
 const nextBin = require.resolve("next/dist/bin/next");
@@ -22,6 +23,8 @@ function newestSourceChange(paths: string[]): number {
 }
 
 export function buildIfNeeded(): void {
+  // A route file added or removed since the last build: the table changes, and so does app/.
+  writeRouteTable();
   const distDir = process.env.NEXT_DIST_DIR || ".next";
   const buildId = resolve(distDir, "BUILD_ID");
   const sources = [

@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { writeRouteTable } from "./route-table";
 
 // Per E2E_PORT, like the e2e and stress folders: .ci/run runs one npm test per database at once.
 const reports = resolve("test-results/reports", process.env.E2E_PORT ?? "3100");
@@ -26,6 +27,8 @@ let failed = 0;
 let ok = true;
 
 console.log(`Testing on ${database}.`);
+// Type check, lint and tests read the route table generated from app/ (a fresh route file included).
+writeRouteTable();
 ok = step("Lint and format (biome)", bin("biome"), ["check", "."]) && ok;
 ok = step("Type check (tsc)", bin("tsc"), ["--noEmit"]) && ok;
 ok = step("OpenAPI lint (Redocly CLI)", process.execPath, [bin("tsx"), "scripts/openapi-lint.ts"]) && ok;

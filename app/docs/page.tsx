@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { documentedRoutes } from "@/app/route-table";
 import { buildOpenApiDocument } from "@/lib/api/openapi/document";
 
 /**
@@ -251,7 +252,7 @@ function Operation({ doc, method, path, op }: { doc: Node; method: string; path:
 }
 
 export default function DocsPage() {
-  const doc: Node = buildOpenApiDocument();
+  const doc: Node = buildOpenApiDocument(documentedRoutes);
   const operations = Object.entries<Node>(doc.paths).flatMap(([path, item]) =>
     Object.entries<Node>(item).map(([method, op]) => ({ path, method, op })),
   );

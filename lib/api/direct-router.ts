@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
 import { errorResponse, withNoStoreDefault } from "./handler";
 import { errorBody, HttpError } from "./http-error";
+import type { Declared } from "./openapi/operation";
 import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
 
 /**
@@ -59,7 +60,8 @@ export interface DirectRoute {
   /** The path as its folders under app/ spell it: "/locations/[locationId]". */
   path: string;
   segments: Segment[];
-  handlers: Partial<Record<Method, Handler<Record<string, string>>>>;
+  /** With what each declared for /openapi.json (lib/api/handler.ts's apiRoute). */
+  handlers: Partial<Record<Method, Handler<Record<string, string>> & Declared>>;
   /** The `Allow` of an answer to a method the route does not serve: otherMethods' list. */
   allow: string;
 }
@@ -70,7 +72,7 @@ export function route<Path extends string>(path: Path, module: RouteModule<Param
   for (const method of METHODS) {
     const handler = module[method];
     // The matcher fills exactly the segments the path names, so the params are ParamsOf<Path>.
-    if (handler) handlers[method] = handler as Handler<Record<string, string>>;
+    if (handler) handlers[method] = handler as Handler<Record<string, string>> & Declared;
   }
   const segments = path
     .split("/")

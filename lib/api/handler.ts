@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describeError, log } from "@/lib/log";
 import { errorBody, HttpError } from "./http-error";
+import type { Declared, RouteDeclaration } from "./openapi/operation";
 import { containsNul } from "./parse";
 import { toHttpError } from "./refusal-to-http";
 import { countUsage, noteRefusal } from "./usage";
@@ -19,7 +20,31 @@ export interface RequestContext {
 
 type Handler<P> = (request: Request, context: RequestContext & { params: P }) => Promise<Response>;
 
-export function apiRoute<P = Record<string, never>>(handler: Handler<P>) {
+/** A route module's export: Next.js's handler, carrying what it declared for /openapi.json. */
+export type RouteHandler<P> = ((request: Request, routeContext?: { params?: Promise<P> }) => Promise<Response>) &
+  Declared;
+
+/**
+ * `apiRoute(operation, handler)`: the handler and, beside it, its operation (lib/api/openapi/operation.ts)
+ * or `{ internal: "why" }`; the route table carries both to /openapi.json. `apiRoute(handler)` is
+ * for handlers that are not a route's method (otherMethods' answers).
+ */
+export function apiRoute<P = Record<string, never>>(
+  declaration: RouteDeclaration,
+  handler: Handler<P>,
+): RouteHandler<P>;
+export function apiRoute<P = Record<string, never>>(handler: Handler<P>): RouteHandler<P>;
+export function apiRoute<P = Record<string, never>>(
+  first: RouteDeclaration | Handler<P>,
+  second?: Handler<P>,
+): RouteHandler<P> {
+  const handler = typeof first === "function" ? first : second!;
+  const routeHandler: RouteHandler<P> = wrap(handler);
+  if (typeof first !== "function") routeHandler.declaration = first;
+  return routeHandler;
+}
+
+function wrap<P>(handler: Handler<P>) {
   return async (request: Request, routeContext?: { params?: Promise<P> }): Promise<Response> => {
     const traceId = randomUUID();
     let response: Response;
@@ -87,22 +112,27 @@ type Method = (typeof allMethods)[number];
  * methods to use, with `Allow`. OPTIONS answers 204 with `Allow`.
  * `export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET")`.
  */
-export function otherMethods(...allowed: Method[]): Record<Method, (request: Request) => Promise<Response>> {
+export function otherMethods(
+  ...allowed: Method[]
+): Record<Method, ((request: Request) => Promise<Response>) & Declared> {
   const served = [...allowed, ...(allowed.includes("GET") && !allowed.includes("HEAD") ? ["HEAD"] : [])];
   const allow = [...served, "OPTIONS"].join(", ");
-  const refuse = apiRoute(async (request) => {
-    throw new HttpError("invalid_request", `${request.method} is not served here. Use ${allowed.join(" or ")}.`, {
-      headers: { allow },
-    });
-  });
+  const refuse = Object.assign(
+    apiRoute(async (request) => {
+      throw new HttpError("invalid_request", `${request.method} is not served here. Use ${allowed.join(" or ")}.`, {
+        headers: { allow },
+      });
+    }),
+    { unserved: true as const },
+  );
   // `allow` rides on the OPTIONS handler: lib/api/direct-router.ts names it for unusual methods (TRACE…).
   const options = Object.assign(
     apiRoute(async () => new Response(null, { status: 204, headers: { allow } })),
-    { allow },
+    { allow, unserved: true as const },
   );
   const handlers = Object.fromEntries(allMethods.map((m) => [m, refuse])) as Record<
     Method,
-    (request: Request) => Promise<Response>
+    ((request: Request) => Promise<Response>) & Declared
   >;
   return { ...handlers, OPTIONS: options };
 }

@@ -3,6 +3,7 @@ import { type Principal, rateLimitSubject } from "@/lib/tokens/principal";
 import { authenticateBearer, bearerError, requireLocationToken, requireScope } from "./bearer";
 import { apiRoute, errorResponse, type RequestContext } from "./handler";
 import { HttpError } from "./http-error";
+import type { Operation } from "./openapi/operation";
 import { hitRateLimit, limitHeaders, rateLimitedError } from "./rate-limit";
 import { toHttpError } from "./refusal-to-http";
 import { type ApiVersion, requireVersion } from "./version";
@@ -33,17 +34,23 @@ export interface TokenRouteContext<P> extends RequestContext {
   version: ApiVersion;
 }
 
-export interface TokenRouteOptions {
+/**
+ * The operation of an endpoint that tokens unlock, declared beside its handler: Bearer, Version and
+ * rate limits are implied (they are the checks above); `scope` and `level` are enforced here.
+ */
+export interface TokenOperation extends Omit<Operation, "auth" | "version" | "rateLimited" | "scope"> {
   scope: Scope;
   /** `Location`: a sub-account endpoint; agency-level tokens get 403 forbidden before the scope check. */
   level?: "Location";
 }
 
 export function tokenRoute<P = Record<string, never>>(
-  options: TokenRouteOptions,
+  options: TokenOperation,
   handler: (request: Request, context: TokenRouteContext<P>) => Promise<Response>,
 ) {
-  return apiRoute<P>((request, context) =>
+  const { level: _level, ...documented } = options;
+  const declaration: Operation = { ...documented, auth: "bearer", version: true, rateLimited: true };
+  return apiRoute<P>(declaration, (request, context) =>
     withRateLimit(request, context, async (count) => {
       const version = requireVersion(request);
       const principal = await authenticateBearer(request);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { TestProject } from "vitest/node";
 import { migrationsDir } from "@/lib/db/migrations";
+import { writeRouteTable } from "@/scripts/route-table";
 import { createTestDatabase, dropTestDatabase } from "./postgres";
 
 /**
@@ -12,6 +13,7 @@ import { createTestDatabase, dropTestDatabase } from "./postgres";
  * gets a PostgreSQL database of its own (created and migrated here, dropped at the end).
  */
 export default async function setup(project: TestProject) {
+  writeRouteTable();
   const server = process.env.TEST_DATABASE_URL;
   if (!server) {
     project.provide("databaseUrl", "memory://");

@@ -1,9 +1,31 @@
+import { z } from "zod";
 import { json, otherMethods } from "@/lib/api/handler";
+import { exampleId, tokenErrors } from "@/lib/api/openapi/operation";
 import { tokenRoute } from "@/lib/api/token-route";
-import { getLocationForPrincipal } from "@/lib/locations/get-location";
+import { getLocationForPrincipal, locationSchema } from "@/lib/locations/get-location";
 
 /** GET /locations/{locationId}: the sub-account, for a token of it or of its agency. */
-export const GET = tokenRoute<{ locationId: string }>({ scope: "locations.readonly" }, async (_request, context) =>
-  json({ location: await getLocationForPrincipal(context.principal, context.params.locationId) }),
+export const GET = tokenRoute<{ locationId: string }>(
+  {
+    scope: "locations.readonly",
+    operationId: "getLocation",
+    tag: "Sub-accounts",
+    summary: "Get a sub-account",
+    description:
+      "Allowed: a Location token or sub-account private integration of that sub-account, a Company token or agency private integration of its agency. Anything else is 403 forbidden whether or not the sub-account exists.",
+    pathParams: z.object({ locationId: exampleId("cm3x5loc0000001") }),
+    success: {
+      status: 200,
+      description: "The sub-account.",
+      name: "LocationResponse",
+      schema: z.object({ location: locationSchema }),
+    },
+    errors: tokenErrors(
+      "locations.readonly",
+      "The token is not of this sub-account or its agency, or the sub-account does not exist, or it is an agency private integration whose chosen Sub-accounts do not include it.",
+    ),
+  },
+  async (_request, context) =>
+    json({ location: await getLocationForPrincipal(context.principal, context.params.locationId) }),
 );
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");

@@ -6,9 +6,14 @@ import { apiVersions } from "@/lib/api/version";
 import { installationUpdatedEventSchema } from "@/lib/apps/installation-updates";
 import { appUrl } from "@/lib/env";
 import { errorCatalog, errorExample } from "./error-catalog";
-import { type Operation, operations } from "./operations";
+import { type DeclaredRoute, type HttpMethod, httpMethods, isInternal, type Operation } from "./operation";
+import { operations as catalogue } from "./operations";
+import { type TagName, tags } from "./tags";
 
-/** The OpenAPI 3.1 document of the whole app, generated from `operations` and the error catalog. */
+/**
+ * The OpenAPI 3.1 document of the whole app, generated from the operations the route table's
+ * handlers declare (app/route-table.ts) and the error catalog.
+ */
 
 type Json = Record<string, unknown>;
 
@@ -22,17 +27,6 @@ export const checkOrder = [
   "Access to the addressed sub-account: 403 forbidden, the same whether or not it exists; an agency private integration limited to chosen Sub-accounts gets 403 forbidden naming that rule for any other sub-account of its agency.",
   "The data: 404 not_found, 409 conflict.",
 ];
-
-const tagDescriptions: Record<string, string> = {
-  OAuth: "Installing apps and the tokens they get: RFC 6749 with PKCE, RFC 7009 revocation, RFC 7662 introspection.",
-  "Sub-accounts": "Reading a sub-account with an access token or a private-integration token.",
-  Contacts:
-    "Creating and reading a sub-account's contacts; needs a Location token or a sub-account private integration.",
-  Discovery: "Metadata and public keys: RFC 8414 metadata, the JWKS of access tokens, the webhook signing keys.",
-  Service: "The service itself: health and this document.",
-  Webhooks: "The app's events: catching up on what a webhook delivery missed.",
-  "Leaked tokens": "Revoking leaked tokens: by whoever holds them, and by GitHub's secret scanning.",
-};
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema, as requests send or responses carry it. */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
@@ -137,19 +131,77 @@ function errorResponses(op: Operation): Record<string, Json> {
   return responses;
 }
 
-export function buildOpenApiDocument(): Json {
+/** An operation where the document shows it: its method and its path as OpenAPI spells it. */
+interface Placed {
+  method: HttpMethod;
+  /** The route table's path, by whose order operations of a tag are shown. */
+  folderPath: string;
+  path: string;
+  op: Operation;
+}
+
+/** "/contacts/[contactId]" → "/contacts/{contactId}" (and "/contacts/" when the operation asks). */
+function openApiPath(folderPath: string, op: Operation): string {
+  const path = folderPath.replace(/\[(\w+)\]/g, "{$1}");
+  return op.trailingSlash ? `${path}/` : path;
+}
+
+/**
+ * The operations of `routes`, in the document's order: by tag in lib/api/openapi/tags.ts's order;
+ * within a tag, the tag's `first` in that order, then the others by path, then by method.
+ */
+export function placedOperations(routes: readonly DeclaredRoute[]): Placed[] {
+  const placed: Placed[] = [];
+  for (const route of routes) {
+    for (const method of httpMethods) {
+      const declaration = route.handlers[method]?.declaration;
+      if (!declaration || isInternal(declaration)) continue;
+      placed.push({ method, folderPath: route.path, path: openApiPath(route.path, declaration), op: declaration });
+    }
+  }
+  // The catalogue of the operations not yet declared beside their handlers (issue 23, going away).
+  const declared = new Set(placed.map((p) => `${p.method} ${p.path}`));
+  for (const { method, path, ...op } of catalogue) {
+    const upper = method.toUpperCase() as HttpMethod;
+    if (declared.has(`${upper} ${path}`)) continue;
+    const folderPath = path.replace(/\{(\w+)\}/g, "[$1]").replace(/(.)\/$/, "$1");
+    placed.push({ method: upper, folderPath, path, op: { ...op, tag: op.tag as TagName } });
+  }
+  const tagIndex = (tag: TagName) => {
+    const index = tags.findIndex((t) => t.name === tag);
+    if (index < 0) throw new Error(`Tag "${tag}" is not described in lib/api/openapi/tags.ts.`);
+    return index;
+  };
+  const firstIndex = (op: Operation) => {
+    const first = tags[tagIndex(op.tag)]?.first ?? [];
+    const index = first.indexOf(op.operationId);
+    return index < 0 ? first.length : index;
+  };
+  const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return placed.sort(
+    (a, b) =>
+      tagIndex(a.op.tag) - tagIndex(b.op.tag) ||
+      firstIndex(a.op) - firstIndex(b.op) ||
+      byCodeUnit(a.folderPath, b.folderPath) ||
+      httpMethods.indexOf(a.method) - httpMethods.indexOf(b.method),
+  );
+}
+
+export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): Json {
+  const operations = placedOperations(routes);
   const schemas: Json = {};
   const ref = (name: string, schema: z.ZodType, io: "input" | "output") => {
     schemas[name] ??= jsonSchema(schema, io);
     return { $ref: `#/components/schemas/${name}` };
   };
   const paths: Record<string, Json> = {};
-  for (const op of operations) {
+  for (const { method, path, op } of operations) {
     const headers: Json = { ...traceHeader };
     if (op.rateLimited) Object.assign(headers, rateLimitHeaders);
-    // apiRoute answers no-store unless the route sets its own: only the public documents do.
-    const publicDocument = op.path.startsWith("/.well-known/") || op.path === "/openapi.json";
-    if (op.path !== "/oauth/chooselocation") {
+    // apiRoute answers no-store unless the route sets its own: only the public documents do. A
+    // screen (text/html) is Next.js's page, not an apiRoute.
+    const publicDocument = path.startsWith("/.well-known/") || path === "/openapi.json";
+    if (op.success.contentType !== "text/html") {
       const value = publicDocument ? "public, max-age=300" : "no-store";
       headers["Cache-Control"] = { description: value, schema: { type: "string", const: value } };
     }
@@ -170,8 +222,8 @@ export function buildOpenApiDocument(): Json {
           : op.auth === "basic"
             ? [{ clientSecretBasic: [] }]
             : [];
-    paths[op.path] ??= {};
-    (paths[op.path] as Json)[op.method] = {
+    paths[path] ??= {};
+    (paths[path] as Json)[method.toLowerCase()] = {
       operationId: op.operationId,
       tags: [op.tag],
       summary: op.summary,
@@ -220,7 +272,9 @@ export function buildOpenApiDocument(): Json {
       ].join("\n"),
     },
     servers: [{ url: appUrl() }],
-    tags: [...new Set(operations.map((op) => op.tag))].map((name) => ({ name, description: tagDescriptions[name] })),
+    tags: tags
+      .filter((tag) => operations.some(({ op }) => op.tag === tag.name))
+      .map(({ name, description }) => ({ name, description })),
     paths,
     // OpenAPI 3.1: the requests the service sends to an app's webhook URL.
     webhooks: {

@@ -1,0 +1,56 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { documentedRoutes } from "@/app/route-table";
+import { resetEnvCache } from "@/lib/env";
+import { buildOpenApiDocument } from "./document";
+
+type Json = Record<string, unknown>;
+
+/**
+ * Issue 23 moved every operation beside its handler; the document must read as it did before, byte
+ * for byte. The fixture is the document of that day (APP_URL https://tokens.example, default
+ * limits). A new endpoint adds a path, which this ignores; changing an existing one changes bytes
+ * here, so the fixture is updated knowingly or not at all.
+ */
+const fixture = readFileSync(join(__dirname, "document.before-23.json"), "utf8");
+
+/** `document` with only the fixture's paths and tags (in the document's own order), and their schemas. */
+function projected(document: Json, before: Json): Json {
+  const keep = <T>(entries: [string, T][], names: Set<string>) => entries.filter(([name]) => names.has(name));
+  const paths = Object.entries(document.paths as Json).flatMap(([path, item]): [string, Json][] => {
+    const methods = (before.paths as Record<string, Json>)[path];
+    if (!methods) return [];
+    return [[path, Object.fromEntries(keep(Object.entries(item as Json), new Set(Object.keys(methods))))]];
+  });
+  const beforeTags = new Set((before.tags as { name: string }[]).map((t) => t.name));
+  const schemas = (document.components as { schemas: Json }).schemas;
+  const beforeSchemas = new Set(Object.keys((before.components as { schemas: Json }).schemas));
+  return {
+    ...document,
+    tags: (document.tags as { name: string }[]).filter((t) => beforeTags.has(t.name)),
+    paths: Object.fromEntries(paths),
+    components: {
+      ...(document.components as Json),
+      schemas: Object.fromEntries(keep(Object.entries(schemas), beforeSchemas)),
+    },
+  };
+}
+
+describe("the OpenAPI document, where nothing changed since issue 23", () => {
+  afterEach(() => {
+    delete process.env.APP_URL;
+    resetEnvCache();
+  });
+
+  it("is byte for byte the document of before (projected onto its paths, tags and schemas)", () => {
+    process.env.APP_URL = "https://tokens.example";
+    delete process.env.RATE_LIMIT_BURST;
+    delete process.env.RATE_LIMIT_DAILY;
+    resetEnvCache();
+    const document = buildOpenApiDocument(documentedRoutes);
+    const now = `${JSON.stringify(projected(document, JSON.parse(fixture)), null, 2)}\n`;
+    expect(now === fixture, "the document changed where nothing should have").toBe(true);
+    expect(now).toBe(fixture);
+  });
+});
