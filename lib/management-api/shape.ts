@@ -262,3 +262,10 @@ export function toFormInput(
     ...(input.allowedIps !== undefined ? { allowedIpAddresses: input.allowedIps.join("\n") } : {}),
   };
 }
+
+/** What the OpenAPI document says of the refusals every operation shares. */
+export const callerRefusals =
+  "An app's access token or a sub-account private integration (only agency private integrations use this API).";
+export const labsRefusal = "Private Integrations is off in the agency's Labs (the description names Labs).";
+export const unknownIdRefusal =
+  "No integration with this id in the caller's agency: another agency's id answers the same as an unknown one.";
