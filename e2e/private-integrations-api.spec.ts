@@ -28,10 +28,12 @@ const rotatorName = "Secret rotator";
 const actorShown = `${rotatorName} (private integration, through the API)`;
 
 /** The README's fenced blocks of one language, in order, under `### Rotating from a secret manager`. */
+const fence = "```";
+
 function readmeBlocks(language: "js" | "sh"): string[] {
   const readme = readFileSync(join(process.cwd(), "README.md"), "utf8");
   const section = readme.split("### Rotating from a secret manager")[1]?.split("\n### ")[0] ?? "";
-  return [...section.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1] ?? "");
+  return [...section.matchAll(new RegExp(`${fence}${language}\\n([\\s\\S]*?)${fence}`, "g"))].map((m) => m[1] ?? "");
 }
 
 async function getLocation(request: APIRequestContext, token: string, locationId: string): Promise<number> {
