@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { e2ePort } from "./support/env";
-import { card, takeShownToken, tokenPattern } from "./support/private-integrations";
+import { card, openDetails, takeShownToken, tokenPattern } from "./support/private-integrations";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -91,6 +91,7 @@ test("an integration managed through the API, seen on the screen; the README's r
     const crm = card(page, "CRM sync");
     await expect(crm).toContainText("Active");
     await expectActivity(page, "CRM sync", "Created", actorShown);
+    await expect(await openDetails(crm, "CRM sync")).toContainText(`by ${actorShown}`);
     await expectAccessible(page, "private integrations: created through the API");
 
     // README › curl, first command: rotate later; both tokens work and the screen reads Rotating.

@@ -5,7 +5,8 @@ import { formatDateTime } from "./format";
 import type { AuditItem, IntegrationItem } from "./types";
 
 /** A person's name as the screens show it: a removed team member still names what they did. */
-export function memberName(person: { name: string; removed: boolean }): string {
+export function memberName(person: { name: string; removed: boolean; integration?: true }): string {
+  if (person.integration) return integrationActorName(person.removed ? { name: null } : person);
   return person.removed ? `${person.name} (removed)` : person.name;
 }
 

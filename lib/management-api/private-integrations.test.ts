@@ -157,7 +157,16 @@ describe("the operations", () => {
       actor: null,
       actorIntegration: { id: caller.integrationId, name: "Caller private-integrations.write" },
     });
+    const view = await getPrivateIntegration(A.owner, agency(A), privateIntegration.id);
+    expect(view.createdBy).toEqual({
+      id: caller.integrationId,
+      name: "Caller private-integrations.write",
+      removed: false,
+      integration: true,
+    });
     await db().privateIntegration.delete({ where: { id: caller.integrationId! } });
+    const orphan = await getPrivateIntegration(A.owner, agency(A), privateIntegration.id);
+    expect(orphan.createdBy).toMatchObject({ id: caller.integrationId, removed: true, integration: true });
     const [after] = await listAuditLog(A.owner, agency(A), { integrationId: privateIntegration.id });
     expect(after?.actorIntegration).toEqual({ id: caller.integrationId, name: null });
   });
