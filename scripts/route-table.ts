@@ -34,11 +34,19 @@ function find(appDir: string, fileName: string, dir = appDir, path = ""): Found[
 
 const byPath = (a: Found, b: Found) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** The table's source for the app/ folder `appDir`, imports relative to it. */
-export function routeTableSource(appDir: string): string {
-  const routes = find(appDir, "route.ts")
+const tableRoutes = (appDir: string) =>
+  find(appDir, "route.ts")
     .filter((r) => !(r.path in leftToNext))
     .sort(byPath);
+
+/** The paths of the table's routes ("/contacts/[contactId]"), in its order, without importing them (e2e). */
+export function routeTablePaths(appDir = resolve("app")): string[] {
+  return tableRoutes(appDir).map((r) => r.path);
+}
+
+/** The table's source for the app/ folder `appDir`, imports relative to it. */
+export function routeTableSource(appDir: string): string {
+  const routes = tableRoutes(appDir);
   const pages = find(appDir, "operation.ts").sort(byPath);
   const specifier = (file: string) => `./${file.split(sep).join("/").replace(/\.ts$/, "")}`;
   return [

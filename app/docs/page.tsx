@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { documentedRoutes } from "@/app/route-table";
 import { buildOpenApiDocument } from "@/lib/api/openapi/document";
+import { methodColor } from "./method-colors";
 
 /**
  * /docs: the API reference, rendered on the server from the same document as /openapi.json (no
@@ -12,11 +13,6 @@ export const metadata: Metadata = { title: "API reference" };
 
 // biome-ignore lint/suspicious/noExplicitAny: the generated document is read loosely
 type Node = any;
-
-const methodColors: Record<string, string> = {
-  get: "bg-sky-100 text-sky-900",
-  post: "bg-emerald-100 text-emerald-900",
-};
 
 /** Prose from the OpenAPI document with its `code` spans shown as code, not as backticks. */
 function Prose({ text }: { text: string }) {
@@ -160,9 +156,7 @@ function Operation({ doc, method, path, op }: { doc: Node; method: string; path:
       aria-label={`${method.toUpperCase()} ${path}`}
     >
       <h3 className="flex items-center gap-2 font-mono text-base">
-        <span className={`rounded px-2 py-0.5 text-xs font-bold uppercase ${methodColors[method] ?? "bg-gray-100"}`}>
-          {method}
-        </span>
+        <span className={`rounded px-2 py-0.5 text-xs font-bold uppercase ${methodColor(method)}`}>{method}</span>
         {path}
       </h3>
       <p className="mt-1 font-medium">{op.summary}</p>

@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as contactGET } from "@/app/contacts/[contactId]/route";
 import { GET as contactsGET, POST as contactsPOST } from "@/app/contacts/route";
-import { GET as locationGET } from "@/app/locations/[locationId]/route";
-import { GET as installedGET } from "@/app/oauth/installedLocations/route";
-import { POST as locationTokenPOST } from "@/app/oauth/locationToken/route";
+import { apiRoutes } from "@/app/route-table";
+import { examplePath, isInternal } from "@/lib/api/openapi/operation";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
@@ -90,18 +89,20 @@ describe("Version header", () => {
     it(`${name}: 400 invalid_version naming the accepted values, on every endpoint`, async () => {
       expectError(await post(contactBody(), { version }), 400, "invalid_version", text);
       const headers: Record<string, string> = { authorization: `Bearer ${subPi}`, ...(version ? { version } : {}) };
-      const id = A.locations[0]!.id;
-      const answers = [
-        locationGET(new Request(`http://localhost/locations/${id}`, { headers }), {
-          params: Promise.resolve({ locationId: id }),
-        }),
-        contactGET(new Request("http://localhost/contacts/x", { headers }), {
-          params: Promise.resolve({ contactId: "x" }),
-        }),
-        locationTokenPOST(new Request("http://localhost/oauth/locationToken", { method: "POST", headers })),
-        installedGET(new Request("http://localhost/oauth/installedLocations", { headers })),
-      ];
-      for (const answer of answers) expectError(await read(answer), 400, "invalid_version", text);
+      // Every operation that declares the Version header (the route table's), its path from the examples.
+      const checked: string[] = [];
+      for (const route of apiRoutes) {
+        for (const [method, handler] of Object.entries(route.handlers)) {
+          const op = handler.declaration;
+          if (!op || isInternal(op) || !op.version) continue;
+          const { path, params } = examplePath(route.path, op);
+          const request = new Request(`http://localhost${path}`, { method, headers });
+          expectError(await read(handler(request, { params: Promise.resolve(params) })), 400, "invalid_version", text);
+          checked.push(`${method} ${route.path}`);
+        }
+      }
+      expect(checked).toEqual(expect.arrayContaining(["GET /locations/[locationId]", "POST /oauth/locationToken"]));
+      expect(checked.length).toBeGreaterThanOrEqual(5);
     });
   }
 

@@ -18,7 +18,7 @@ export interface RequestContext {
   traceId: string;
 }
 
-type Handler<P> = (request: Request, context: RequestContext & { params: P }) => Promise<Response>;
+export type Handler<P> = (request: Request, context: RequestContext & { params: P }) => Promise<Response>;
 
 /** A route module's export: Next.js's handler, carrying what it declared for /openapi.json. */
 export type RouteHandler<P> = ((request: Request, routeContext?: { params?: Promise<P> }) => Promise<Response>) &

@@ -1,7 +1,10 @@
+import { z } from "zod";
 import { requireCompanyToken } from "@/lib/api/bearer";
 import { json, noStore, otherMethods } from "@/lib/api/handler";
+import { bearer401 } from "@/lib/api/openapi/operation";
 import { withRateLimit } from "@/lib/api/token-route";
 import { requireVersion } from "@/lib/api/version";
+import { tokenResponse } from "@/lib/oauth/documented-forms";
 import { noStoreRoute } from "@/lib/oauth/http";
 import { exchangeForLocationToken } from "@/lib/oauth/location-token";
 import { readOAuthForm } from "@/lib/oauth/token-endpoint";
@@ -10,13 +13,45 @@ import { readOAuthForm } from "@/lib/oauth/token-endpoint";
  * POST /oauth/locationToken: a Company token of an agency install → a Location token. Counted by
  * the API's rate limits (the app per agency), after the token and before its level and scope.
  */
-export const POST = noStoreRoute((request, context) =>
-  withRateLimit(request, context, async (count) => {
-    requireVersion(request);
-    const principal = await requireCompanyToken(request, "oauth.write", { count });
-    const form = await readOAuthForm(request);
-    const body = await exchangeForLocationToken({ principal, form, traceId: context.traceId });
-    return json(body, { headers: noStore });
-  }),
+export const POST = noStoreRoute(
+  {
+    operationId: "locationToken",
+    tag: "OAuth",
+    summary: "Exchange a Company token for a Location token",
+    description:
+      "The Company access token must be of companyId and carry oauth.write; the app must be installed on locationId. The Location token's scope is the installation's sub-account-level scopes. Counted by the rate limits in the bucket of the app on the agency (the one its Company-token API calls use), after the token is verified and before its level, scope and body. A revocation, uninstall or re-install that runs at the same time either makes the exchange fail or revokes the Location token it issued.",
+    auth: "bearer",
+    version: true,
+    rateLimited: true,
+    scope: "oauth.write",
+    body: {
+      contentType: "application/x-www-form-urlencoded",
+      name: "LocationTokenRequest",
+      schema: z.object({ companyId: z.string(), locationId: z.string() }),
+    },
+    success: {
+      status: 200,
+      description: "A Location token.",
+      name: "TokenResponse",
+      schema: tokenResponse,
+    },
+    errors: {
+      invalid_version: "Version header missing or not an accepted date.",
+      invalid_token: bearer401,
+      rate_limited: "Over the app's limits on this agency.",
+      forbidden:
+        "A Location or private-integration token, another company, a sub-account not of the company, or the app not installed there.",
+      insufficient_scope: "The Company token lacks oauth.write.",
+      invalid_request: "Not a form body, or companyId or locationId missing.",
+    },
+  },
+  (request, context) =>
+    withRateLimit(request, context, async (count) => {
+      requireVersion(request);
+      const principal = await requireCompanyToken(request, "oauth.write", { count });
+      const form = await readOAuthForm(request);
+      const body = await exchangeForLocationToken({ principal, form, traceId: context.traceId });
+      return json(body, { headers: noStore });
+    }),
 );
 export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

@@ -512,7 +512,7 @@ describe("refresh_token grant errors", () => {
 
 /** The route with its clock set to `now` (the handler is the route's own line, with `now` passed). */
 const tokenAt = (now: Date) =>
-  noStoreRoute(async (request) => json(await tokenEndpoint(request, now), { headers: noStore }));
+  noStoreRoute(POST.declaration!, async (request) => json(await tokenEndpoint(request, now), { headers: noStore }));
 
 function refreshAt(now: Date, refreshToken: string, client = app) {
   return callRoute(

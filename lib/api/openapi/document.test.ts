@@ -1,44 +1,11 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GET } from "@/app/openapi.json/route";
+import { apiRoutes, documentedRoutes } from "@/app/route-table";
 import { errorStatus } from "@/lib/api/http-error";
+import { placedOperations } from "./document";
 import { errorCatalog } from "./error-catalog";
-
-const appDir = join(process.cwd(), "app");
-/** Internal routes left out of the public document on purpose (see operations.ts). */
-const internal = ["/api/auth/{nextauth}", "/api/operator", "/{path}"];
-
-function routeFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return routeFiles(path);
-    return name === "route.ts" ? [path] : [];
-  });
-}
-
-/** app/locations/[locationId]/route.ts → /locations/{locationId}; route groups vanish. */
-function urlPath(file: string): string {
-  const parts = relative(appDir, file).split(sep).slice(0, -1);
-  const segments = parts
-    .filter((p) => !/^\(.*\)$/.test(p))
-    .map((p) => p.replace(/^\[\.\.\.(.+)\]$/, "{$1}").replace(/^\[(.+)\]$/, "{$1}"));
-  return `/${segments.join("/")}`;
-}
-
-/** The methods a route file serves: `export const GET = …` other than the 405 helpers. */
-function servedMethods(source: string): string[] {
-  const methods = new Set<string>();
-  for (const match of source.matchAll(
-    /export\s+(?:const|async function|function)\s+(GET|POST|PUT|PATCH|DELETE)\b([^\n]*)/g,
-  )) {
-    if (!/methodNotAllowed\(|otherMethods\(/.test(match[2] ?? "")) methods.add(match[1]!);
-  }
-  for (const match of source.matchAll(/export\s*\{([^}]*)\}/g)) {
-    for (const m of match[1]!.matchAll(/\bas\s+(GET|POST|PUT|PATCH|DELETE)\b/g)) methods.add(m[1]!);
-  }
-  return [...methods];
-}
+import { isInternal } from "./operation";
+import { tags } from "./tags";
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked loosely
 type Doc = any;
@@ -83,23 +50,30 @@ describe("/openapi.json", () => {
     }
   });
 
-  it("lists every route handler in app/ (path and method), internal ones excepted", async () => {
+  it("documents every method every route of the table serves, but those that say why they are internal", async () => {
     const doc = await document();
     const documented = new Set<string>();
     for (const [path, item] of Object.entries<Doc>(doc.paths)) {
       for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${path.replace(/\/$/, "")}`);
     }
-    const files = routeFiles(appDir);
-    expect(files.length).toBeGreaterThan(10);
-    const missing: string[] = [];
-    for (const file of files) {
-      const path = urlPath(file);
-      if (internal.includes(path)) continue;
-      const methods = servedMethods(readFileSync(file, "utf8"));
-      expect(methods.length, file).toBeGreaterThan(0);
-      for (const method of methods) if (!documented.has(`${method} ${path}`)) missing.push(`${method} ${path}`);
+    const undeclared: string[] = [];
+    const served: string[] = [];
+    for (const route of apiRoutes) {
+      const path = route.path.replace(/\[(\w+)\]/g, "{$1}");
+      for (const [method, handler] of Object.entries(route.handlers)) {
+        if (handler.unserved) continue;
+        const declaration = handler.declaration;
+        if (!declaration) undeclared.push(`${method} ${route.path}`);
+        else if (isInternal(declaration)) expect(declaration.internal.length, `${method} ${path}`).toBeGreaterThan(10);
+        else {
+          served.push(`${method} ${path}`);
+          expect(documented, `${method} ${path}`).toContain(`${method} ${path}`);
+        }
+      }
     }
-    expect(missing).toEqual([]);
+    // A handler that declares nothing (apiRoute(handler) as a route's method) is neither: it must say.
+    expect(undeclared).toEqual([]);
+    expect(served.length).toBeGreaterThan(10);
     for (const route of [
       "POST /contacts",
       "GET /locations/{locationId}",
@@ -108,6 +82,25 @@ describe("/openapi.json", () => {
     ]) {
       expect(documented).toContain(route);
     }
+  });
+
+  it("names only described tags, ordered by tags.ts; a tag's `first` names its own operations; operationIds are unique", () => {
+    const placed = placedOperations(documentedRoutes);
+    const ids = placed.map((p) => p.op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const order = tags.map((t) => t.name);
+    const shown = placed.map((p) => order.indexOf(p.op.tag));
+    expect(shown).not.toContain(-1);
+    expect(shown).toEqual([...shown].sort((a, b) => a - b));
+    for (const tag of tags) {
+      for (const id of tag.first ?? []) {
+        expect(placed.find((p) => p.op.operationId === id)?.op.tag, `${tag.name} first: ${id}`).toBe(tag.name);
+      }
+    }
+    const undescribed = { ...placed[0]!.op, tag: "Nowhere" } as unknown as (typeof placed)[number]["op"];
+    expect(() => placedOperations([{ path: "/nowhere", handlers: { GET: { declaration: undescribed } } }])).toThrow(
+      /Tag "Nowhere" is not described/,
+    );
   });
 
   it("documents every error code with its meaning and an example, and each operation's errors", async () => {

@@ -7,7 +7,6 @@ import { installationUpdatedEventSchema } from "@/lib/apps/installation-updates"
 import { appUrl } from "@/lib/env";
 import { errorCatalog, errorExample } from "./error-catalog";
 import { type DeclaredRoute, type HttpMethod, httpMethods, isInternal, type Operation } from "./operation";
-import { operations as catalogue } from "./operations";
 import { type TagName, tags } from "./tags";
 
 /**
@@ -159,14 +158,6 @@ export function placedOperations(routes: readonly DeclaredRoute[]): Placed[] {
       placed.push({ method, folderPath: route.path, path: openApiPath(route.path, declaration), op: declaration });
     }
   }
-  // The catalogue of the operations not yet declared beside their handlers (issue 23, going away).
-  const declared = new Set(placed.map((p) => `${p.method} ${p.path}`));
-  for (const { method, path, ...op } of catalogue) {
-    const upper = method.toUpperCase() as HttpMethod;
-    if (declared.has(`${upper} ${path}`)) continue;
-    const folderPath = path.replace(/\{(\w+)\}/g, "[$1]").replace(/(.)\/$/, "$1");
-    placed.push({ method: upper, folderPath, path, op: { ...op, tag: op.tag as TagName } });
-  }
   const tagIndex = (tag: TagName) => {
     const index = tags.findIndex((t) => t.name === tag);
     if (index < 0) throw new Error(`Tag "${tag}" is not described in lib/api/openapi/tags.ts.`);
@@ -177,6 +168,7 @@ export function placedOperations(routes: readonly DeclaredRoute[]): Placed[] {
     const index = first.indexOf(op.operationId);
     return index < 0 ? first.length : index;
   };
+  for (const { op } of placed) tagIndex(op.tag);
   const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return placed.sort(
     (a, b) =>

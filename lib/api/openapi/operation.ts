@@ -89,6 +89,22 @@ export function page(path: string, module: { GET: Declared }): DeclaredRoute {
 export const exampleId = (example: string, description?: string) =>
   z.string().meta({ examples: [example], description });
 
+/** The path's dynamic segments filled with the declaration's examples: what tests and /docs call. */
+export function examplePath(folderPath: string, op: Operation): { path: string; params: Record<string, string> } {
+  const params: Record<string, string> = {};
+  const path = folderPath.replace(/\[(\w+)\]/g, (_, name: string) => {
+    const example = (op.pathParams?.shape[name]?.meta()?.examples as unknown[] | undefined)?.[0];
+    if (typeof example !== "string") throw new Error(`${folderPath}: give ${name} an example (exampleId).`);
+    params[name] = example;
+    return example;
+  });
+  return { path, params };
+}
+
+const jwk = z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string().optional(), use: z.string().optional() });
+/** A JWKS answer (the access-token keys, the webhook keys). */
+export const jwksSchema = z.object({ keys: z.array(jwk) });
+
 const bearer401 =
   "The Bearer token is missing, malformed, unknown, expired or revoked, or its private integration's Expires date has passed (WWW-Authenticate says which).";
 /** Every endpoint a private-integration token may call: its Allowed IP addresses apply. */
