@@ -4,7 +4,7 @@ import { join, relative, sep } from "node:path";
 import type { APIRequestContext, APIResponse, Page } from "@playwright/test";
 import { runCli } from "./support/cli";
 import { rowsOnServerDatabase } from "./support/database";
-import { takeShownToken } from "./support/private-integrations";
+import { createOnScreen } from "./support/private-integrations";
 import { rememberSecret } from "./support/secrets";
 import { expect as baseExpect, test } from "./support/test";
 import { createAgency, createUser, type E2eAgency, signIn } from "./support/world";
@@ -213,14 +213,7 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   expect(created.status()).toBe(201);
   const contactId = ((await created.json()) as { contact: { id: string } }).contact.id;
   // A's agency private integration: the management API's {id} (issue 27), read through that API.
-  await page.goto("/settings/private-integrations");
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const formA = page.getByRole("region", { name: "New private integration" });
-  await formA.getByLabel("Name").fill("A's integration");
-  await formA.getByRole("checkbox", { name: "private-integrations.readonly", exact: true }).check();
-  await formA.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
-  await formA.getByRole("button", { name: "Create", exact: true }).click();
-  const aPit = await takeShownToken(page);
+  const aPit = await createOnScreen(page, "A's integration", ["private-integrations.readonly", "locations.readonly"]);
   const listedForA = await request.get("/private-integrations", { headers: bearer(aPit) });
   expect(listedForA.status(), await listedForA.text()).toBe(200);
   const aIntegrationId = ((await listedForA.json()) as { privateIntegrations: { id: string }[] })
@@ -230,24 +223,15 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   await signIn(page, B.owner.email);
   const bCompany = await installAsAgency(page, request, appB);
   const bLocation = await locationToken(request, bCompany.access, B.companyId, B.locationIds[0]!);
-  await page.goto(`/location/${B.locationIds[0]}/settings/private-integrations`);
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const form = page.getByRole("region", { name: "New private integration" });
-  await form.getByLabel("Name").fill("B's reader");
-  for (const scope of ["locations.readonly", "contacts.readonly", "contacts.write"])
-    await form.getByRole("checkbox", { name: scope, exact: true }).check();
-  await form.getByRole("button", { name: "Create", exact: true }).click();
-  const bPit = await takeShownToken(page);
+  const bPit = await createOnScreen(
+    page,
+    "B's reader",
+    ["locations.readonly", "contacts.readonly", "contacts.write"],
+    `/location/${B.locationIds[0]}/settings/private-integrations`,
+  );
   rememberSecret(bPit, "B's private integration");
   // B's agency integration that may manage private integrations (the management API, issue 27).
-  await page.goto("/settings/private-integrations");
-  await page.getByRole("button", { name: "Create new integration" }).click();
-  const formB = page.getByRole("region", { name: "New private integration" });
-  await formB.getByLabel("Name").fill("B's manager");
-  await formB.getByRole("checkbox", { name: "private-integrations.write", exact: true }).check();
-  await formB.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
-  await formB.getByRole("button", { name: "Create", exact: true }).click();
-  const bManager = await takeShownToken(page);
+  const bManager = await createOnScreen(page, "B's manager", ["private-integrations.write", "locations.readonly"]);
 
   const bTokens = {
     "B's Company token": bCompany.access,

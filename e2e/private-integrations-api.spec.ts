@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { e2ePort } from "./support/env";
-import { card, openDetails, takeShownToken, tokenPattern } from "./support/private-integrations";
+import { card, createOnScreen, openDetails, tokenPattern } from "./support/private-integrations";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -63,14 +63,7 @@ test("an integration managed through the API, seen on the screen; the README's r
   try {
     // The rotating job's own integration, made by a person on the screen.
     await signIn(page, agency.owner.email);
-    await page.goto("/settings/private-integrations");
-    await page.getByRole("button", { name: "Create new integration" }).click();
-    const form = page.getByRole("region", { name: "New private integration" });
-    await form.getByLabel("Name").fill(rotatorName);
-    await form.getByRole("checkbox", { name: "private-integrations.write", exact: true }).check();
-    await form.getByRole("checkbox", { name: "locations.readonly", exact: true }).check();
-    await form.getByRole("button", { name: "Create", exact: true }).click();
-    const rotator = await takeShownToken(page);
+    const rotator = await createOnScreen(page, rotatorName, ["private-integrations.write", "locations.readonly"]);
     const auth = { Authorization: `Bearer ${rotator}`, Version: version };
 
     // It creates another integration through the API: the token is in the answer, once.
