@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: one file per API, as its OpenAPI tag: every operation and refusal of the
+// management API, which share one world (two agencies and their integrations).
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { setLabsFeature } from "@/lib/accounts/labs";

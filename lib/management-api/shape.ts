@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: every shape of the management API with its OpenAPI examples, read
+// together as the contract of SPEC.md › Private integrations under automation.
 import { z } from "zod";
 import { ROTATION_OVERLAP_CHOICES } from "@/lib/integrations/expiry";
 import { expiresDateOf } from "@/lib/integrations/guard-rails";
