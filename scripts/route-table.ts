@@ -1,6 +1,6 @@
 // Writes app/route-table.generated.ts (gitignored), the route table, from the files under app/:
 // run by postinstall, predev, prebuild, scripts/build-if-needed.ts, npm test and vitest's setup.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -73,7 +73,9 @@ export function writeRouteTable(root = process.cwd()): boolean {
   const target = join(appDir, generatedFile);
   const source = routeTableSource(appDir);
   if (existsSync(target) && readFileSync(target, "utf8") === source) return false;
-  writeFileSync(target, source);
+  // Written beside it and renamed: a type check or build running at the same moment never reads half a file.
+  writeFileSync(`${target}.${process.pid}`, source);
+  renameSync(`${target}.${process.pid}`, target);
   return true;
 }
 
