@@ -117,7 +117,8 @@ beforeAll(async () => {
   const agencyPit = await createPrivateIntegration(
     B.owner,
     { level: "agency", companyId: B.company.id },
-    { name: "B's agency integration", scopes: ["locations.readonly", "users.readonly"] },
+    // private-integrations.write: the management API's routes are probed with a caller that may use them.
+    { name: "B's agency integration", scopes: ["locations.readonly", "users.readonly", "private-integrations.write"] },
   );
   const locationPit = await createPrivateIntegration(
     B.owner,
@@ -535,7 +536,73 @@ const bClientSendsTokensOfA = (label: string, status: number[]) =>
     (token): RouteRequest => ({ label, method: "POST", version: null, basic: bClient(), form: { token }, status }),
   );
 
+/** The management API (issue 27): B's integration with private-integrations.write, and B's app, on A's integrations. */
+function managementCase(suffix: string, method: Method, body?: unknown): RouteCase {
+  const path = () => `/private-integrations/${w.A.agencyIntegrationId}${suffix}`;
+  const cases: [label: string, token: () => string, id: () => string, status: number[]][] = [
+    [
+      "B's agency private integration, A's agency integration",
+      () => w.B.agencyPit,
+      () => w.A.agencyIntegrationId,
+      [404],
+    ],
+    [
+      "B's agency private integration, A's sub-account integration",
+      () => w.B.agencyPit,
+      () => w.A.locationIntegrationId,
+      [404],
+    ],
+    ["B's Company token, A's agency integration", () => w.B.companyToken, () => w.A.agencyIntegrationId, [403]],
+  ];
+  return {
+    path,
+    requests: () =>
+      cases.map(
+        ([label, token, id, status]): RouteRequest => ({
+          label,
+          method,
+          path: `/private-integrations/${id()}${suffix}`,
+          token: token(),
+          ...(body === undefined ? {} : { json: body }),
+          status,
+        }),
+      ),
+  };
+}
+
 const routeCases: Record<string, RouteCase> = {
+  "private-integrations/route.ts": {
+    path: () => "/private-integrations",
+    requests: () => [
+      {
+        label: "B's agency private integration lists A's sub-account",
+        method: "GET",
+        path: `/private-integrations?locationId=${w.A.locations[0]!.id}`,
+        token: w.B.agencyPit,
+        status: [404],
+      },
+      ...[w.B.agencyPit, w.B.companyToken].map(
+        (token): RouteRequest => ({
+          label: "B's token creates an integration in A's sub-account",
+          method: "POST",
+          token,
+          json: { name: "Planted", scopes: ["locations.readonly"], locationId: w.A.locations[0]!.id },
+          status: [403, 404],
+        }),
+      ),
+    ],
+  },
+  "private-integrations/[id]/route.ts": {
+    ...managementCase("", "PATCH", { name: "Taken over" }),
+    requests: () => [
+      ...managementCase("", "PATCH", { name: "Taken over" }).requests(),
+      ...managementCase("", "DELETE").requests(),
+    ],
+  },
+  "private-integrations/[id]/rotate/route.ts": managementCase("/rotate", "POST", { mode: "now" }),
+  "private-integrations/[id]/expire-now/route.ts": managementCase("/expire-now", "POST"),
+  "private-integrations/[id]/cancel-rotation/route.ts": managementCase("/cancel-rotation", "POST"),
+  "private-integrations/[id]/usage/route.ts": managementCase("/usage", "GET"),
   "api/operator/route.ts": {
     path: () => "/api/operator",
     requests: () =>
@@ -706,12 +773,15 @@ const tokenOf = (kind: TokenKind): string =>
 
 /** A's ids the probe puts wherever a request can name one. */
 interface IdsOfA {
+  /** `[id]` of /private-integrations/{id}: A's agency private integration. */
+  id: string;
   companyId: string;
   locationId: string;
   contactId: string;
   eventId: string;
 }
 const idsOfA = (): IdsOfA => ({
+  id: w.A.agencyIntegrationId,
   companyId: w.A.company.id,
   locationId: w.A.locations[0]!.id,
   contactId: w.A.contactId,

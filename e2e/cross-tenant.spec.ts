@@ -6,7 +6,7 @@ import type { APIRequestContext, APIResponse } from "@playwright/test";
 import { leftToNext } from "../scripts/route-table";
 import { rowsOnServerDatabase } from "./support/database";
 import { answerCallback, createApp, installApp } from "./support/install";
-import { fillNewIntegration, takeShownToken } from "./support/private-integrations";
+import { createOnScreen } from "./support/private-integrations";
 import { rememberSecret } from "./support/secrets";
 import { expect as baseExpect, test } from "./support/test";
 import { createAgency, createUser, type E2eAgency, signIn } from "./support/world";
@@ -171,20 +171,26 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   });
   expect(created.status()).toBe(201);
   const contactId = ((await created.json()) as { contact: { id: string } }).contact.id;
+  // A's agency private integration: the management API's {id} (issue 27), read through that API.
+  const aPit = await createOnScreen(page, "A's integration", ["private-integrations.readonly", "locations.readonly"]);
+  const listedForA = await request.get("/private-integrations", { headers: bearer(aPit) });
+  expect(listedForA.status(), await listedForA.text()).toBe(200);
+  const aIntegrationId = ((await listedForA.json()) as { privateIntegrations: { id: string }[] })
+    .privateIntegrations[0]!.id;
 
   await page.context().clearCookies();
   await signIn(page, B.owner.email);
   const bCompany = await installApp(page, request, appB, "Company");
   const bLocation = await locationToken(request, bCompany.access_token, B.companyId, B.locationIds[0]!);
-  await page.goto(`/location/${B.locationIds[0]}/settings/private-integrations`);
-  const form = await fillNewIntegration(page, "B's reader", [
-    "locations.readonly",
-    "contacts.readonly",
-    "contacts.write",
-  ]);
-  await form.getByRole("button", { name: "Create", exact: true }).click();
-  const bPit = await takeShownToken(page);
+  const bPit = await createOnScreen(
+    page,
+    "B's reader",
+    ["locations.readonly", "contacts.readonly", "contacts.write"],
+    `/location/${B.locationIds[0]}/settings/private-integrations`,
+  );
   rememberSecret(bPit, "B's private integration");
+  // B's agency integration that may manage private integrations (the management API, issue 27).
+  const bManager = await createOnScreen(page, "B's manager", ["private-integrations.write", "locations.readonly"]);
 
   const bTokens = {
     "B's Company token": bCompany.access_token,
@@ -231,6 +237,49 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
       label,
     );
   }
+  // The management API: B's manager finds none of A's integrations or sub-accounts; B's other tokens may not call it.
+  for (const [label, token, statuses] of [
+    ["B's manager", bManager, [404]],
+    ...Object.entries(bTokens).map(([label, token]) => [label, token, [403]] as const),
+  ] as const) {
+    const pi = `/private-integrations/${aIntegrationId}`;
+    await expectRefused(
+      await request.get(`/private-integrations?locationId=${a0}`, { headers: bearer(token) }),
+      [...statuses],
+      label,
+    );
+    await expectRefused(
+      await request.post("/private-integrations", {
+        headers: bearer(token),
+        data: { name: "Planted", scopes: ["locations.readonly"], locationId: a0 },
+      }),
+      [...statuses],
+      label,
+    );
+    await expectRefused(
+      await request.patch(pi, { headers: bearer(token), data: { name: "Taken" } }),
+      [...statuses],
+      label,
+    );
+    await expectRefused(
+      await request.post(`${pi}/rotate`, { headers: bearer(token), data: { mode: "now" } }),
+      [...statuses],
+      label,
+    );
+    for (const action of ["expire-now", "cancel-rotation"])
+      await expectRefused(await request.post(`${pi}/${action}`, { headers: bearer(token) }), [...statuses], label);
+    await expectRefused(await request.get(`${pi}/usage`, { headers: bearer(token) }), [...statuses], label);
+    await expectRefused(await request.delete(pi, { headers: bearer(token) }), [...statuses], label);
+  }
+  for (const route of [
+    "private-integrations",
+    "private-integrations/[id]",
+    "private-integrations/[id]/rotate",
+    "private-integrations/[id]/expire-now",
+    "private-integrations/[id]/cancel-rotation",
+    "private-integrations/[id]/usage",
+  ])
+    covered.add(route);
   for (const route of [
     "locations/[locationId]",
     "contacts/[contactId]",
@@ -306,6 +355,7 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
 
   // Nothing of A changed: its tokens work, its contact is there, its refresh token still rotates.
   expect((await request.get(`/locations/${a0}`, { headers: bearer(aLocation) })).status()).toBe(200);
+  expect((await request.get(`/locations/${a0}`, { headers: bearer(aPit) })).status()).toBe(200);
   const contact = await request.get(`/contacts/${contactId}`, { headers: bearer(aLocation) });
   expect(contact.status()).toBe(200);
   expect(((await contact.json()) as { contact: { firstName: string } }).contact.firstName).toBe("Ada");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allScopes, scopeGroups, scopesAtLevel } from "./scopes";
+import { allScopes, holdsScope, scopeGroups, scopesAtLevel } from "./scopes";
 
 describe("the scope catalog", () => {
   it("groups every scope for apps, and only a level's scopes for that level's pickers", () => {
@@ -22,6 +22,13 @@ describe("the scope catalog", () => {
         .flatMap((g) => g.scopes)
         .find((s) => s.name === "users.readonly")?.levels,
     ).toEqual(["agency", "location"]);
+  });
+
+  it("private-integrations.write includes .readonly (SPEC.md), and nothing else includes another scope", () => {
+    expect(holdsScope(["private-integrations.write"], "private-integrations.readonly")).toBe(true);
+    expect(holdsScope(["private-integrations.readonly"], "private-integrations.write")).toBe(false);
+    expect(holdsScope(["contacts.write"], "contacts.readonly")).toBe(false);
+    expect(holdsScope(["contacts.readonly"], "contacts.readonly")).toBe(true);
   });
 
   it("narrows granted scopes to a token's level", () => {

@@ -164,6 +164,21 @@ export function scopesAtLevel(scopes: readonly string[], level: ScopeLevel): Sco
   return scopesByLevel[level].filter((s) => granted.has(s));
 }
 
+/** Scopes that include others: SPEC.md says `private-integrations.write` includes `.readonly`. */
+const includedScopes: Partial<Record<Scope, readonly Scope[]>> = {
+  "private-integrations.write": ["private-integrations.readonly"],
+};
+
+/** The scopes `scopes` hold, with those they include. */
+export function heldScopes(scopes: readonly string[]): Set<string> {
+  return new Set([...scopes, ...scopes.flatMap((s) => (isScope(s) ? (includedScopes[s] ?? []) : []))]);
+}
+
+/** Whether `scopes` hold `scope`, itself or through a scope that includes it. */
+export function holdsScope(scopes: readonly string[], scope: Scope): boolean {
+  return scopes.includes(scope) || heldScopes(scopes).has(scope);
+}
+
 /** "a b c" → unique names, in order; unknown names are returned separately. */
 export function splitScopeString(value: string): { known: Scope[]; unknown: string[] } {
   const names = [...new Set(value.split(" ").filter(Boolean))];

@@ -5,8 +5,16 @@ import { formatDateTime } from "./format";
 import type { AuditItem, IntegrationItem } from "./types";
 
 /** A person's name as the screens show it: a removed team member still names what they did. */
-export function memberName(person: { name: string; removed: boolean }): string {
+export function memberName(person: { name: string; removed: boolean; integration?: true }): string {
+  if (person.integration) return integrationActorName(person.removed ? { name: null } : person);
   return person.removed ? `${person.name} (removed)` : person.name;
+}
+
+/** An integration that acted through the management API, as the audit list names it. */
+export function integrationActorName(integration: { name: string | null }): string {
+  return integration.name === null
+    ? "A private integration (deleted), through the API"
+    : `${integration.name} (private integration, through the API)`;
 }
 
 /** What the client component receives: plain strings, no hash, no secret. */
@@ -107,7 +115,11 @@ export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
     label: entry.label,
     at: entry.at.toISOString(),
     integrationName: entry.integrationName,
-    actor: entry.actor ? memberName(entry.actor) : null,
+    actor: entry.actor
+      ? memberName(entry.actor)
+      : entry.actorIntegration
+        ? integrationActorName(entry.actorIntegration)
+        : null,
     details,
   };
 }

@@ -48,6 +48,22 @@ export async function takeShownToken(page: Page, close: "Done" | "Escape" = "Don
 }
 
 /**
+ * Creates an integration on the Private Integrations screen at `path` (the agency's by default)
+ * with `scopes`, and answers its token as the show-once dialog gave it.
+ */
+export async function createOnScreen(
+  page: Page,
+  name: string,
+  scopes: string[],
+  path = "/settings/private-integrations",
+): Promise<string> {
+  await page.goto(path);
+  const form = await fillNewIntegration(page, name, scopes);
+  await form.getByRole("button", { name: "Create", exact: true }).click();
+  return takeShownToken(page);
+}
+
+/**
  * An integration in the list (SPEC.md › built for triage): its row and, below it, its details or
  * edit form once opened; one table row group named by the integration.
  */

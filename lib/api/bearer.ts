@@ -3,7 +3,7 @@ import {
   verificationContext,
   verifyPrivateIntegrationToken,
 } from "@/lib/integrations/verify";
-import type { Scope } from "@/lib/scopes";
+import { holdsScope, type Scope } from "@/lib/scopes";
 import { isJwtShaped, verifyAccessToken } from "@/lib/tokens/access-token";
 import { locationOf, type Principal, type VerifyResult } from "@/lib/tokens/principal";
 import { HttpError } from "./http-error";
@@ -123,7 +123,7 @@ export async function authenticateBearer(request: Request, now: Date = new Date(
 
 /** 403 insufficient_scope naming the missing scope, with the way to get it for this kind of token. */
 export function requireScope(principal: Principal, scope: Scope): void {
-  if (principal.scopes.includes(scope)) return;
+  if (holdsScope(principal.scopes, scope)) return;
   const how =
     principal.kind === "private_integration"
       ? "Edit the private integration to add it (its token keeps working with the new scopes)."
@@ -144,6 +144,26 @@ export function requireLocationToken(principal: Principal): string {
     "forbidden",
     `${what} cannot call sub-account endpoints. Use a Location token: exchange the Company token at POST /oauth/locationToken, or use a sub-account private integration.`,
   );
+}
+
+/**
+ * The management API of private integrations takes agency private integrations only: an app's
+ * access token (whatever its scopes) and a sub-account integration get 403 forbidden, before the
+ * scope, since adding a scope would not help them.
+ */
+export function requireAgencyPrivateIntegration(principal: Principal): void {
+  if (principal.kind !== "private_integration") {
+    throw bearerError(
+      "forbidden",
+      "Only private integrations manage private integrations; an app's access token cannot. Use an agency private integration with private-integrations.write (or .readonly to read).",
+    );
+  }
+  if (principal.authClass !== "Company") {
+    throw bearerError(
+      "forbidden",
+      "Only agency private integrations manage private integrations; a sub-account integration cannot hold private-integrations.write. Create an agency integration under Settings > Private Integrations.",
+    );
+  }
 }
 
 /**

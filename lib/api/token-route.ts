@@ -1,6 +1,12 @@
 import type { Scope } from "@/lib/scopes";
 import { type Principal, rateLimitSubject } from "@/lib/tokens/principal";
-import { authenticateBearer, bearerError, requireLocationToken, requireScope } from "./bearer";
+import {
+  authenticateBearer,
+  bearerError,
+  requireAgencyPrivateIntegration,
+  requireLocationToken,
+  requireScope,
+} from "./bearer";
 import { apiRoute, errorResponse, type RequestContext } from "./handler";
 import { HttpError } from "./http-error";
 import type { Operation } from "./openapi/operation";
@@ -42,13 +48,15 @@ export interface TokenOperation extends Omit<Operation, "auth" | "version" | "ra
   scope: Scope;
   /** `Location`: a sub-account endpoint; agency-level tokens get 403 forbidden before the scope check. */
   level?: "Location";
+  /** Who alone may call it: `agency_private_integration` (the management API); others get 403 forbidden before the scope check. */
+  only?: "agency_private_integration";
 }
 
 export function tokenRoute<P = Record<string, never>>(
   options: TokenOperation,
   handler: (request: Request, context: TokenRouteContext<P>) => Promise<Response>,
 ) {
-  const { level: _level, ...documented } = options;
+  const { level: _level, only: _only, ...documented } = options;
   const declaration: Operation = { ...documented, auth: "bearer", version: true, rateLimited: true };
   return apiRoute<P>(declaration, (request, context) =>
     withRateLimit(request, context, async (count) => {
@@ -56,6 +64,7 @@ export function tokenRoute<P = Record<string, never>>(
       const principal = await authenticateBearer(request);
       await count(principal);
       if (options.level === "Location") requireLocationToken(principal);
+      if (options.only === "agency_private_integration") requireAgencyPrivateIntegration(principal);
       requireScope(principal, options.scope);
       return handler(request, { ...context, principal, version });
     }),

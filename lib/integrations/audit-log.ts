@@ -40,6 +40,8 @@ export interface IntegrationAuditEntry {
   integrationName: string;
   /** `removed` once they were removed from the team. */
   actor: { id: string; name: string; email: string; removed: boolean } | null;
+  /** The private integration that acted through the management API; its name as it is now, null once deleted. */
+  actorIntegration: { id: string; name: string | null } | null;
   /** Non-secret details: names, scopes, token hints (`pit-…abcd`), the old token's expiry. */
   details: Record<string, unknown>;
 }
@@ -65,6 +67,10 @@ export async function listAuditLog(
     resolved.companyId,
     rows.map((r) => r.actorUserId).filter((id): id is string => Boolean(id)),
   );
+  const integrationNames = await integrationNamesById(
+    resolved.companyId,
+    rows.map((r) => r.actorIntegrationId).filter((id): id is string => Boolean(id)),
+  );
   return rows.map((row) => {
     const details =
       row.details && typeof row.details === "object" && !Array.isArray(row.details)
@@ -84,7 +90,20 @@ export async function listAuditLog(
             ? details.name
             : "",
       actor: row.actorUserId ? (byId.get(row.actorUserId) ?? null) : null,
+      actorIntegration: row.actorIntegrationId
+        ? { id: row.actorIntegrationId, name: integrationNames.get(row.actorIntegrationId) ?? null }
+        : null,
       details,
     };
   });
+}
+
+/** The names of the agency's integrations among `ids` (a deleted one is left out). */
+async function integrationNamesById(companyId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db().privateIntegration.findMany({
+    where: { companyId, id: { in: [...new Set(ids)] } },
+    select: { id: true, name: true },
+  });
+  return new Map(rows.map((r) => [r.id, r.name]));
 }

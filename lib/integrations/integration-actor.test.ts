@@ -39,7 +39,13 @@ describe("an integration acting on private integrations", () => {
       scopes: ["locations.readonly"],
     });
     expect(token).toMatch(/^pit-/);
-    expect(integration.createdBy).toBeNull();
+    // Not a person: the view names the integration that created it (the screens say so).
+    expect(integration.createdBy).toEqual({
+      id: writer.integrationId,
+      name: "Secret manager 3",
+      removed: false,
+      integration: true,
+    });
     const audit = await db().auditLog.findFirstOrThrow({
       where: { targetId: integration.id, action: "private_integration_created" },
     });

@@ -1,5 +1,5 @@
 import { forbidden } from "@/lib/refusal";
-import type { Scope } from "@/lib/scopes";
+import { heldScopes, type Scope } from "@/lib/scopes";
 
 /**
  * The management API's rules about scopes (SPEC.md › Private integrations under automation): an
@@ -11,12 +11,7 @@ import type { Scope } from "@/lib/scopes";
 export const MANAGE_SCOPE = "private-integrations.write" satisfies Scope;
 export const READ_SCOPE = "private-integrations.readonly" satisfies Scope;
 
-/** The scopes an integration holds, with what they include (`.write` includes `.readonly`). */
-export function heldScopes(scopes: readonly string[]): Set<string> {
-  const held = new Set(scopes);
-  if (held.has(MANAGE_SCOPE)) held.add(READ_SCOPE);
-  return held;
-}
+export { heldScopes };
 
 /** Whether an integration with `scopes` may read (`read`) or change (`write`) private integrations. */
 export function mayManageIntegrations(scopes: readonly string[], access: "read" | "write"): boolean {

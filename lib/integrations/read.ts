@@ -30,12 +30,27 @@ export function ownerWhere(owner: ResolvedOwner) {
   return { companyId: owner.companyId, locationId: owner.locationId };
 }
 
+/** Who created the rows: people of the agency, and integrations that created through the management API. */
 async function creatorsOf(companyId: string, rows: IntegrationRow[]): Promise<Map<string, TeamMemberName>> {
-  const members = await membersById(
-    companyId,
-    rows.map((r) => r.createdByUserId).filter((id): id is string => id !== null),
-  );
-  return new Map([...members].map(([id, { name, removed }]) => [id, { id, name, removed }]));
+  const integrationIds = [
+    ...new Set(rows.flatMap((r) => (r.createdByIntegrationId ? [r.createdByIntegrationId] : []))),
+  ];
+  const [members, integrations] = await Promise.all([
+    membersById(
+      companyId,
+      rows.map((r) => r.createdByUserId).filter((id): id is string => id !== null),
+    ),
+    integrationIds.length
+      ? db().privateIntegration.findMany({
+          where: { companyId, id: { in: integrationIds } },
+          select: { id: true, name: true },
+        })
+      : [],
+  ]);
+  return new Map([
+    ...[...members].map(([id, { name, removed }]) => [id, { id, name, removed }] as const),
+    ...integrations.map((i) => [i.id, { id: i.id, name: i.name, removed: false, integration: true as const }] as const),
+  ]);
 }
 
 export async function viewOf(owner: ResolvedOwner, row: IntegrationRow, now: Date): Promise<PrivateIntegrationView> {

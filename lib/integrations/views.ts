@@ -6,6 +6,8 @@ export interface TeamMemberName {
   id: string;
   name: string;
   removed: boolean;
+  /** A private integration that acted through the management API, not a person (`removed`: since deleted). */
+  integration?: true;
 }
 
 /** Old and new tokens both work this long after "Rotate and expire this token later" unless another overlap is chosen (guard-rails.ts). */
@@ -75,6 +77,8 @@ export interface IntegrationRow {
   description: string;
   scopes: string[];
   createdByUserId: string | null;
+  /** Created through the management API by this integration. */
+  createdByIntegrationId?: string | null;
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date | null;
@@ -130,7 +134,16 @@ export function toView(
     scopes: row.scopes as Scope[],
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-    createdBy: row.createdByUserId ? (creators.get(row.createdByUserId) ?? null) : null,
+    createdBy: row.createdByUserId
+      ? (creators.get(row.createdByUserId) ?? null)
+      : row.createdByIntegrationId
+        ? (creators.get(row.createdByIntegrationId) ?? {
+            id: row.createdByIntegrationId,
+            name: "A private integration",
+            removed: true,
+            integration: true,
+          })
+        : null,
     status: row.revokedAt ? "revoked" : previous ? "rotating" : "active",
     revoked: row.revokedAt ? { at: row.revokedAt, reason: row.revokedReason ?? "Reported as leaked." } : null,
     token: {

@@ -18,6 +18,21 @@ const declared = [
     first: ["authorize", "token", "locationToken", "installedLocations", "revoke", "introspect"],
   },
   {
+    name: "Private integrations",
+    description:
+      "Managing the agency's and its sub-accounts' private integrations from automation (a secret manager, CI): authenticated by an agency private integration with private-integrations.write (private-integrations.readonly to read), under the same rules and audit log as the screens.",
+    first: [
+      "listPrivateIntegrations",
+      "createPrivateIntegration",
+      "updatePrivateIntegration",
+      "rotatePrivateIntegration",
+      "expireOldPrivateIntegrationToken",
+      "cancelPrivateIntegrationRotation",
+      "deletePrivateIntegration",
+      "privateIntegrationUsage",
+    ],
+  },
+  {
     name: "Leaked tokens",
     description: "Revoking leaked tokens: by whoever holds them, and by GitHub's secret scanning.",
     first: ["revokeLeakedCredentials", "githubSecretScanning"],

@@ -1,0 +1,71 @@
+import { json, otherMethods } from "@/lib/api/handler";
+import { tokenErrors } from "@/lib/api/openapi/operation";
+import { parseJson } from "@/lib/api/parse";
+import { tokenRoute } from "@/lib/api/token-route";
+import { deleteIntegration, updateIntegration } from "@/lib/management-api/private-integrations";
+import {
+  apiIntegrationIdSchema,
+  apiPrivateIntegrationAnswerSchema,
+  apiUpdateSchema,
+  callerRefusals,
+  labsRefusal,
+  unknownIdRefusal,
+} from "@/lib/management-api/shape";
+
+type Params = { id: string };
+
+/** PATCH /private-integrations/{id}: Edit; the token does not change. */
+export const PATCH = tokenRoute<Params>(
+  {
+    operationId: "updatePrivateIntegration",
+    tag: "Private integrations",
+    summary: "Edit a private integration",
+    description:
+      "As Edit on the screen: name, description, scopes and guard rails; a field left out keeps its value. The token does not change and works with the new scopes at once. Scopes it already had may stay; a scope added must be one the caller holds, never private-integrations.write.",
+    scope: "private-integrations.write",
+    only: "agency_private_integration",
+    pathParams: apiIntegrationIdSchema,
+    body: { contentType: "application/json", name: "PrivateIntegrationChanges", schema: apiUpdateSchema },
+    success: {
+      status: 200,
+      description: "The integration as it is now.",
+      name: "PrivateIntegrationAnswer",
+      schema: apiPrivateIntegrationAnswerSchema,
+    },
+    errors: tokenErrors(
+      "private-integrations.write",
+      `${callerRefusals} ${labsRefusal} Adding a scope the caller does not hold, or private-integrations.write.`,
+      {
+        invalid_request:
+          "Not JSON, no field, a field of the wrong type or unknown, or a bad guard rail (an expiresAt beyond the agency maximum names it).",
+        invalid_scope: "An unknown scope name.",
+        not_found: unknownIdRefusal,
+      },
+    ),
+  },
+  async (request, { principal, params }) =>
+    json(await updateIntegration(principal, params.id, await parseJson(request, apiUpdateSchema))),
+);
+
+/** DELETE /private-integrations/{id}: the integration and every token of it, at once. */
+export const DELETE = tokenRoute<Params>(
+  {
+    operationId: "deletePrivateIntegration",
+    tag: "Private integrations",
+    summary: "Delete a private integration",
+    description: "As Delete on the screen: every token of it stops working at once.",
+    scope: "private-integrations.write",
+    only: "agency_private_integration",
+    pathParams: apiIntegrationIdSchema,
+    success: { status: 204, description: "Deleted." },
+    errors: tokenErrors("private-integrations.write", `${callerRefusals} ${labsRefusal}`, {
+      not_found: unknownIdRefusal,
+    }),
+  },
+  async (_request, { principal, params }) => {
+    await deleteIntegration(principal, params.id);
+    return new Response(null, { status: 204 });
+  },
+);
+
+export const { GET, POST, PUT, OPTIONS } = otherMethods("PATCH", "DELETE");
