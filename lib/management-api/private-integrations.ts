@@ -3,15 +3,7 @@ import { HttpError } from "@/lib/api/http-error";
 import { db } from "@/lib/db/client";
 import type { IntegrationActor, IntegrationOwner } from "@/lib/integrations/access";
 import { requireIntegrationAccess } from "@/lib/integrations/access";
-import {
-  cancelRotation,
-  createPrivateIntegration,
-  deletePrivateIntegration,
-  expireOldTokenNow,
-  rotateLater,
-  rotateNow,
-  updatePrivateIntegration,
-} from "@/lib/integrations/lifecycle";
+import * as lifecycle from "@/lib/integrations/lifecycle";
 import { MANAGE_SCOPE, READ_SCOPE } from "@/lib/integrations/no-escalation";
 import { getPrivateIntegration, listPrivateIntegrations } from "@/lib/integrations/read";
 import { fieldErrorsOfRefusal, notFound, Refusal } from "@/lib/refusal";
@@ -116,7 +108,7 @@ export async function createIntegration(
   const actor = integrationActorOf(principal, "write");
   requireKnownScopes(input.scopes);
   const issued = await withApiFieldNames(() =>
-    createPrivateIntegration(
+    lifecycle.createPrivateIntegration(
       actor,
       ownerFor(actor, input.locationId),
       toFormInput(input, { name: input.name, description: input.description ?? "", scopes: input.scopes }),
@@ -138,7 +130,7 @@ export async function updateIntegration(
   // A field left out keeps its value: the edit form always sends name, description and scopes.
   const current = await getPrivateIntegration(actor, owner, id, now);
   const view = await withApiFieldNames(() =>
-    updatePrivateIntegration(
+    lifecycle.updatePrivateIntegration(
       actor,
       owner,
       id,
@@ -163,36 +155,34 @@ export async function rotateIntegration(
   const owner = await ownerOf(actor, id);
   const issued =
     input.mode === "now"
-      ? await rotateNow(actor, owner, id, now)
-      : await rotateLater(actor, owner, id, now, input.overlapDays);
+      ? await lifecycle.rotateNow(actor, owner, id, now)
+      : await lifecycle.rotateLater(actor, owner, id, now, input.overlapDays);
   return { privateIntegration: toApiIntegration(issued.integration), token: issued.token };
 }
 
 /** `Expire Now` during a rotation: the old token stops working at once. */
-export async function expireOldToken(
-  principal: Principal,
-  id: string,
-  now: Date = new Date(),
-): Promise<{ privateIntegration: ApiPrivateIntegration }> {
-  const actor = integrationActorOf(principal, "write");
-  const view = await expireOldTokenNow(actor, await ownerOf(actor, id), id, now);
-  return { privateIntegration: toApiIntegration(view) };
-}
+export const expireOldToken = (principal: Principal, id: string, now: Date = new Date()) =>
+  endRotation(lifecycle.expireOldTokenNow, principal, id, now);
 
 /** `Cancel rotation`: the new token stops working at once; the old one stays. */
-export async function cancelIntegrationRotation(
+export const cancelIntegrationRotation = (principal: Principal, id: string, now: Date = new Date()) =>
+  endRotation(lifecycle.cancelRotation, principal, id, now);
+
+/** A rotation ended one way or the other, by the integration calling: the integration as it is now. */
+async function endRotation(
+  end: typeof lifecycle.expireOldTokenNow,
   principal: Principal,
   id: string,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<{ privateIntegration: ApiPrivateIntegration }> {
   const actor = integrationActorOf(principal, "write");
-  const view = await cancelRotation(actor, await ownerOf(actor, id), id, now);
+  const view = await end(actor, await ownerOf(actor, id), id, now);
   return { privateIntegration: toApiIntegration(view) };
 }
 
 export async function deleteIntegration(principal: Principal, id: string, now: Date = new Date()): Promise<void> {
   const actor = integrationActorOf(principal, "write");
-  await deletePrivateIntegration(actor, await ownerOf(actor, id), id, now);
+  await lifecycle.deletePrivateIntegration(actor, await ownerOf(actor, id), id, now);
 }
 
 /** Requests per UTC day by outcome, the last `days` days (1 to 90, default 30), today last. */
