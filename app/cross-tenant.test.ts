@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as contactGet } from "@/app/contacts/[contactId]/route";
 import { apiRoutes } from "@/app/route-table";
 import type { Actor } from "@/lib/accounts/permissions";
-import type { Method } from "@/lib/api/direct-router";
+import { type Method, routeFinder } from "@/lib/api/direct-router";
 import { isInternal, type Operation } from "@/lib/api/openapi/operation";
 import { tokenRoute } from "@/lib/api/token-route";
 import type { CreatedApp } from "@/lib/apps/registry";
@@ -26,8 +26,9 @@ import { leftToNext } from "@/scripts/route-table";
  * method every route module (app/**\/route.ts) exports is called with each of B's four token kinds
  * (Company, Location, agency and sub-account private integration) and A's ids (issue 22: the probe
  * finds the routes and methods itself, and a deliberately broken handler is shown to fail it).
- * Each is refused and neither agency's data changes. A new action or route without a case fails
- * the first tests.
+ * Each is refused and neither agency's data changes. A new action, or a new route that takes a
+ * caller (any method not declared `auth: "none"`), without a case fails the first tests; a route
+ * whose methods all take no caller is still probed, and must change nothing and name no id of A.
  */
 
 let signedIn: Actor | null = null;
@@ -74,6 +75,7 @@ const bearer = (token: string, extra: Record<string, string> = {}) => ({
 });
 
 const api = apiClient(apiRoutes);
+const findRoute = routeFinder(apiRoutes);
 const contactsPost = (token: string, locationId: string) =>
   api.post("/contacts/", { token, json: newContact(locationId) });
 
@@ -739,10 +741,8 @@ const routeCases: Record<string, RouteCase> = {
 /** One of a case's requests, through the route table (the route is the one `file` holds). */
 async function call(file: string, testCase: RouteCase, request: RouteRequest) {
   const { label: _label, method, status: _status, path = testCase.path(), ...sent } = request;
-  expect(
-    apiRoutes.some((r) => `${r.path.slice(1)}/route.ts` === file),
-    `${file} is in the route table`,
-  ).toBe(true);
+  const found = findRoute(path.split("?")[0] as string);
+  expect(found && `${found.route.path.slice(1)}/route.ts`, `${method} ${path} reaches ${file}`).toBe(file);
   return api.send(method, path, sent).then(async (r) => ({ status: r.status, text: await r.text() }));
 }
 

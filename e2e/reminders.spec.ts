@@ -2,10 +2,10 @@
 // the e2e server and the same seeding helpers.
 import { expect } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
-import { runCli } from "./support/cli";
 import { onServerDatabase, rowsOnServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
 import { randomLoopback, send } from "./support/http";
+import { createApp } from "./support/install";
 import { card, fillNewIntegration, openDetails, takeShownToken } from "./support/private-integrations";
 import { expectSwitchKept } from "./support/switch";
 import { test } from "./support/test";
@@ -161,13 +161,7 @@ test("a token revoked as leaked is notified, linking straight to Rotate and expi
 
 test("the developer's app page charts its installations' requests of the last 30 days", async ({ page }) => {
   const agency = await createAgency({ locations: 0 });
-  const app = await runCli<{ appId: string }>("app:create", {
-    company: agency.companyId,
-    name: "Charted app",
-    "redirect-uri": "https://app.example.test/oauth/callback",
-    scopes: "locations.readonly",
-    "install-setting": "everyone",
-  });
+  const app = await createApp(agency.companyId, { name: "Charted app", scopes: "locations.readonly" });
   await signIn(page, agency.owner.email);
   await page.goto(`/developer/apps/${app.appId}`);
   const chart = page.getByRole("figure", { name: "Requests of all installations, last 30 days (UTC)" });

@@ -1,5 +1,6 @@
 import { createPublicKey, randomBytes } from "node:crypto";
-import { runCli, runNpmCli } from "./support/cli";
+import { runNpmCli } from "./support/cli";
+import { createApp } from "./support/install";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -17,12 +18,9 @@ test("webhook-key:rotate: both keys published, the PEM stays the old one, the ap
   request,
 }) => {
   const agency = await createAgency({ locations: 0 });
-  const app = await runCli<{ appId: string }>("app:create", {
-    company: agency.companyId,
+  const app = await createApp(agency.companyId, {
     name: `Key app ${randomBytes(3).toString("hex")}`,
-    "redirect-uri": "https://app.example.test/oauth/callback",
     scopes: "locations.readonly",
-    "install-setting": "everyone",
   });
   const keys = async () => ((await (await request.get("/.well-known/webhook-keys")).json()) as { keys: Jwk[] }).keys;
   const before = await keys();

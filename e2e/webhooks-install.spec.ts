@@ -2,6 +2,7 @@
 // developers do; each test reuses it.
 import { type JsonWebKey, randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
+import { installPayloadFields } from "@/lib/testing/webhook-payloads";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { ghlSignatureVerifies, standardWebhooksVerifies, v1aVerifies } from "@/lib/testing/webhook-verifiers";
 import { runCliProcess } from "./support/cli";
@@ -39,22 +40,6 @@ async function installForSubAccounts(page: Page, clientId: string, keep: string[
   }
   await pressInstall(page);
 }
-
-// SPEC.md › Webhooks: the INSTALL payload's fields, in this order.
-const installFields = [
-  "type",
-  "appId",
-  "versionId",
-  "installType",
-  "locationId",
-  "companyId",
-  "userId",
-  "companyName",
-  "isWhitelabelCompany",
-  "whitelabelDetails",
-  "timestamp",
-  "webhookId",
-];
 
 let receiver: WebhookReceiver;
 test.beforeAll(async () => {
@@ -98,7 +83,7 @@ test("an agency install sends one signed INSTALL event per chosen sub-account", 
     expect(ghlSignatureVerifies(webhook, pem)).toBe(true);
     // Compact JSON, the payload's fields in SPEC.md's order.
     expect(JSON.stringify(JSON.parse(webhook.body))).toBe(webhook.body);
-    expect(Object.keys(JSON.parse(webhook.body))).toEqual(installFields);
+    expect(Object.keys(JSON.parse(webhook.body))).toEqual(installPayloadFields);
 
     const tampered = { ...webhook, body: webhook.body.replace("INSTALL", "UNINSTALL") };
     expect(v1aVerifies(tampered, keys)).toBe(false);

@@ -34,7 +34,7 @@ const server = createServer(
     request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
     // The HTTP API's handlers, registered by instrumentation.ts when Next.js runs it
     // (lib/api/direct-router.ts says why they skip Next.js's router); until then Next.js serves them.
-    if (globalThis.__tokenServiceDirectRoutes?.(request, response)) return;
+    if (globalThis.__tokenServiceDirectRouter?.(request, response)) return;
     handle(request, response).catch(() => {
       if (!response.headersSent) response.statusCode = 500;
       response.end();

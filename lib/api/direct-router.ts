@@ -91,7 +91,7 @@ export function route<Path extends string>(path: Path, module: RouteModule<Param
 }
 
 /** Answers `request` when it is one of the direct routes and returns true; false leaves it to Next.js. */
-export type DirectRoutes = (request: IncomingMessage, response: ServerResponse) => boolean;
+export type DirectRouter = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 /** Headers every response gets from next.config.mjs's `headers()`; a test keeps the two equal. */
 export const FRAME_HEADERS = {
@@ -100,7 +100,7 @@ export const FRAME_HEADERS = {
 } as const;
 
 /** Where serve.mjs finds the routes that instrumentation.ts registered in this process. */
-const REGISTRY = "__tokenServiceDirectRoutes";
+const REGISTRY = "__tokenServiceDirectRouter";
 
 export interface EdgeOptions {
   /** TRUSTED_PROXY_HOPS: with none, a client-sent X-Forwarded-Host is dropped. */
@@ -155,7 +155,7 @@ export function directRouter(
   routes: DirectRoute[],
   origin: string,
   options: EdgeOptions = { trustedProxyHops: 0 },
-): DirectRoutes {
+): DirectRouter {
   const find = routeFinder(routes);
   const appHost = new URL(origin).host;
   return (request, response) => {

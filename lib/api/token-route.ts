@@ -24,7 +24,9 @@ import { type ApiVersion, requireVersion } from "./version";
  *    so probing scopes or ids costs quota like any other call.
  * 4. Token level (403 forbidden): a sub-account endpoint refuses agency-level tokens, telling the
  *    caller to use a Location token. Before the scope, because an agency-level token can never
- *    hold a sub-account scope and "add the scope" would send the caller the wrong way.
+ *    hold a sub-account scope and "add the scope" would send the caller the wrong way. Likewise an
+ *    endpoint only agency private integrations call (`only`, the management API) refuses any other
+ *    token (403 forbidden) before the scope.
  * 5. Scope (403 insufficient_scope, naming the scope).
  * 6. The endpoint's own rules, in this order: the body (400 invalid_request), then access to the
  *    addressed sub-account (403 forbidden) and the data (404 not_found, 409 conflict). Validation

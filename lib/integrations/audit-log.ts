@@ -3,6 +3,7 @@ import { membersById } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
 import type { AuditAction } from "@/lib/generated/prisma/client";
 import { type IntegrationOwner, requireIntegrationAccess } from "./access";
+import { integrationNamesById } from "./read";
 
 export const integrationAuditActions = [
   "private_integration_created",
@@ -96,14 +97,4 @@ export async function listAuditLog(
       details,
     };
   });
-}
-
-/** The names of the agency's integrations among `ids` (a deleted one is left out). */
-async function integrationNamesById(companyId: string, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db().privateIntegration.findMany({
-    where: { companyId, id: { in: [...new Set(ids)] } },
-    select: { id: true, name: true },
-  });
-  return new Map(rows.map((r) => [r.id, r.name]));
 }

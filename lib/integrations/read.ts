@@ -30,6 +30,16 @@ export function ownerWhere(owner: ResolvedOwner) {
   return { companyId: owner.companyId, locationId: owner.locationId };
 }
 
+/** The names of the agency's integrations among `ids` (a deleted one is left out): actors named on screen. */
+export async function integrationNamesById(companyId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db().privateIntegration.findMany({
+    where: { companyId, id: { in: [...new Set(ids)] } },
+    select: { id: true, name: true },
+  });
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
 /** Who created the rows: people of the agency, and integrations that created through the management API. */
 async function creatorsOf(companyId: string, rows: IntegrationRow[]): Promise<Map<string, TeamMemberName>> {
   const integrationIds = [
@@ -40,16 +50,11 @@ async function creatorsOf(companyId: string, rows: IntegrationRow[]): Promise<Ma
       companyId,
       rows.map((r) => r.createdByUserId).filter((id): id is string => id !== null),
     ),
-    integrationIds.length
-      ? db().privateIntegration.findMany({
-          where: { companyId, id: { in: integrationIds } },
-          select: { id: true, name: true },
-        })
-      : [],
+    integrationNamesById(companyId, integrationIds),
   ]);
   return new Map([
     ...[...members].map(([id, { name, removed }]) => [id, { id, name, removed }] as const),
-    ...integrations.map((i) => [i.id, { id: i.id, name: i.name, removed: false, integration: true as const }] as const),
+    ...[...integrations].map(([id, name]) => [id, { id, name, removed: false, integration: true as const }] as const),
   ]);
 }
 

@@ -25,8 +25,9 @@ export interface RevokedIntegration {
 /**
  * Revokes the integrations of the live tokens among `tokenHashes` (keyed hashes, lib/crypto).
  * A token that no longer works (rotated out, expired, already revoked) changes nothing. Each
- * revocation (lib/db/revoke-live.ts) locks the integration row, as every lifecycle
- * change does, and writes its audit entry (no person: `actorUserId` null; the reason says who reported it) in the same transaction.
+ * revocation (the `revoke` step below, run for each live token by lib/db/revoke-live.ts) locks the
+ * integration row, as every lifecycle change does, and writes its audit entry in the same
+ * transaction (no person: `actorUserId` null; the reason says who reported it).
  */
 export function revokeLeakedIntegrationTokens(
   tokenHashes: readonly string[],

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { type DirectRoute, type Method, routeFinder } from "@/lib/api/direct-router";
+import { isInternal } from "@/lib/api/openapi/operation";
 import { operatorKey } from "@/lib/cli/operator";
 import { peerAddressHeader } from "@/lib/client-address";
 
@@ -18,7 +19,7 @@ import { peerAddressHeader } from "@/lib/client-address";
 export const testApiVersion = "2021-07-28";
 
 export interface ApiRequest {
-  /** The Version header: testApiVersion when left out, none when null. */
+  /** The Version header: when left out, testApiVersion where the operation declares Version, else none; none when null. */
   version?: string | null;
   /** `Authorization: Bearer <token>`; null sends no Authorization. */
   token?: string | null;
@@ -63,14 +64,23 @@ export interface ApiClient {
   send(method: Method, path: string, request?: ApiRequest): Promise<Response>;
   /** The Request the client would send, for code under test that takes one. */
   request(method: Method, path: string, request?: ApiRequest): Request;
-  /** A client whose requests start from `defaults` (e.g. a token every request sends). */
-  with(defaults: ApiRequest): ApiClient;
 }
 
 export function apiClient(routes: DirectRoute[], defaults: ApiRequest = {}): ApiClient {
   const find = routeFinder(routes);
-  const request = (method: Method, path: string, options: ApiRequest = {}) =>
-    buildRequest(method, path, { ...defaults, ...options, headers: { ...defaults.headers, ...options.headers } });
+  // The Version header by default only where the operation declares it, as a real client of each
+  // endpoint sends it: OAuth clients (RFC 6749, 7009, 7662) never do.
+  const versionOf = (method: Method, path: string): string | null => {
+    const declaration = find(path.split("?")[0] as string)?.route.handlers[method]?.declaration;
+    return declaration && !isInternal(declaration) && declaration.version ? testApiVersion : null;
+  };
+  const request = (method: Method, path: string, options: ApiRequest = {}) => {
+    const sent = { ...defaults, ...options, headers: { ...defaults.headers, ...options.headers } };
+    return buildRequest(method, path, {
+      ...sent,
+      version: sent.version === undefined ? versionOf(method, path) : sent.version,
+    });
+  };
   const send = async (method: Method, path: string, options?: ApiRequest): Promise<Response> => {
     const pathname = path.split("?")[0] as string;
     const found = find(pathname);
@@ -91,7 +101,6 @@ export function apiClient(routes: DirectRoute[], defaults: ApiRequest = {}): Api
     options: call("OPTIONS"),
     send,
     request,
-    with: (more) => apiClient(routes, { ...defaults, ...more, headers: { ...defaults.headers, ...more.headers } }),
   };
 }
 
@@ -154,7 +163,9 @@ export async function readAnswer(response: Response): Promise<ApiAnswer> {
   if (text) {
     try {
       body = JSON.parse(text);
-    } catch {
+    } catch (error) {
+      // An answer that says it is JSON must be JSON; any other (an HTML page, a PEM key) has no body.
+      if (response.headers.get("content-type")?.includes("json")) throw error;
       body = undefined;
     }
   }

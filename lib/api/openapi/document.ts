@@ -1,4 +1,5 @@
-// Slightly over 250 lines: the document builder and its JSON Schema conversion belong together.
+// Over 250 lines: the document builder and its JSON Schema conversion belong together, one walk of
+// the routes' declarations.
 import { z } from "zod";
 import { type ErrorCode, errorStatus } from "@/lib/api/http-error";
 import { BURST_WINDOW_MS, currentLimits } from "@/lib/api/rate-limit";
