@@ -1,3 +1,5 @@
+// Over 250 lines on purpose: both halves of "no escalation" (scopes, guard rails) with their
+// property tests and generators, read together as one rule.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SubAccountSelection } from "./guard-rails";
