@@ -416,3 +416,113 @@ describe("DELETE and usage", () => {
     }
   });
 });
+
+describe("no wider guard rails: an integration never gives, keeps or obtains more reach than it has", () => {
+  const ymd = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+  const office = "203.0.113.9";
+  /** A caller limited to one sub-account, an office range and an Expires in 30 days; it calls from the office. */
+  let limited: { id: string; token: string };
+  const as = (json?: object) => ({ token: limited.token, peer: office, ...(json ? { json } : {}) });
+  const within = () => ({ subAccounts: [A.locations[0]!.id], allowedIps: ["203.0.113.64/26"], expiresAt: ymd(20) });
+
+  async function guarded(name: string, rails: { all?: boolean; ips?: string; expires?: string }) {
+    const input = {
+      name,
+      scopes: ["private-integrations.write", "locations.readonly"] as never,
+      ...(rails.all === false ? { subAccounts: "chosen" as const, subAccountIds: [A.locations[0]!.id] } : {}),
+      ...(rails.ips ? { allowedIpAddresses: rails.ips } : {}),
+      ...(rails.expires ? { expires: rails.expires } : {}),
+    };
+    const { integration, token } = await createPrivateIntegration(A.owner, agencyOf(A), input);
+    return { id: integration.id, token };
+  }
+  const railsOf = async (id: string) =>
+    (await api.get("/private-integrations", { token: writer })).body.privateIntegrations
+      .map(({ id: i, subAccounts, allowedIps, expiresAt }: Record<string, unknown>) => ({
+        id: i,
+        subAccounts,
+        allowedIps,
+        expiresAt,
+      }))
+      .find((i: { id: string }) => i.id === id);
+
+  beforeAll(async () => {
+    limited = await guarded("Limited", { all: false, ips: "203.0.113.0/24", expires: ymd(30) });
+  });
+
+  it("self-edit: removing its own guard rails is 403 and changes nothing; renaming itself is 200", async () => {
+    const before = await railsOf(limited.id);
+    expect(before).toEqual({
+      id: limited.id,
+      subAccounts: [A.locations[0]!.id],
+      allowedIps: ["203.0.113.0/24"],
+      expiresAt: ymd(30),
+    });
+    for (const json of [
+      { subAccounts: "all", allowedIps: [], expiresAt: null },
+      { allowedIps: ["203.0.113.0/25"] },
+      { expiresAt: ymd(10) },
+    ]) {
+      const answer = await api.patch(`/private-integrations/${limited.id}`, as(json));
+      expectError(answer, 403, "forbidden", /cannot change its own guard rails .*Leave them out/);
+    }
+    expect(await railsOf(limited.id)).toEqual(before);
+    const renamed = await api.patch(`/private-integrations/${limited.id}`, as({ name: "Limited (renamed)" }));
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.privateIntegration).toMatchObject({ name: "Limited (renamed)", ...before });
+  });
+
+  it.each([
+    ["Sub-accounts all", { subAccounts: "all" }, /limited to chosen Sub-accounts/],
+    [
+      "another sub-account's integration",
+      { subAccounts: undefined, locationId: "other" },
+      /Sub-accounts do not include/,
+    ],
+    ["no Allowed IP addresses", { allowedIps: [] }, /Allowed IP addresses .*none are set/],
+    ["a range wider than its own", { allowedIps: ["203.0.0.0/16"] }, /203\.0\.0\.0\/16 is not/],
+    ["no Expires", { expiresAt: null }, /expires on .*not never/],
+    ["a later Expires", { expiresAt: ymd(40) }, /that expire no later/],
+  ])("create: %s is 403 forbidden naming the guard rail; nothing is created", async (_name, change, description) => {
+    const { locationId, ...rest } = change as { locationId?: string };
+    const json = {
+      name: `Wider: ${_name}`,
+      scopes: ["locations.readonly"],
+      ...within(),
+      ...rest,
+      ...(locationId ? { locationId: A.locations[1]!.id, subAccounts: undefined } : {}),
+    };
+    expectError(await api.post("/private-integrations", as(json)), 403, "forbidden", description);
+    expect(await db().privateIntegration.count({ where: { name: json.name } })).toBe(0);
+  });
+
+  it("create within its own guard rails is 201: an agency integration, and one of its sub-account's", async () => {
+    const agency = await api.post(
+      "/private-integrations",
+      as({ name: "Narrower", scopes: ["locations.readonly"], ...within() }),
+    );
+    expect(agency.status, agency.text).toBe(201);
+    expect(agency.body.privateIntegration).toMatchObject(within());
+    const { subAccounts: _, ...rails } = within();
+    const sub = await api.post(
+      "/private-integrations",
+      as({ name: "Narrower sub", scopes: ["locations.readonly"], locationId: A.locations[0]!.id, ...rails }),
+    );
+    expect(sub.status, sub.text).toBe(201);
+  });
+
+  it("rotate: a looser sibling is 403 and keeps its token; a sibling within, and itself, rotate (200)", async () => {
+    const looser = await pit(A, "Looser sibling", ["locations.readonly"]);
+    const refused = await api.post(`/private-integrations/${looser.id}/rotate`, as({ mode: "now" }));
+    expectError(refused, 403, "forbidden", /rotate \(and so take the token of\).*Narrow that integration/);
+    expect(await works(looser.token)).toBe(200);
+    const edit = await api.patch(`/private-integrations/${looser.id}`, as({ name: "Still looser" }));
+    expectError(edit, 403, "forbidden", /can only edit integrations/);
+    const sibling = await guarded("Narrow sibling", { all: false, ips: "203.0.113.64/26", expires: ymd(20) });
+    const rotated = await api.post(`/private-integrations/${sibling.id}/rotate`, as({ mode: "now" }));
+    expect(rotated.status, rotated.text).toBe(200);
+    const self = await api.post(`/private-integrations/${limited.id}/rotate`, as({ mode: "later", overlapDays: 1 }));
+    expect(self.status, self.text).toBe(200);
+    expect(self.body.privateIntegration).toMatchObject({ status: "rotating", allowedIps: ["203.0.113.0/24"] });
+  });
+});

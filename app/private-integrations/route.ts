@@ -10,6 +10,7 @@ import {
   apiPrivateIntegrationListSchema,
   callerRefusals,
   labsRefusal,
+  widerGuardRailsRefusal,
 } from "@/lib/management-api/shape";
 
 /** GET /private-integrations: the agency's integrations, or one sub-account's (never tokens). */
@@ -44,7 +45,7 @@ export const POST = tokenRoute(
     tag: "Private integrations",
     summary: "Create a private integration",
     description:
-      "As Create on the Private Integrations screen, with the same guard rails and the agency's Maximum token lifetime; the audit log names the calling integration. It can give only scopes it holds itself, never private-integrations.write. The answer holds the token, shown this once.",
+      "As Create on the Private Integrations screen, with the same guard rails and the agency's Maximum token lifetime; the audit log names the calling integration. It can give only scopes it holds itself, never private-integrations.write, and no wider guard rails than its own (Sub-accounts, Allowed IP addresses, Expires). The answer holds the token, shown this once.",
     scope: "private-integrations.write",
     only: "agency_private_integration",
     body: { contentType: "application/json", name: "NewPrivateIntegration", schema: apiCreateSchema },
@@ -56,7 +57,7 @@ export const POST = tokenRoute(
     },
     errors: tokenErrors(
       "private-integrations.write",
-      `${callerRefusals} ${labsRefusal} A scope the caller does not hold, or private-integrations.write.`,
+      `${callerRefusals} ${labsRefusal} A scope the caller does not hold, or private-integrations.write. ${widerGuardRailsRefusal}`,
       {
         invalid_request:
           "Not JSON, a field of the wrong type or unknown, a scope not valid at the level, a bad guard rail, or under an agency maximum no expiresAt or one beyond it (the description names the maximum; fieldErrors names each field).",

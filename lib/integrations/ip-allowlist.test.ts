@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   isAddressAllowed,
+  isEntryWithin,
   MAX_ALLOWED_IP_ENTRIES,
   matchingEntry,
   normalizeEntry,
@@ -135,5 +136,25 @@ describe("isAddressAllowed", () => {
       expect(isAddressAllowed(inside, [stored])).toBe(true);
       expect(isAddressAllowed(outside, [stored])).toBe(false);
     }
+  });
+});
+
+describe("isEntryWithin", () => {
+  const mine = ["203.0.113.0/24", "198.51.100.7", "2001:db8::/32"];
+  it.each([
+    ["203.0.113.0/24", true],
+    ["203.0.113.64/26", true],
+    ["203.0.113.9", true],
+    ["198.51.100.7", true],
+    ["2001:db8:1::/48", true],
+    ["2001:db8::9", true],
+    ["203.0.112.0/23", false],
+    ["198.51.100.0/24", false],
+    ["198.51.100.8", false],
+    ["0.0.0.0/0", false],
+    ["2001:db8::/31", false],
+    ["::ffff:203.0.113.0/120", true],
+  ])("%s within the list: %s", (entry, within) => {
+    expect(isEntryWithin(normalizeEntry(entry) as string, mine)).toBe(within);
   });
 });

@@ -82,6 +82,20 @@ export function matchingEntry(address: string, entries: readonly string[]): stri
   });
 }
 
+/**
+ * Whether every address the stored `entry` allows is allowed by one of the stored `entries`: the
+ * entry is one of them, or an address or range inside one of their ranges. Two CIDR ranges are
+ * nested or disjoint, so an entry covered only by several narrower ranges together is not within.
+ */
+export function isEntryWithin(entry: string, entries: readonly string[]): boolean {
+  const inner = parseNetwork(entry);
+  if (!inner) return false;
+  return entries.some((outer) => {
+    const network = parseNetwork(outer);
+    return network !== undefined && network.prefix <= inner.prefix && contains(network, inner);
+  });
+}
+
 function contains(network: Network, client: { version: 4 | 6; bytes: Uint8Array }): boolean {
   if (network.version !== client.version) return false;
   let bits = network.prefix;

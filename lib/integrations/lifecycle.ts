@@ -4,8 +4,9 @@ import { recordAudit } from "@/lib/accounts/audit";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
-import { conflict, fieldErrorsOfRefusal, invalidFields, notFound, Refusal } from "@/lib/refusal";
+import { conflict, fieldErrorsOfRefusal, forbidden, invalidFields, notFound, Refusal } from "@/lib/refusal";
 import {
+  type IntegrationActor,
   type IntegrationOwner,
   isIntegrationActor,
   type LifecycleActor,
@@ -23,7 +24,7 @@ import {
   readGuardRails,
   writeGuardRails,
 } from "./guard-rails";
-import { requireNoEscalation, requireNoStrongerToken } from "./no-escalation";
+import { type Reach, requireNoEscalation, requireNoStrongerToken, requireNoWiderReach } from "./no-escalation";
 import { integrationInclude, notFoundMessage, ownerWhere, viewOf } from "./read";
 import { guardRailsInputSchema, type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
 import { mintToken } from "./token";
@@ -117,6 +118,19 @@ async function changeIntegration(
 }
 
 /**
+ * The reach of the integration acting (its guard rails as they are in `tx`, not as cached when its
+ * token was verified), for `requireNoWiderReach`.
+ */
+async function reachOfActor(tx: Tx, actor: IntegrationActor): Promise<Reach> {
+  const row = await tx.privateIntegration.findFirst({
+    where: { id: actor.integrationId, companyId: actor.companyId },
+    select: { locationId: true },
+  });
+  if (!row) throw forbidden("The calling integration was deleted while this request ran; it can no longer act.");
+  return { locationId: row.locationId, ...(await readGuardRails(tx, actor.integrationId)) };
+}
+
+/**
  * The agency's `Maximum token lifetime`, read under a share lock on the agency's row: a create or
  * edit checked against it cannot commit past a concurrent change of it (which locks the row).
  */
@@ -177,7 +191,11 @@ export async function createPrivateIntegration(
     db().$transaction(async (tx) => {
       const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
       const { data, rails } = await checkedInput(tx, resolved, input, null, maximum, now);
-      if (isIntegrationActor(actor)) requireNoEscalation(actor.scopes, data.scopes);
+      if (isIntegrationActor(actor)) {
+        requireNoEscalation(actor.scopes, data.scopes);
+        const result = { locationId: resolved.locationId, ...rails };
+        requireNoWiderReach(await reachOfActor(tx, actor), { action: "create", result });
+      }
       const created = await tx.privateIntegration.create({
         data: {
           ...ownerWhere(resolved),
@@ -226,7 +244,15 @@ export async function updatePrivateIntegration(
         const { data, rails } = await checkedInput(tx, resolved, input, stored, maximum, now);
         // Giving is what escalates: scopes it already had may stay.
         const added = data.scopes.filter((s) => !before.scopes.includes(s));
-        if (isIntegrationActor(actor)) requireNoEscalation(actor.scopes, added);
+        if (isIntegrationActor(actor)) {
+          requireNoEscalation(actor.scopes, added);
+          requireNoWiderReach(await reachOfActor(tx, actor), {
+            action: "edit",
+            before: { locationId: before.locationId, ...stored },
+            result: { locationId: before.locationId, ...rails },
+            self: before.id === actor.integrationId,
+          });
+        }
         const after = await tx.privateIntegration.update({
           where: { id: before.id },
           data: { name: data.name, description: data.description, scopes: data.scopes },
@@ -300,7 +326,11 @@ function rotation(when: "later" | "now") {
     const integration = await changeIntegration(actor, owner, integrationId, now, () => ({
       audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
       async apply(tx, row) {
-        if (isIntegrationActor(actor)) requireNoStrongerToken(actor.scopes, row.scopes);
+        if (isIntegrationActor(actor)) {
+          requireNoStrongerToken(actor.scopes, row.scopes);
+          const result = { locationId: row.locationId, ...(await readGuardRails(tx, row.id)) };
+          requireNoWiderReach(await reachOfActor(tx, actor), { action: "rotate", result });
+        }
         // A new token of an expired integration would never work: extend it first (revoked or not).
         if (row.expiresAt && row.expiresAt.getTime() <= now.getTime())
           throw conflict(expiredRotationMessage, "expires");

@@ -271,3 +271,6 @@ export const callerRefusals =
 export const labsRefusal = "Private Integrations is off in the agency's Labs (the description names Labs).";
 export const unknownIdRefusal =
   "No integration with this id in the caller's agency: another agency's id answers the same as an unknown one.";
+/** The guard-rail half of no escalation (lib/integrations/no-escalation.ts › requireNoWiderReach), as the errors list it. */
+export const widerGuardRailsRefusal =
+  "The result would reach beyond the caller's own guard rails: a sub-account outside its chosen Sub-accounts (or all of them), no Allowed IP addresses or one not inside its own, or no Expires or a later one than its own (the description names the guard rail and what to do).";

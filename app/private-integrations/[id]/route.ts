@@ -10,6 +10,7 @@ import {
   callerRefusals,
   labsRefusal,
   unknownIdRefusal,
+  widerGuardRailsRefusal,
 } from "@/lib/management-api/shape";
 
 type Params = { id: string };
@@ -21,7 +22,7 @@ export const PATCH = tokenRoute<Params>(
     tag: "Private integrations",
     summary: "Edit a private integration",
     description:
-      "As Edit on the screen: name, description, scopes and guard rails; a field left out keeps its value. The token does not change and works with the new scopes at once. Scopes it already had may stay; a scope added must be one the caller holds, never private-integrations.write.",
+      "As Edit on the screen: name, description, scopes and guard rails; a field left out keeps its value. The token does not change and works with the new scopes at once. Scopes it already had may stay; a scope added must be one the caller holds, never private-integrations.write. The integration edited must stay within the caller's own guard rails, and an integration cannot change its own guard rails (a person can).",
     scope: "private-integrations.write",
     only: "agency_private_integration",
     pathParams: apiIntegrationIdSchema,
@@ -34,7 +35,7 @@ export const PATCH = tokenRoute<Params>(
     },
     errors: tokenErrors(
       "private-integrations.write",
-      `${callerRefusals} ${labsRefusal} Adding a scope the caller does not hold, or private-integrations.write.`,
+      `${callerRefusals} ${labsRefusal} Adding a scope the caller does not hold, or private-integrations.write. ${widerGuardRailsRefusal} A change of the caller's own guard rails.`,
       {
         invalid_request:
           "Not JSON, no field, a field of the wrong type or unknown, or a bad guard rail (an expiresAt beyond the agency maximum names it).",

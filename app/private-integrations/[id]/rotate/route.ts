@@ -10,6 +10,7 @@ import {
   callerRefusals,
   labsRefusal,
   unknownIdRefusal,
+  widerGuardRailsRefusal,
 } from "@/lib/management-api/shape";
 
 /** POST /private-integrations/{id}/rotate: a new token, shown once; the old one now or later. */
@@ -19,7 +20,7 @@ export const POST = tokenRoute<{ id: string }>(
     tag: "Private integrations",
     summary: "Rotate a private integration's token",
     description:
-      'mode "now": Rotate and expire this token now (the old token stops working at once; also brings a Revoked integration back). mode "later": Rotate and expire this token later (both work for overlapDays, 7 unless given; the integration reads rotating). The answer holds the new token, shown this once. The caller can rotate only integrations whose scopes it holds.',
+      'mode "now": Rotate and expire this token now (the old token stops working at once; also brings a Revoked integration back). mode "later": Rotate and expire this token later (both work for overlapDays, 7 unless given; the integration reads rotating). The answer holds the new token, shown this once. The caller can rotate only integrations whose scopes it holds and whose guard rails are within its own; it can always rotate itself.',
     scope: "private-integrations.write",
     only: "agency_private_integration",
     pathParams: apiIntegrationIdSchema,
@@ -32,7 +33,7 @@ export const POST = tokenRoute<{ id: string }>(
     },
     errors: tokenErrors(
       "private-integrations.write",
-      `${callerRefusals} ${labsRefusal} The integration holds a scope the caller does not.`,
+      `${callerRefusals} ${labsRefusal} The integration holds a scope the caller does not. ${widerGuardRailsRefusal}`,
       {
         invalid_request: "Not JSON, or not one of the two modes, or an overlapDays other than 1, 3, 7, 14 or 30.",
         not_found: unknownIdRefusal,
