@@ -103,7 +103,9 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     await deployMigrations(databaseHandle().adapterFactory);
     // Refresh tokens are single-use: enough for the fastest rate this machine could plausibly reach.
     const tokensNeeded = Math.ceil((duration + warmup + 1) * 3_000);
-    const seed = await seedForLoad(tokensNeeded, say);
+    // Peer (L), the limit (issue 28), on our own database: PostgreSQL only, as the other peers.
+    const limitPeer = kind === "postgres" && ["Lb", "Lc", "Le"].some(selected);
+    const seed = await seedForLoad(tokensNeeded, say, { limitPeer });
     // PGlite allows one process per data directory: the server takes it from here.
     await disconnectDb();
 
@@ -128,8 +130,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       peerRuns = peerScenarios(oidc, bare);
     }
 
-    // Peer (L), the limit (issue 28), on our own database: PostgreSQL only, as the other peers.
-    if (kind === "postgres" && ["Lb", "Lc", "Le"].some(selected)) {
+    if (limitPeer) {
       say(`${labels[kind]}: starting peer (L), the hand-written limit server, on port ${port + 3}`);
       const limit = await startLimitPeer(database.url, port + 3).catch(async (error: unknown) => {
         for (const peer of peers) await peer.stop();
