@@ -156,11 +156,8 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     try {
       for (let round = 0; round < rounds; round++) {
         for (const scenario of all) {
-          const load = loadavg()
-            .map((l) => l.toFixed(2))
-            .join(" ");
           say(
-            `${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name} [load average ${load}]`,
+            `${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name} [load average ${load()}]`,
           );
           if (round === 0) await prepareScenario(server.baseUrl, scenario, warmup);
           measured.get(scenario.id)!.push(await measure(server.baseUrl, scenario, duration / rounds));
