@@ -1,5 +1,6 @@
-// Over 250 lines on purpose: the readable API reference renders the whole OpenAPI document
-// (operations, fields, examples); to be derived from the routes' own declarations (issue 23).
+// Over 250 lines on purpose: the readable API reference renders the whole OpenAPI document built
+// from the routes' declarations (navigation, errors, each operation's fields and examples), every
+// part reading the same loosely typed document.
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { documentedRoutes } from "@/app/route-table";

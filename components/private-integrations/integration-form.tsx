@@ -1,6 +1,6 @@
-// Over 250 lines on purpose: the create and edit form is one form (the fields, Advanced with its
-// guard rails, the scope picker, field errors, focus); to be reshaped with the shared form markup
-// (issue 23).
+// Over 250 lines on purpose: its markup is already the shared fields (components/ui/field.tsx); what
+// is left is one form's state, which its parts read together: what was typed, when Advanced opens
+// (a value or an error inside it), the Expires an agency maximum requires, errors cleared as fixed.
 "use client";
 
 import { type ChangeEvent, type FormEvent, useEffect, useRef, useState, useTransition } from "react";

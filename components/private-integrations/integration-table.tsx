@@ -1,5 +1,3 @@
-// Over 250 lines on purpose: the list, its Status filter, search, row menu and expanded details are
-// one table's state; to be reshaped with the shared table frame (issue 23).
 "use client";
 
 import { type ReactNode, useMemo, useState } from "react";
@@ -7,7 +5,6 @@ import { DataTable } from "@/components/ui/data-table";
 import { RelativeTime } from "@/components/ui/relative-time";
 import {
   type AttentionKind,
-  type IntegrationStatus,
   inFilter,
   integrationStatus,
   isStatusFilter,
@@ -16,8 +13,9 @@ import {
   type StatusFilter,
   statusFilters,
 } from "@/lib/integrations/triage";
-import { ActionsMenu, type MenuAction } from "./actions-menu";
+import { ActionsMenu } from "./actions-menu";
 import { integrationTitleId, type LifecycleKind, ScopeChips, StatusBadge } from "./integration-card";
+import { menuActions } from "./menu-actions";
 import { triageFacts } from "./triage-facts";
 import type { IntegrationItem } from "./types";
 
@@ -27,35 +25,6 @@ const attentionWords: Record<AttentionKind, (n: number) => string> = {
   "rotation-due": (n) => `${n} due for rotation (token 90 days or older)`,
   unused: (n) => `${n} unused (not used in 30 days)`,
 };
-
-/** The lifecycle entries of a row's menu, by what its status allows (SPEC.md). */
-export function menuActions(
-  item: IntegrationItem,
-  status: IntegrationStatus,
-  onEdit: (focus?: "expires") => void,
-  onAction: (kind: LifecycleKind) => void,
-): MenuAction[] {
-  const remove = { label: "Delete", onSelect: () => onAction("remove"), danger: true };
-  // An expired integration's new token would never work: extend it first (the server refuses too).
-  if (status === "expired") return [{ label: "Extend expiry", onSelect: () => onEdit("expires") }, remove];
-  const edit = { label: "Edit", onSelect: () => onEdit() };
-  // Reported as leaked: only a new token brings it back (the server refuses the other rotations).
-  if (status === "revoked")
-    return [{ label: "Rotate and expire this token now", onSelect: () => onAction("rotateNow") }, edit, remove];
-  if (status === "rotating" && item.previousToken)
-    return [
-      { label: "Expire Now", onSelect: () => onAction("expireNow") },
-      { label: "Cancel rotation", onSelect: () => onAction("cancelRotation") },
-      edit,
-      remove,
-    ];
-  return [
-    { label: "Rotate and expire this token later", onSelect: () => onAction("rotateLater") },
-    { label: "Rotate and expire this token now", onSelect: () => onAction("rotateNow") },
-    edit,
-    remove,
-  ];
-}
 
 /**
  * The list as a table built for triage: `Needs attention` with links that apply a filter,

@@ -15,8 +15,9 @@ import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
 /**
  * The HTTP API served straight from node:http by scripts/serve.mjs, ahead of Next.js's router.
  * The handlers are the route modules' own exports (apiRoute and all, app/route-table.ts lists
- * them); only the frame differs: a web Request is built from the already-read body, the path's
- * dynamic segments are handed over as Next.js hands them, and the Response is written back.
+ * them); only the frame differs: a handler gets a DirectRequest (./direct-request.ts) over the
+ * node:http request and its already-read body, the path's dynamic segments as Next.js hands them,
+ * and a JsonResponse's text is written as is (any other Response is read from its body).
  * Next.js's request pipeline (routing, web-stream adapters, its AsyncLocalStorage contexts) cost
  * more of the event loop per request than a grant's own work (bench-results.md › Figures the code rests on),
  * and the API uses none of it:

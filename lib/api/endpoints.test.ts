@@ -1,5 +1,5 @@
-// Over 250 lines on purpose: the API endpoints' shared rules (Version, body, 409, paths and
-// methods) over one agency and its four tokens; one table, read top to bottom.
+// The API endpoints' shared rules (Version, body, 409, paths and methods) over one agency and its
+// four tokens; one table, read top to bottom.
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import type { Method } from "@/lib/api/direct-router";

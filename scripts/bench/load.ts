@@ -245,8 +245,10 @@ export function peerScenarios(oidc: OidcProviderPeer, bare: Peer): Scenario[] {
  */
 export function limitScenarios(seed: LoadSeed, limit: Peer): Scenario[] {
   const [b, c, e] = ["b", "c", "e"].map((id) => scenarios(seed).find((s) => s.id === id) as Scenario);
+  const supply = seed.limitRefresh;
+  if (!supply) throw new Error("Peer (L)'s scenarios need its refresh tokens: seedForLoad(…, { limitPeer: true }).");
   let refresh = 0;
-  const tokens = seed.limitRefresh.tokens;
+  const tokens = supply.tokens;
   return [
     { ...(b as Scenario), id: "Lb", name: "Peer (L): the limit, private-integration read", baseUrl: limit.baseUrl },
     { ...(c as Scenario), id: "Lc", name: "Peer (L): the limit, access-token read", baseUrl: limit.baseUrl },
@@ -265,8 +267,8 @@ export function limitScenarios(seed: LoadSeed, limit: Peer): Scenario[] {
             ...request,
             body: new URLSearchParams({
               grant_type: "refresh_token",
-              client_id: seed.limitRefresh.clientId,
-              client_secret: seed.limitRefresh.clientSecret,
+              client_id: supply.clientId,
+              client_secret: supply.clientSecret,
               refresh_token: tokens[refresh++] ?? "exhausted",
             }).toString(),
           }),

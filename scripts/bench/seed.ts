@@ -19,8 +19,8 @@ export interface LoadSeed {
   companyAccessToken: string;
   /** Fresh single-use refresh tokens, each the live token of a Location grant of its own, and the app's client credentials. */
   refresh: { clientId: string; clientSecret: string; tokens: string[] };
-  /** As many more of the same kind, for peer (L) (scripts/bench/peers/limit.ts). */
-  limitRefresh: { clientId: string; clientSecret: string; tokens: string[] };
+  /** As many more of the same kind, for peer (L) (scripts/bench/peers/limit.ts): seeded only when (L) runs. */
+  limitRefresh?: { clientId: string; clientSecret: string; tokens: string[] };
   /** Fresh single-use authorization codes of one Location install (no PKCE), and the app's client credentials. */
   codes: { clientId: string; clientSecret: string; codes: string[] };
   /** An agency owner who signs in to the Private Integrations screen, and how many integrations it lists. */
@@ -97,7 +97,12 @@ async function seedRefreshTokens(template: TokenGrant, count: number, now: Date)
   return tokens;
 }
 
-export async function seedForLoad(refreshTokenCount: number, progress: (m: string) => void): Promise<LoadSeed> {
+/** `options.limitPeer`: seed peer (L)'s own refresh-token supply too (only the runs that start (L) consume it). */
+export async function seedForLoad(
+  refreshTokenCount: number,
+  progress: (m: string) => void,
+  options: { limitPeer?: boolean } = {},
+): Promise<LoadSeed> {
   const agency = await makeAgency({ locations: 3, privateIntegrationsLab: true });
   const companyId = agency.company.id;
   const locationId = agency.locations[0]!.id;
@@ -131,14 +136,14 @@ export async function seedForLoad(refreshTokenCount: number, progress: (m: strin
   const now = new Date();
   const tokens = await seedRefreshTokens(template, refreshTokenCount, now);
   // The same supply again for peer (L), which consumes tokens of our tables by its own statement.
-  const limitTokens = await seedRefreshTokens(template, refreshTokenCount, now);
+  const limitTokens = options.limitPeer ? await seedRefreshTokens(template, refreshTokenCount, now) : undefined;
   // Codes of an app of their own, so their grants never share a family with the other scenarios'.
   const codeApp = await makeApp(companyId);
   const { code } = await install(user, codeApp.app.clientId, { level: "location", locationId });
   const codes = await seedCodes(code, refreshTokenCount, now);
   const screen = await seedScreen(SCREEN_INTEGRATIONS);
   progress(
-    `seeded: 1 agency, 3 sub-accounts, 1 private integration, 4 app installs, ${tokens.length} refresh tokens, ${codes.length} authorization codes; an agency of ${screen.integrations} integrations for the screen`,
+    `seeded: 1 agency, 3 sub-accounts, 1 private integration, 4 app installs, ${tokens.length} refresh tokens${limitTokens ? ` (and ${limitTokens.length} for peer (L))` : ""}, ${codes.length} authorization codes; an agency of ${screen.integrations} integrations for the screen`,
   );
   return {
     companyId,
@@ -147,7 +152,11 @@ export async function seedForLoad(refreshTokenCount: number, progress: (m: strin
     locationAccessToken: location.access_token,
     companyAccessToken: company.access_token,
     refresh: { clientId: refreshApp.app.clientId, clientSecret: refreshApp.clientSecret, tokens },
-    limitRefresh: { clientId: refreshApp.app.clientId, clientSecret: refreshApp.clientSecret, tokens: limitTokens },
+    limitRefresh: limitTokens && {
+      clientId: refreshApp.app.clientId,
+      clientSecret: refreshApp.clientSecret,
+      tokens: limitTokens,
+    },
     codes: { clientId: codeApp.app.clientId, clientSecret: codeApp.clientSecret, codes },
     screen,
   };

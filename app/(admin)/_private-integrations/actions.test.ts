@@ -5,7 +5,7 @@ import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { IntegrationDetails } from "@/components/private-integrations/integration-card";
-import { menuActions } from "@/components/private-integrations/integration-table";
+import { menuActions } from "@/components/private-integrations/menu-actions";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
 import { triageFacts } from "@/components/private-integrations/triage-facts";
 import type { Actor } from "@/lib/accounts/permissions";

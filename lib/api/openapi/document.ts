@@ -1,5 +1,4 @@
-// Over 250 lines: the document builder and its JSON Schema conversion belong together, one walk of
-// the routes' declarations.
+// Over 250 lines on purpose: the document builder and its JSON Schema conversion belong together.
 import { z } from "zod";
 import { type ErrorCode, errorStatus } from "@/lib/api/http-error";
 import { BURST_WINDOW_MS, currentLimits } from "@/lib/api/rate-limit";

@@ -92,8 +92,14 @@ function accessTokenLocation(token: string): { locationId?: string; companyId: s
   const first = token.indexOf(".");
   const second = token.indexOf(".", first + 1);
   if (first < 0 || second < 0) return undefined;
-  const header = JSON.parse(Buffer.from(token.slice(0, first), "base64url").toString()) as { kid?: string };
-  const key = header.kid ? verifyKeys.get(header.kid) : undefined;
+  // The header is read before the signature is checked: a malformed one is a bad token (401), not a crash.
+  let header: { kid?: unknown };
+  try {
+    header = JSON.parse(Buffer.from(token.slice(0, first), "base64url").toString()) as { kid?: unknown };
+  } catch {
+    return undefined;
+  }
+  const key = typeof header?.kid === "string" ? verifyKeys.get(header.kid) : undefined;
   if (!key) return undefined;
   const input = Buffer.from(token.slice(0, second));
   const signature = Buffer.from(token.slice(second + 1), "base64url");

@@ -1,5 +1,6 @@
-// Over 250 lines on purpose: the webhooks page shows one app's delivery log, endpoint health and
-// how to verify signatures; to be split when the shared table frame lands (issue 23).
+// Over 250 lines on purpose: one page read top to bottom (endpoint health, the delivery log with its
+// status filter and each event's attempts, the endpoint, how to verify signatures with the public
+// keys); the log's table frame is already the shared DataTable, what is left is its own rows.
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Fragment } from "react";

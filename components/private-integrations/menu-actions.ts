@@ -1,0 +1,33 @@
+import type { IntegrationStatus } from "@/lib/integrations/triage";
+import type { MenuAction } from "./actions-menu";
+import type { LifecycleKind } from "./integration-card";
+import type { IntegrationItem } from "./types";
+
+/** The lifecycle entries of a row's menu, by what its status allows (SPEC.md). */
+export function menuActions(
+  item: IntegrationItem,
+  status: IntegrationStatus,
+  onEdit: (focus?: "expires") => void,
+  onAction: (kind: LifecycleKind) => void,
+): MenuAction[] {
+  const remove = { label: "Delete", onSelect: () => onAction("remove"), danger: true };
+  // An expired integration's new token would never work: extend it first (the server refuses too).
+  if (status === "expired") return [{ label: "Extend expiry", onSelect: () => onEdit("expires") }, remove];
+  const edit = { label: "Edit", onSelect: () => onEdit() };
+  // Reported as leaked: only a new token brings it back (the server refuses the other rotations).
+  if (status === "revoked")
+    return [{ label: "Rotate and expire this token now", onSelect: () => onAction("rotateNow") }, edit, remove];
+  if (status === "rotating" && item.previousToken)
+    return [
+      { label: "Expire Now", onSelect: () => onAction("expireNow") },
+      { label: "Cancel rotation", onSelect: () => onAction("cancelRotation") },
+      edit,
+      remove,
+    ];
+  return [
+    { label: "Rotate and expire this token later", onSelect: () => onAction("rotateLater") },
+    { label: "Rotate and expire this token now", onSelect: () => onAction("rotateNow") },
+    edit,
+    remove,
+  ];
+}
