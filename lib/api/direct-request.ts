@@ -20,27 +20,33 @@ export class DirectHeaders extends Headers {
   }
 
   override get(name: string): string | null {
-    const value = this.#raw[name.toLowerCase()];
+    const value = this.#own(name);
     if (value === undefined) return null;
-    return Array.isArray(value) ? value.join(", ") : value;
+    return normalised(Array.isArray(value) ? value.join(", ") : value);
   }
 
   override has(name: string): boolean {
-    return this.#raw[name.toLowerCase()] !== undefined;
+    return this.#own(name) !== undefined;
+  }
+
+  /** The header's own value: never one inherited from Object.prototype (`__proto__`, `constructor`). */
+  #own(name: string): string | string[] | undefined {
+    const key = name.toLowerCase();
+    return Object.hasOwn(this.#raw, key) ? this.#raw[key] : undefined;
   }
 
   override set(name: string, value: string): void {
-    this.#own()[name.toLowerCase()] = value;
+    this.#writable()[name.toLowerCase()] = value;
   }
 
   override append(name: string, value: string): void {
     const key = name.toLowerCase();
     const existing = this.get(key);
-    this.#own()[key] = existing === null ? value : `${existing}, ${value}`;
+    this.#writable()[key] = existing === null ? value : `${existing}, ${value}`;
   }
 
   override delete(name: string): void {
-    delete this.#own()[name.toLowerCase()];
+    delete this.#writable()[name.toLowerCase()];
   }
 
   override getSetCookie(): string[] {
@@ -72,13 +78,25 @@ export class DirectHeaders extends Headers {
   }
 
   /** node:http's object belongs to the IncomingMessage: written only on a copy. */
-  #own(): IncomingHttpHeaders {
+  #writable(): IncomingHttpHeaders {
     if (!this.#copied) {
       this.#raw = { ...this.#raw };
       this.#copied = true;
     }
     return this.#raw;
   }
+}
+
+/** HTTP whitespace: what `Headers` takes off both ends of a value. */
+const isHttpSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+
+/**
+ * A value as `Headers` gives it back: without HTTP whitespace at either end (node:http trims each
+ * field, but joins a repeated one with ", ", so an empty repeat leaves ", " at the end).
+ */
+function normalised(value: string): string {
+  if (!value || (!isHttpSpace(value.charCodeAt(0)) && !isHttpSpace(value.charCodeAt(value.length - 1)))) return value;
+  return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
 }
 
 const decoder = new TextDecoder();
