@@ -110,7 +110,7 @@ describe("the direct router's request, over every input shape", () => {
         expect([...direct]).toEqual([...web]);
         expect(raw).toEqual(frozen);
       }),
-      { numRuns: 500 },
+      { numRuns: 2000 },
     );
   });
 

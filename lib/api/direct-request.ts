@@ -80,7 +80,8 @@ export class DirectHeaders extends Headers {
   /** node:http's object belongs to the IncomingMessage: written only on a copy. */
   #writable(): IncomingHttpHeaders {
     if (!this.#copied) {
-      this.#raw = { ...this.#raw };
+      // Without a prototype, so a header named `__proto__` is a key like any other.
+      this.#raw = Object.assign(Object.create(null) as IncomingHttpHeaders, this.#raw);
       this.#copied = true;
     }
     return this.#raw;
