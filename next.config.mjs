@@ -19,6 +19,8 @@ const nextConfig = {
   pageExtensions: process.env.BENCH_BUILD === "1" ? ["bench.ts", "tsx", "ts", "jsx", "js"] : ["tsx", "ts", "jsx", "js"],
   poweredByHeader: false,
   experimental: {
+    // NEXT_SERVER_MINIFY=0: a build whose CPU profiles name our functions (issue 28's profiling).
+    serverMinification: process.env.NEXT_SERVER_MINIFY !== "0",
     // forbidden() answers the install screen's refusals with a real 403.
     authInterrupts: true,
     // Server actions are taken from pages of the public origin (APP_URL) as well as from the Host
