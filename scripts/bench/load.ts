@@ -1,6 +1,7 @@
 // Over 250 lines on purpose: the scenarios (a)–(u′) and the peers', and how each is checked, warmed
 // up, measured and combined, read together as the table they produce.
 import autocannon, { type AutocannonRequest, type Result } from "autocannon";
+import { postgresProcesses, servingProcesses, snapshot, usedUs } from "./cpu";
 import type { OidcProviderPeer, Peer } from "./peers";
 import type { LoadSeed } from "./seed";
 import { serverDbTime } from "./server";
@@ -19,6 +20,8 @@ export interface Scenario {
   remaining?: () => number;
   /** A peer's scenario runs against the peer's own server (and has no database timing of ours). */
   baseUrl?: string;
+  /** The peer's process, the root of its process tree: its serving process's CPU is measured. */
+  pid?: number;
   /** Fewer connections than CONNECTIONS (a screen is loaded by people, not by 50 clients at once). */
   connections?: number;
 }
@@ -35,6 +38,13 @@ export interface ScenarioResult {
   /** Time the server spent in database calls, per request (ms), and database calls per request. */
   dbMsPerRequest: number;
   dbCallsPerRequest: number;
+  /**
+   * CPU per request (µs, user + system): the serving process's, and PostgreSQL's (the run's
+   * databases' backends and the server-wide processes). Missing where not measured: PostgreSQL's
+   * on PGlite (it runs in the server's process, so its CPU is the server's), both off Linux.
+   */
+  serverCpuUsPerRequest?: number;
+  postgresCpuUsPerRequest?: number;
 }
 
 /** (a)–(g), in the order they run, and (s) when a signed-in session cookie is given. */
@@ -193,6 +203,9 @@ export interface Measurement {
   errors: number;
   dbMs: number;
   dbCalls: number;
+  /** CPU over the stretch (µs): see ScenarioResult. */
+  serverCpuUs?: number;
+  postgresCpuUs?: number;
 }
 
 /** Checks the scenario answers as expected, then loads it for `warmup` seconds, unmeasured. */
@@ -202,6 +215,9 @@ export async function prepareScenario(ourBaseUrl: string, scenario: Scenario, wa
   if (warmup > 0) await cannon(baseUrl, scenario, warmup);
 }
 
+/** Where a peer's scenario is sent, and whose CPU it costs. */
+const at = (peer: Peer) => ({ baseUrl: peer.baseUrl, pid: peer.pid });
+
 /** The peers' scenarios: the reference OAuth server's rotating refresh, and a bare Next.js route. */
 export function peerScenarios(oidc: OidcProviderPeer, bare: Peer): Scenario[] {
   let refresh = 0;
@@ -210,7 +226,7 @@ export function peerScenarios(oidc: OidcProviderPeer, bare: Peer): Scenario[] {
       id: "R",
       name: "Peer: node-oidc-provider 9, rotating refresh_token grant",
       expect: 200,
-      baseUrl: oidc.baseUrl,
+      ...at(oidc),
       remaining: () => oidc.refreshTokens.length - refresh,
       requests: [
         {
@@ -233,7 +249,7 @@ export function peerScenarios(oidc: OidcProviderPeer, bare: Peer): Scenario[] {
       id: "N",
       name: "Peer: bare Next.js 16 route handler, its own app",
       expect: 200,
-      baseUrl: bare.baseUrl,
+      ...at(bare),
       requests: [{ method: "GET", path: "/api/ok" }],
     },
   ];
@@ -250,13 +266,13 @@ export function limitScenarios(seed: LoadSeed, limit: Peer): Scenario[] {
   let refresh = 0;
   const tokens = supply.tokens;
   return [
-    { ...(b as Scenario), id: "Lb", name: "Peer (L): the limit, private-integration read", baseUrl: limit.baseUrl },
-    { ...(c as Scenario), id: "Lc", name: "Peer (L): the limit, access-token read", baseUrl: limit.baseUrl },
+    { ...(b as Scenario), id: "Lb", name: "Peer (L): the limit, private-integration read", ...at(limit) },
+    { ...(c as Scenario), id: "Lc", name: "Peer (L): the limit, access-token read", ...at(limit) },
     {
       ...(e as Scenario),
       id: "Le",
       name: "Peer (L): the limit, rotating refresh_token grant",
-      baseUrl: limit.baseUrl,
+      ...at(limit),
       remaining: () => tokens.length - refresh,
       requests: [
         {
@@ -278,12 +294,40 @@ export function limitScenarios(seed: LoadSeed, limit: Peer): Scenario[] {
   ];
 }
 
-export async function measure(ourBaseUrl: string, scenario: Scenario, seconds: number): Promise<Measurement> {
+/** Our server, as scripts/support/production-server.ts started it. */
+export interface OurServer {
+  baseUrl: string;
+  process: { pid?: number };
+}
+
+/**
+ * One turn of `scenario`, against our `server` unless the scenario is a peer's. `postgres`: the
+ * run's PostgreSQL databases, whose CPU is measured too (none on PGlite).
+ */
+export async function measure(
+  server: OurServer,
+  scenario: Scenario,
+  seconds: number,
+  postgres?: string[],
+): Promise<Measurement> {
   // Let the previous load's last requests finish, so their database time is not counted here.
   await new Promise((r) => setTimeout(r, 1_000));
-  const dbTime = async () => (scenario.baseUrl ? { totalMs: 0, calls: 0 } : serverDbTime(ourBaseUrl));
+  const baseUrl = scenario.baseUrl ?? server.baseUrl;
+  const root = scenario.baseUrl ? scenario.pid : server.process.pid;
+  const serving = root === undefined ? undefined : servingProcesses(root, Number(new URL(baseUrl).port));
+  if (!serving && process.platform === "linux") {
+    console.warn(`[bench] (${scenario.id}): no process of the server's tree listens on ${baseUrl}: no CPU figure.`);
+  }
+  const dbTime = async () => (scenario.baseUrl ? { totalMs: 0, calls: 0 } : serverDbTime(server.baseUrl));
   const before = await dbTime();
-  const result = await cannon(scenario.baseUrl ?? ourBaseUrl, scenario, seconds);
+  const cpuBefore = {
+    server: snapshot(serving ?? []),
+    postgres: snapshot(postgres ? (postgresProcesses(postgres) ?? []) : []),
+  };
+  const result = await cannon(baseUrl, scenario, seconds);
+  const serverCpuUs = serving ? usedUs(cpuBefore.server, snapshot(serving)) : undefined;
+  const postgresNow = postgres && postgresProcesses(postgres);
+  const postgresCpuUs = postgresNow ? usedUs(cpuBefore.postgres, snapshot(postgresNow)) : undefined;
   const after = await dbTime();
   if (scenario.remaining && scenario.remaining() < 0) {
     console.warn(`[bench] (${scenario.id}) ran out of seeded tokens: the non-2xx count includes the surplus requests.`);
@@ -297,13 +341,19 @@ export async function measure(ourBaseUrl: string, scenario: Scenario, seconds: n
     errors: result.errors + result.timeouts,
     dbMs: after.totalMs - before.totalMs,
     dbCalls: after.calls - before.calls,
+    serverCpuUs,
+    postgresCpuUs,
   };
 }
+
+/** CPU per request over the rounds; missing if any round's is. */
+const perRequest = (used: (number | undefined)[], total: number) =>
+  total && used.every((us) => us !== undefined) ? used.reduce((n: number, us) => n + us, 0) / total : undefined;
 
 /**
  * A scenario's result over its rounds: requests/s over the whole measured time, p50 the
  * request-weighted mean of the rounds' p50s, p99 the worst round's (autocannon's histograms are
- * not merged), counts and database time summed.
+ * not merged), counts, database time and CPU summed.
  */
 export function combine(scenario: Scenario, rounds: Measurement[]): ScenarioResult {
   const total = rounds.reduce((n, r) => n + r.total, 0);
@@ -320,5 +370,13 @@ export function combine(scenario: Scenario, rounds: Measurement[]): ScenarioResu
     errors: sum((r) => r.errors),
     dbMsPerRequest: total ? sum((r) => r.dbMs) / total : 0,
     dbCallsPerRequest: total ? sum((r) => r.dbCalls) / total : 0,
+    serverCpuUsPerRequest: perRequest(
+      rounds.map((r) => r.serverCpuUs),
+      total,
+    ),
+    postgresCpuUsPerRequest: perRequest(
+      rounds.map((r) => r.postgresCpuUs),
+      total,
+    ),
   };
 }

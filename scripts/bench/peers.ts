@@ -14,6 +14,8 @@ const bareNextDir = resolve("scripts/bench/peers/bare-next");
 
 export interface Peer {
   baseUrl: string;
+  /** The spawned process, the root of the peer's process group. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -72,8 +74,8 @@ export async function startOidcProviderPeer(
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  const seeded = JSON.parse(readFileSync(out, "utf8")) as Omit<OidcProviderPeer, "stop">;
-  return { ...seeded, stop };
+  const seeded = JSON.parse(readFileSync(out, "utf8")) as Omit<OidcProviderPeer, "stop" | "pid">;
+  return { ...seeded, pid: child.pid as number, stop };
 }
 
 /**
@@ -127,7 +129,7 @@ export async function startBareNext(port: number): Promise<Peer> {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { baseUrl, stop };
+  return { baseUrl, pid: child.pid as number, stop };
 }
 
 /**
@@ -154,5 +156,5 @@ export async function startLimitPeer(databaseUrl: string, port: number): Promise
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { baseUrl: `http://localhost:${port}`, stop };
+  return { baseUrl: `http://localhost:${port}`, pid: child.pid as number, stop };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { HAND_KEPT_HEADING, keepHandKeptPart } from "./report";
+import type { ScenarioResult } from "./load";
+import { type DatabaseRun, HAND_KEPT_HEADING, keepHandKeptPart, limitTargets, table } from "./report";
 
 describe("bench-results.md: a full run keeps the hand-kept part", () => {
   const generated = "# Benchmark results\n\nMeasured now.\n\n### PGlite (embedded)\n\n| new |\n";
@@ -22,5 +23,60 @@ describe("bench-results.md: a full run keeps the hand-kept part", () => {
     expect(kept.length).toBeGreaterThan(HAND_KEPT_HEADING.length + 2);
     for (const heading of ["### Figures the code rests on", "### Reliability readings", "### How long the suites take"])
       expect(kept).toContain(`\n${heading}\n`);
+  });
+});
+
+describe("the report's CPU per request (issue 28)", () => {
+  const result = (id: string, rps: number, server?: number, postgres?: number): ScenarioResult => ({
+    id,
+    name: `scenario ${id}`,
+    requestsPerSecond: rps,
+    p50: 10,
+    p99: 40,
+    total: rps * 10,
+    non2xx: 0,
+    errors: 0,
+    dbMsPerRequest: 1.5,
+    dbCallsPerRequest: 1,
+    serverCpuUsPerRequest: server,
+    postgresCpuUsPerRequest: postgres,
+  });
+  const run = (database: DatabaseRun["database"], results: ScenarioResult[]): DatabaseRun => ({
+    database,
+    label: database,
+    duration: 10,
+    connections: 50,
+    results,
+  });
+  const postgres = run("postgres", [
+    result("b", 1000, 600, 250),
+    result("e", 400, 1500, 900),
+    result("Lb", 5000, 200, 100),
+    result("Le", 800, 700, 500),
+  ]);
+
+  it("adds the server's and PostgreSQL's CPU per request as the last two columns", () => {
+    expect(table(postgres).split("\n").slice(0, 3)).toEqual([
+      "| Scenario         | req/s | p50 ms | p99 ms | non-2xx | ratio to (a) | ratio to (L) | DB ms/req | DB calls/req | server CPU µs/req | PostgreSQL CPU µs/req |",
+      "| ---------------- | ----: | -----: | -----: | ------: | -----------: | -----------: | --------: | -----------: | ----------------: | --------------------: |",
+      "| (b) scenario b   |  1000 |     10 |     40 |       0 |            – | 0.20 of (Lb) |      1.50 |          1.0 |               600 |                   250 |",
+    ]);
+  });
+
+  it("shows a dash for PostgreSQL's CPU on PGlite (it runs in the server's process), and for what was not measured", () => {
+    const rows = table(run("pglite", [result("b", 900, 450), result("e", 300)])).split("\n");
+    expect(rows[2]).toMatch(/\|\s+450 \|\s+– \|$/);
+    expect(rows[3]).toMatch(/\|\s+– \|\s+– \|$/);
+  });
+
+  it("prints, beside each throughput ratio to (L), ours server + PostgreSQL CPU per request against (L)'s", () => {
+    expect(limitTargets(postgres)).toBe(
+      "(b) 0.20 of (Lb) (CPU per request: 2.8× (Lb)'s): misses 0.50; (c) against (Lc): not run; (e) 0.50 of (Le) (CPU per request: 2.0× (Le)'s): misses 0.70; (e) against (R): not run",
+    );
+  });
+
+  it("leaves the CPU ratio out where either side's CPU was not measured", () => {
+    const unmeasured = run("postgres", [result("b", 1000, 600), result("Lb", 5000, 200, 100)]);
+    expect(limitTargets(unmeasured)).toMatch(/^\(b\) 0\.20 of \(Lb\): misses 0\.50;/);
   });
 });

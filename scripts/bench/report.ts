@@ -19,6 +19,16 @@ export function ratioToCeiling(run: DatabaseRun, result: ScenarioResult): number
 /** A ratio, or a dash where what it compares with was not run (a `--only` run). */
 const ratioCell = (ratio: number, suffix = "") => (Number.isFinite(ratio) ? `${fixed(ratio, 2)}${suffix}` : "–");
 
+/** CPU per request, or a dash where it was not measured (PostgreSQL's on PGlite: it is in the server's). */
+const cpuCell = (us: number | undefined) => (us === undefined ? "–" : fixed(us));
+
+/** Server and PostgreSQL CPU per request together: what a request costs the machine (undefined if not measured). */
+export function cpuPerRequest(run: DatabaseRun, result: ScenarioResult): number | undefined {
+  if (result.serverCpuUsPerRequest === undefined) return undefined;
+  if (run.database === "postgres" && result.postgresCpuUsPerRequest === undefined) return undefined;
+  return result.serverCpuUsPerRequest + (result.postgresCpuUsPerRequest ?? 0);
+}
+
 /** One markdown table per database, columns aligned as Biome formats markdown (it reads fine in a terminal too). */
 export function table(run: DatabaseRun): string {
   // The peers run only with PostgreSQL: no column where neither ran.
@@ -27,7 +37,7 @@ export function table(run: DatabaseRun): string {
   const header = ["Scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "ratio to (a)"];
   if (peered) header.push("ratio to peer");
   if (limited) header.push("ratio to (L)");
-  header.push("DB ms/req", "DB calls/req");
+  header.push("DB ms/req", "DB calls/req", "server CPU µs/req", "PostgreSQL CPU µs/req");
   const rows = run.results.map((r) => [
     `(${r.id}) ${r.name}`,
     fixed(r.requestsPerSecond),
@@ -39,6 +49,8 @@ export function table(run: DatabaseRun): string {
     ...(limited ? [limitOf[r.id] ? ratioCell(ratioToLimit(run, r), ` of (${limitOf[r.id]})`) : ""] : []),
     fixed(r.dbMsPerRequest, 2),
     fixed(r.dbCallsPerRequest, 1),
+    cpuCell(r.serverCpuUsPerRequest),
+    cpuCell(r.postgresCpuUsPerRequest),
   ]);
   return markdownTable(header, rows, (column) => column > 0);
 }
@@ -84,7 +96,11 @@ export function limitTargets(run: DatabaseRun): string {
     const theirs = run.results.find((x) => x.id === against);
     if (!ours || !theirs) return `(${id}) against (${against}): not run`;
     const ratio = ours.requestsPerSecond / theirs.requestsPerSecond;
-    return `(${id}) ${fixed(ratio, 2)} of (${against}): ${ratio >= target ? "meets" : "misses"} ${fixed(target, 2)}`;
+    // Beside the throughput, which a shared machine's load moves, the CPU each request costs, which it moves less.
+    const [cpu, theirCpu] = [cpuPerRequest(run, ours), cpuPerRequest(run, theirs)];
+    const cpuRatio =
+      cpu !== undefined && theirCpu ? ` (CPU per request: ${fixed(cpu / theirCpu, 1)}× (${against})'s)` : "";
+    return `(${id}) ${fixed(ratio, 2)} of (${against})${cpuRatio}: ${ratio >= target ? "meets" : "misses"} ${fixed(target, 2)}`;
   };
   return [check("b", "Lb", 0.5), check("c", "Lc", 0.8), check("e", "Le", 0.7), check("e", "R", 1.5)].join("; ");
 }
