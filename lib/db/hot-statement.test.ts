@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
 import { describeError } from "../log";
 import { openDatabase } from "./adapter";
-import { databaseHandle, db } from "./client";
+import { databaseHandle, db, newPrismaClient } from "./client";
 import { runHotStatement, type StatementTarget } from "./hot-statement";
 import { markPrepared, preparedStatementName } from "./prepared";
 import { dbTiming } from "./timing";
@@ -65,6 +65,23 @@ describe("hot statements answer as Prisma's raw queries do", () => {
 });
 
 describe.runIf(onPostgres())("on PostgreSQL", () => {
+  it("Prisma runs on the handle's one pool, which outlives $disconnect and ends with close()", async () => {
+    const handle = openDatabase(process.env.DATABASE_URL as string);
+    const pool = handle.pool as pg.Pool;
+    const prisma = newPrismaClient(handle.adapterFactory);
+    try {
+      expect(pool.totalCount).toBe(0);
+      expect(await prisma.$queryRawUnsafe("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+      expect(pool.totalCount).toBe(1);
+      await prisma.$disconnect();
+      expect(pool.ending).toBe(false);
+    } finally {
+      await handle.close();
+    }
+    expect(pool.ending).toBe(true);
+    await handle.close(); // twice is harmless
+  });
+
   it("a statement is prepared once per connection under its name and reused", async () => {
     await withOneConnection(async (target, pool) => {
       const text = `SELECT $1::int + 1 AS next /* ${uniqueSuffix()} */`;
