@@ -8,9 +8,9 @@ import { dbTimingEnabled, timeDbCall } from "./timing";
 /**
  * The hottest fixed-text statements (the rate-limit counter, the private-integration token lookup)
  * run on PostgreSQL straight on the pool Prisma shares (./adapter.ts), as named prepared
- * statements: for a raw statement Prisma's runtime costs our process more CPU than pg and
- * PostgreSQL together, and these run on nearly every API request. On PGlite they go through Prisma
- * as before, marked PREPARED (./prepared.ts, ./session-prepared.ts).
+ * statements: for a raw statement Prisma's runtime costs our process several times the CPU that pg
+ * alone does, and these run on nearly every API request. On PGlite they go through Prisma as
+ * before, marked PREPARED (./prepared.ts, ./session-prepared.ts).
  *
  * Either way a row reads as Prisma's raw queries give it, so callers see one shape: `timestamp`
  * as a Date in UTC (Prisma's reading; pg's default reads it in the process's zone), `int8` as a
