@@ -62,6 +62,7 @@ describe("describeError: why a request failed, in a sentence, without SQL or val
       expect(describeError(raw)).toMatch(/^database unreachable: .*\(Prisma P2010, DatabaseNotReachable\)$/);
     } finally {
       await prisma.$disconnect();
+      await handle.close();
     }
   });
 

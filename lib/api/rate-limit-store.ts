@@ -1,4 +1,4 @@
-import { db } from "@/lib/db/client";
+import { runHotStatement, type StatementRunner } from "@/lib/db/hot-statement";
 import { describeError, log } from "@/lib/log";
 
 /** Where rate-limit counts are kept (./rate-limit.ts decides), and the PostgreSQL store of them. */
@@ -24,9 +24,13 @@ export interface Counts {
 }
 
 /** Runs one parameterized statement and returns its rows (another instance's client in tests). */
-export type Query = <T>(text: string, values: readonly unknown[]) => Promise<T[]>;
+export type Query = StatementRunner;
 
-export const prismaQuery: Query = (text, values) => db().$queryRawUnsafe(text, ...values);
+/**
+ * The counter's statements run on nearly every API request: on PostgreSQL as named prepared
+ * statements straight on the pool, past Prisma's runtime (lib/db/hot-statement.ts).
+ */
+export const counterQuery: Query = (text, values) => runHotStatement(text, values);
 
 interface Waiting {
   resolve(counts: Counts): void;
@@ -55,7 +59,7 @@ export class DatabaseCounterStore implements CounterStore {
   /** Per windows: the batch waiting for the statement in flight to end (undefined: none in flight). */
   private readonly next = new Map<string, Batch | undefined>();
 
-  constructor(private readonly query: Query = prismaQuery) {}
+  constructor(private readonly query: Query = counterQuery) {}
 
   hit(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number, now: Date): Promise<Counts> {
     this.cleanup(now);

@@ -9,10 +9,10 @@ import { secondInstance } from "@/lib/testing/second-instance";
 import {
   BURST_WINDOW_MS,
   type CounterStore,
+  counterQuery,
   DatabaseCounterStore,
   hitRateLimit,
   MemoryCounterStore,
-  prismaQuery,
   type RateLimits,
 } from "./rate-limit";
 
@@ -113,7 +113,7 @@ describe("database counters coalesce the hits that arrive together", () => {
     let statements = 0;
     const store = new DatabaseCounterStore((text, values) => {
       statements += 1;
-      return prismaQuery(text, values);
+      return counterQuery(text, values);
     });
     const subject = `app:${uniqueSuffix()}|location:batch`;
     const decisions = await Promise.all(
@@ -137,7 +137,7 @@ describe("database counters coalesce the hits that arrive together", () => {
   it("a failed statement lets every hit of its batch through (logged), and the next batch counts again", async () => {
     let fail = true;
     const store = new DatabaseCounterStore((text, values) =>
-      fail ? Promise.reject(new Error("connection refused")) : prismaQuery(text, values),
+      fail ? Promise.reject(new Error("connection refused")) : counterQuery(text, values),
     );
     const subject = `app:${uniqueSuffix()}|location:down`;
     const decisions = await Promise.all(

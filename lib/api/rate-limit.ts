@@ -18,7 +18,7 @@ import { type CounterStore, type Counts, DatabaseCounterStore, type WindowHit } 
  */
 
 // The stores, for tests that count against them directly.
-export { type CounterStore, DatabaseCounterStore, prismaQuery } from "./rate-limit-store";
+export { type CounterStore, counterQuery, DatabaseCounterStore } from "./rate-limit-store";
 
 export const BURST_WINDOW_MS = 10_000;
 const DAY_MS = 86_400_000;

@@ -3,7 +3,9 @@ import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { describeError, log } from "@/lib/log";
 import { startPgliteThread } from "./pglite-thread";
 import { preparedStatementName } from "./prepared";
 import { withSessionPreparedStatements } from "./session-prepared";
@@ -15,9 +17,11 @@ export interface DatabaseHandle {
   adapterFactory: SqlMigrationAwareDriverAdapterFactory;
   /** The embedded database, when it runs in this thread (raw SQL in tests on `memory://`). */
   pglite?: PGlite;
+  /** PostgreSQL: the pool Prisma's adapter runs on, for the statements run past Prisma (./hot-statement.ts). */
+  pool?: pg.Pool;
   /** PGlite's LISTEN (PostgreSQL listens on a connection of its own: ./state-listener.ts). */
   listen?(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>>;
-  /** Releases the embedded database (PrismaClient.$disconnect closes a pg pool). */
+  /** Releases the embedded database or ends the pg pool (PrismaClient.$disconnect leaves it open). */
   close(): Promise<void>;
 }
 
@@ -63,14 +67,25 @@ export function openDatabase(url: string): DatabaseHandle {
       },
     };
   }
+  // One pool for Prisma and for the statements run past it. Prisma's adapter leaves a pool it was
+  // given open when it disconnects (the migrations connect and disconnect on the app's own
+  // factory), so `close` ends it; `allowExitOnIdle` keeps a handle nobody closed (a script, a test's
+  // second instance) from holding the process open.
+  const pool = new pg.Pool({ connectionString: url, max: 20, allowExitOnIdle: true });
+  // An idle connection that drops (PostgreSQL restarted, killed) must not crash the process: pg
+  // emits it on the pool, and the next query opens a new connection.
+  pool.on("error", (error) => log.warn("idle database connection lost", { error: describeError(error) }));
   return {
     kind: "postgresql",
     adapterFactory: new PrismaPg(
-      { connectionString: url, max: 20 },
+      pool,
       // Typed as always naming; the adapter hands the result to pg as `name`, where undefined
       // runs the statement unnamed, which is what unmarked statements need.
       { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string },
     ),
-    close: async () => {},
+    pool,
+    close: async () => {
+      if (!pool.ending) await pool.end();
+    },
   };
 }

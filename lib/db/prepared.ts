@@ -16,6 +16,9 @@ import { Prisma } from "@/lib/generated/prisma/client";
 const MARK = "/* prepared */ ";
 export const PREPARED = Prisma.raw(MARK);
 
+/** `text` marked as PREPARED marks a Prisma.sql template (./hot-statement.ts's raw texts). */
+export const markPrepared = (text: string): string => MARK + text;
+
 const MAX_NAMED = 200;
 const names = new Map<string, string>();
 

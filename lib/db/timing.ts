@@ -34,7 +34,8 @@ export function dbTimingEnabled(): boolean {
   return process.env.BENCH_DB_TIMING === "1";
 }
 
-async function timed<T>(call: () => Promise<T>): Promise<T> {
+/** Counts `call`'s wall time in `dbTiming()` (the adapter's calls below; ./hot-statement.ts's own). */
+export async function timeDbCall<T>(call: () => Promise<T>): Promise<T> {
   const start = performance.now();
   try {
     return await call();
@@ -52,7 +53,7 @@ function wrapTransaction(tx: Transaction): Transaction {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== "function") return value;
-      if (TIMED.has(String(property))) return (...args: unknown[]) => timed(() => value.apply(target, args));
+      if (TIMED.has(String(property))) return (...args: unknown[]) => timeDbCall(() => value.apply(target, args));
       return value.bind(target);
     },
   });
@@ -64,9 +65,9 @@ function wrapAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== "function") return value;
       if (property === "startTransaction") {
-        return async (...args: unknown[]) => wrapTransaction(await timed(() => value.apply(target, args)));
+        return async (...args: unknown[]) => wrapTransaction(await timeDbCall(() => value.apply(target, args)));
       }
-      if (TIMED.has(String(property))) return (...args: unknown[]) => timed(() => value.apply(target, args));
+      if (TIMED.has(String(property))) return (...args: unknown[]) => timeDbCall(() => value.apply(target, args));
       return value.bind(target);
     },
   });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { createPrivateIntegration, rotateLater } from "./lifecycle";
 import { generatePrivateIntegrationToken } from "./token";
-import { flushLastUsedWrites, verifyPrivateIntegrationToken } from "./verify";
+import { flushLastUsedWrites, lookupToken, verifyPrivateIntegrationToken } from "./verify";
 
 const t0 = new Date("2031-05-01T12:00:00.000Z");
 const at = (ms: number) => new Date(t0.getTime() + ms);
@@ -105,5 +106,56 @@ describe("verifyPrivateIntegrationToken", () => {
     } finally {
       model.updateMany = original;
     }
+  });
+});
+
+// The lookup runs past Prisma on PostgreSQL (lib/db/hot-statement.ts); its row must read as
+// Prisma's raw query read it: Dates in UTC, text arrays, nulls.
+describe("the token lookup", () => {
+  it("reads the row as Prisma does", async () => {
+    const { company, locations, owner } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
+    const target = { level: "agency", companyId: company.id } as const;
+    const { token, integration } = await createPrivateIntegration(
+      owner,
+      target,
+      { name: "Lookup", scopes: ["locations.readonly", "oauth.readonly"] },
+      t0,
+    );
+    await rotateLater(owner, target, integration.id, t0);
+    const stored = await db().privateIntegrationToken.findUniqueOrThrow({
+      where: { id: integration.token.id },
+      include: { integration: true },
+    });
+    const row = await lookupToken(hashSecret(token));
+    expect(row).toEqual({
+      id: stored.id,
+      slot: "previous",
+      expiresAt: stored.expiresAt,
+      revokedAt: null,
+      lastUsedAt: null,
+      integrationId: integration.id,
+      companyId: company.id,
+      locationId: null,
+      scopes: stored.integration.scopes,
+      integrationExpiresAt: stored.integration.expiresAt,
+      allowedIpAddresses: stored.integration.allowedIpAddresses,
+      allowedLocationIds: stored.integration.allSubAccounts ? null : [],
+    });
+    expect(row?.expiresAt).toEqual(new Date(t0.getTime() + 7 * 24 * 3600 * 1000));
+    // The guard rails set: an Expires, an allowlist, chosen sub-accounts.
+    await db().privateIntegration.update({
+      where: { id: integration.id },
+      data: { expiresAt: at(86_400_000), allowedIpAddresses: ["203.0.113.7", "10.0.0.0/8"], allSubAccounts: false },
+    });
+    const chosen = locations.map((l) => l.id).sort();
+    await db().privateIntegrationLocation.createMany({
+      data: chosen.map((locationId) => ({ integrationId: integration.id, locationId })),
+    });
+    expect(await lookupToken(hashSecret(token))).toMatchObject({
+      integrationExpiresAt: at(86_400_000),
+      allowedIpAddresses: ["203.0.113.7", "10.0.0.0/8"],
+      allowedLocationIds: chosen,
+    });
+    expect(await lookupToken(hashSecret("pit-unknown"))).toBeUndefined();
   });
 });

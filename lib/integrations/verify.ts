@@ -1,7 +1,7 @@
 import { clientAddress, unknownAddress } from "@/lib/client-address";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
-import { PREPARED } from "@/lib/db/prepared";
+import { runHotStatement } from "@/lib/db/hot-statement";
 import { cachedRead } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
@@ -105,9 +105,10 @@ function earliest(a: Date | null, b: Date | null): Date | undefined {
   return a.getTime() <= b.getTime() ? a : b;
 }
 
-async function lookupToken(tokenHash: string): Promise<TokenLookupRow | undefined> {
-  const rows = await db().$queryRaw<TokenLookupRow[]>`${PREPARED}
-    SELECT t.id, t.slot::text AS slot, t."expiresAt", t."revokedAt", t."lastUsedAt",
+/** Past Prisma's runtime on PostgreSQL (lib/db/hot-statement.ts): it runs on a cache miss of each request. */
+export async function lookupToken(tokenHash: string): Promise<TokenLookupRow | undefined> {
+  const rows = await runHotStatement<TokenLookupRow>(
+    `SELECT t.id, t.slot::text AS slot, t."expiresAt", t."revokedAt", t."lastUsedAt",
            i.id AS "integrationId", i."companyId", i."locationId", i.scopes,
            i."expiresAt" AS "integrationExpiresAt",
            COALESCE(i."allowedIpAddresses", ARRAY[]::text[]) AS "allowedIpAddresses",
@@ -116,7 +117,9 @@ async function lookupToken(tokenHash: string): Promise<TokenLookupRow | undefine
            ) END AS "allowedLocationIds"
     FROM "PrivateIntegrationToken" t
     JOIN "PrivateIntegration" i ON i.id = t."integrationId"
-    WHERE t."tokenHash" = ${tokenHash}`;
+    WHERE t."tokenHash" = $1`,
+    [tokenHash],
+  );
   return rows[0];
 }
 

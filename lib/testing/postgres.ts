@@ -14,7 +14,11 @@ export async function createTestDatabase(serverUrl: string, name: string): Promi
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const handle = openDatabase(url.toString());
-  await deployMigrations(handle.adapterFactory);
+  try {
+    await deployMigrations(handle.adapterFactory);
+  } finally {
+    await handle.close();
+  }
   return url.toString();
 }
 

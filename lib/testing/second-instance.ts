@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import { openDatabase } from "@/lib/db/adapter";
+import { type DatabaseHandle, openDatabase } from "@/lib/db/adapter";
 import { env } from "@/lib/env";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 
@@ -10,11 +10,14 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
  */
 export function secondInstance(): () => PrismaClient {
   let client: PrismaClient | undefined;
+  let handle: DatabaseHandle | undefined;
   beforeAll(() => {
-    client = new PrismaClient({ adapter: openDatabase(env().DATABASE_URL).adapterFactory });
+    handle = openDatabase(env().DATABASE_URL);
+    client = new PrismaClient({ adapter: handle.adapterFactory });
   });
   afterAll(async () => {
     await client?.$disconnect();
+    await handle?.close();
   });
   return () => {
     if (!client) throw new Error("secondInstance() is open only while its describe block's tests run.");

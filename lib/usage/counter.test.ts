@@ -122,7 +122,8 @@ describe("batches", () => {
 
   it("two instances' counters on one database sum exactly", async () => {
     const pg = databaseHandle().kind === "postgresql";
-    const other = pg ? new PrismaClient({ adapter: openDatabase(env().DATABASE_URL).adapterFactory }) : undefined;
+    const otherHandle = pg ? openDatabase(env().DATABASE_URL) : undefined;
+    const other = otherHandle ? new PrismaClient({ adapter: otherHandle.adapterFactory }) : undefined;
     const otherQuery: UsageQuery = other
       ? (text, values) => other.$executeRawUnsafe(text, ...values)
       : prismaUsageQuery;
@@ -147,6 +148,7 @@ describe("batches", () => {
       await Promise.all([a.stop(), b.stop()]);
     } finally {
       await other?.$disconnect();
+      await otherHandle?.close();
     }
   });
 
