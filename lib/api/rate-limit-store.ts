@@ -1,3 +1,4 @@
+import { databaseHandle, db } from "@/lib/db/client";
 import { runHotStatement, type StatementRunner } from "@/lib/db/hot-statement";
 import { describeError, log } from "@/lib/log";
 
@@ -28,9 +29,18 @@ export type Query = StatementRunner;
 
 /**
  * The counter's statements run on nearly every API request: on PostgreSQL as named prepared
- * statements straight on the pool, past Prisma's runtime (lib/db/hot-statement.ts).
+ * statements, past Prisma's runtime (lib/db/hot-statement.ts), on connections of their own whose
+ * commits do not wait for the WAL to reach the disk (`synchronous_commit = off`). Each statement
+ * holds its counter row's lock until its commit, so with the flush a busy subject's batches
+ * queued one behind another on the disk's flush latency, and the API's throughput for one caller
+ * was that latency's, whatever the CPU. Every instance still sees a count the moment it commits,
+ * so the decisions stay exact across instances; only a crash of PostgreSQL itself (not of an
+ * instance, not a clean restart) may lose the counts of its last fraction of a second (at most
+ * three `wal_writer_delay`s, 600 ms by default), and then a caller may get that many requests more
+ * in the current windows. Every other table keeps PostgreSQL's default.
  */
-export const counterQuery: Query = (text, values) => runHotStatement(text, values);
+export const counterQuery: Query = (text, values) =>
+  runHotStatement(text, values, { pool: databaseHandle().countersPool, prisma: db() });
 
 interface Waiting {
   resolve(counts: Counts): void;

@@ -224,4 +224,11 @@ describe.runIf(databaseHandle().kind === "postgresql")("two instances on Postgre
     const last = await hitRateLimit(subject, { now: at(BURST_WINDOW_MS), limits, store: two });
     expect(last.headers["x-ratelimit-daily-remaining"]).toBe(String(200_000 - 101));
   });
+
+  it("counts on connections whose commits do not wait for the disk, and only the counters do", async () => {
+    const [counters] = await counterQuery<{ synchronous_commit: string }>("SHOW synchronous_commit", []);
+    expect(counters?.synchronous_commit).toBe("off");
+    const [others] = await db().$queryRawUnsafe<{ synchronous_commit: string }[]>("SHOW synchronous_commit");
+    expect(others?.synchronous_commit).toBe("on");
+  });
 });

@@ -19,6 +19,12 @@ export interface DatabaseHandle {
   pglite?: PGlite;
   /** PostgreSQL: the pool Prisma's adapter runs on, for the statements run past Prisma (./hot-statement.ts). */
   pool?: pg.Pool;
+  /**
+   * PostgreSQL: connections whose commits do not wait for the WAL to reach the disk
+   * (`synchronous_commit = off`), for the rate-limit counters alone (lib/api/rate-limit-store.ts
+   * says what that may lose).
+   */
+  countersPool?: pg.Pool;
   /** PGlite's LISTEN (PostgreSQL listens on a connection of its own: ./state-listener.ts). */
   listen?(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>>;
   /** Releases the embedded database or ends the pg pool (PrismaClient.$disconnect leaves it open). */
@@ -75,6 +81,13 @@ export function openDatabase(url: string): DatabaseHandle {
   // An idle connection that drops (PostgreSQL restarted, killed) must not crash the process: pg
   // emits it on the pool, and the next query opens a new connection.
   pool.on("error", (error) => log.warn("idle database connection lost", { error: describeError(error) }));
+  const countersPool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    allowExitOnIdle: true,
+    options: "-c synchronous_commit=off",
+  });
+  countersPool.on("error", (error) => log.warn("idle database connection lost", { error: describeError(error) }));
   return {
     kind: "postgresql",
     adapterFactory: new PrismaPg(
@@ -84,8 +97,10 @@ export function openDatabase(url: string): DatabaseHandle {
       { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string },
     ),
     pool,
+    countersPool,
     close: async () => {
       if (!pool.ending) await pool.end();
+      if (!countersPool.ending) await countersPool.end();
     },
   };
 }
