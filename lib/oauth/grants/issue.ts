@@ -61,7 +61,7 @@ export const sqlTime = (date: Date) => Prisma.sql`${date.toISOString()}::timesta
 
 /**
  * Two data-modifying CTEs, `issued_refresh` and `issued_access`, that write the rows of `tokens`
- * for the grant whose id is the column `grantId` of each row of `source` (a CTE of the caller's
+ * for the grant whose id is the column `grantId` of each row of `source` (a CTE or subquery of the caller's
  * statement that yields one row when the grant may issue, none when it may not).
  */
 export function issueRowsSql(tokens: PreparedTokens, source: Prisma.Sql): Prisma.Sql {

@@ -94,10 +94,10 @@ interface RedemptionRow {
 /**
  * Consumes the presented refresh token and writes its successors in ONE statement, whose locks
  * decide every race (nothing is decided on an earlier read):
- * - `family`: the grant, locked FOR SHARE first (the order a revocation locks in). A revocation
- *   (reuse, RFC 7009, uninstall) that committed first is seen in the row's newest version and
- *   refused; one that comes later waits for this statement and then revokes what it issued too.
- *   Refreshes of one family share the lock and do not wait on each other.
+ * - `family`: the grant of the token with this hash, locked FOR SHARE first (the order a
+ *   revocation locks in). A revocation (reuse, RFC 7009, uninstall) that committed first is seen in
+ *   the row's newest version and refused; one that comes later waits for this statement and then
+ *   revokes what it issued too. Refreshes of one family share the lock and do not wait on each other.
  * - `used`: the token, locked FOR UPDATE after the grant: a first use in flight elsewhere is waited
  *   for, and its committed `consumedAt` is what this statement reads (a locking read returns the
  *   newest version). Never used: this is the first use and `consumed` records it. Used inside the
@@ -105,6 +105,8 @@ interface RedemptionRow {
  *   written, and the caller revokes the family.
  * - `client`: the stored hash of the client's secret is still the one the client authenticated
  *   against (client authentication may answer from the read cache: see client-auth.ts).
+ * Each step reads only what the next needs, as few materialized steps as the locks allow: this is
+ * the statement of every refresh, and PostgreSQL's CPU per refresh is shared with the server's.
  */
 async function redeem(
   token: string,
@@ -115,19 +117,18 @@ async function redeem(
 ): Promise<RedemptionRow> {
   const { now } = ctx;
   const cutoff = reuseCutoff(now, windowSeconds);
+  const tokenHash = hashSecret(token);
   const rows = await db().$queryRaw<RedemptionRow[]>`${PREPARED}
-    WITH presented AS MATERIALIZED (
-      SELECT r.id, r."grantId", r."expiresAt" FROM "RefreshToken" r WHERE r."tokenHash" = ${hashSecret(token)}
-    ),
-    family AS MATERIALIZED (
+    WITH family AS MATERIALIZED (
       SELECT g.id AS "grantId", g."appId", g."installationId", g."userType"::text AS "userType", g."companyId",
              g."locationId", g."userId", g.scopes, g."revokedAt"
-      FROM "TokenGrant" g WHERE g.id = (SELECT "grantId" FROM presented)
+      FROM "TokenGrant" g
+      WHERE g.id = (SELECT r."grantId" FROM "RefreshToken" r WHERE r."tokenHash" = ${tokenHash})
       FOR SHARE
     ),
     used AS MATERIALIZED (
-      SELECT r.id, r."consumedAt" FROM "RefreshToken" r
-      WHERE r.id = (SELECT id FROM presented) AND EXISTS (SELECT 1 FROM family)
+      SELECT r.id, r."consumedAt", r."expiresAt" FROM "RefreshToken" r
+      WHERE r."tokenHash" = ${tokenHash} AND r."grantId" = (SELECT "grantId" FROM family)
       FOR UPDATE
     ),
     client AS MATERIALIZED (
@@ -143,33 +144,33 @@ async function redeem(
                WHEN f."appId" <> ${ctx.client.app.id} THEN 'other_client'
                WHEN u."consumedAt" IS NOT NULL
                     AND NOT COALESCE(u."consumedAt" > ${cutoff?.toISOString() ?? null}::timestamp(3), false) THEN 'reused'
-               WHEN p."expiresAt" <= ${sqlTime(now)} THEN 'expired'
+               WHEN u."expiresAt" <= ${sqlTime(now)} THEN 'expired'
                WHEN f."revokedAt" IS NOT NULL THEN 'revoked'
                WHEN i.status <> 'installed' THEN 'uninstalled'
                WHEN ${userType ?? null}::text IS NOT NULL AND f."userType" <> ${userType ?? null}::text THEN 'user_type'
              END AS refusal
-      FROM presented p
+      FROM used u
       JOIN family f ON true
-      JOIN used u ON true
       JOIN "Installation" i ON i.id = f."installationId"
       CROSS JOIN client c
     ),
-    issuable AS MATERIALIZED (
-      SELECT id, "consumedAt", "grantId" FROM decision WHERE refusal IS NULL
-    ),
     consumed AS (
       UPDATE "RefreshToken" r SET "consumedAt" = ${sqlTime(now)}
-      FROM issuable s WHERE r.id = s.id AND s."consumedAt" IS NULL AND r."consumedAt" IS NULL
+      FROM decision s
+      WHERE r.id = s.id AND s.refusal IS NULL AND s."consumedAt" IS NULL AND r."consumedAt" IS NULL
       RETURNING r.id
     ),
-    ${issueRowsSql(tokens, Prisma.sql`issuable`)}
+    ${issueRowsSql(tokens, Prisma.sql`(SELECT "grantId" FROM decision WHERE refusal IS NULL)`)}
     SELECT d.id IS NOT NULL AS found,
            COALESCE(d.refusal, CASE WHEN c.changed THEN 'client_changed' END) AS refusal,
            EXISTS (SELECT 1 FROM issued_access) AS issued,
            d."grantId", d."userType", d."companyId", d."locationId", d."userId", d.scopes, d."consumedAt",
            d."versionId", d."installationScopes", d."approveAllLocations", d."installToFutureLocations",
-           ARRAY(SELECT l."locationId" FROM "InstallationLocation" l
-                 WHERE l."installationId" = d."installationId" ORDER BY l."locationId") AS "approvedLocations"
+           -- Only a Company token's answer lists the approved sub-accounts (tokenResponse).
+           CASE WHEN d."userType" = 'Company' THEN
+             ARRAY(SELECT l."locationId" FROM "InstallationLocation" l
+                   WHERE l."installationId" = d."installationId" ORDER BY l."locationId")
+           ELSE '{}'::text[] END AS "approvedLocations"
     FROM client c LEFT JOIN decision d ON true`;
   return rows[0] as RedemptionRow;
 }
