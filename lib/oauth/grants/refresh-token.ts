@@ -1,6 +1,6 @@
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
-import { PREPARED } from "@/lib/db/prepared";
+import { runHotStatement } from "@/lib/db/hot-statement";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
@@ -118,7 +118,7 @@ async function redeem(
   const { now } = ctx;
   const cutoff = reuseCutoff(now, windowSeconds);
   const tokenHash = hashSecret(token);
-  const rows = await db().$queryRaw<RedemptionRow[]>`${PREPARED}
+  const statement = Prisma.sql`
     WITH family AS MATERIALIZED (
       SELECT g.id AS "grantId", g."appId", g."installationId", g."userType"::text AS "userType", g."companyId",
              g."locationId", g."userId", g.scopes, g."revokedAt"
@@ -172,6 +172,8 @@ async function redeem(
                    WHERE l."installationId" = d."installationId" ORDER BY l."locationId")
            ELSE '{}'::text[] END AS "approvedLocations"
     FROM client c LEFT JOIN decision d ON true`;
+  // Every refresh runs it: past Prisma's runtime on PostgreSQL (lib/db/hot-statement.ts).
+  const rows = await runHotStatement<RedemptionRow>(statement.text, statement.values);
   return rows[0] as RedemptionRow;
 }
 
