@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findLocation } from "@/lib/accounts/locations";
+import { cachedLocation, findLocation, type LocationRow } from "@/lib/accounts/locations";
 import { subAccountNotChosenDescription } from "@/lib/integrations/guard-rails";
 import { forbidden, type Refusal } from "@/lib/refusal";
 import type { Principal } from "@/lib/tokens/principal";
@@ -37,8 +37,18 @@ function notYours(principal: Principal): Refusal {
  * `changeCachedState`, so its own instance never answers from the old row.
  */
 export async function getLocationForPrincipal(principal: Principal, locationId: string): Promise<LocationView> {
+  return locationForPrincipal(principal, locationId);
+}
+
+/** getLocationForPrincipal, answering at once (or throwing) when the row is in the read cache. */
+export function locationForPrincipal(principal: Principal, locationId: string): LocationView | Promise<LocationView> {
   if (principal.authClass === "Location" && principal.locationId !== locationId) throw notYours(principal);
-  const row = await findLocation(locationId);
+  const cached = cachedLocation(locationId);
+  if (cached) return viewFor(principal, cached);
+  return findLocation(locationId).then((row) => viewFor(principal, row));
+}
+
+function viewFor(principal: Principal, row: LocationRow | undefined): LocationView {
   if (!row || row.companyId !== principal.companyId) throw notYours(principal);
   // An agency private integration with chosen Sub-accounts: others of its agency (also ones created later) are refused.
   if (principal.allowedLocationIds && !principal.allowedLocationIds.includes(row.id)) {
