@@ -27,8 +27,8 @@ function isPlain(name: string, value: unknown): value is string {
 }
 
 /**
- * A header record as `new Headers(record)` holds it (lower-case names, a name given twice in
- * different cases joined with ", "), or undefined when `Headers` would change or refuse any of it.
+ * A header record as `new Headers(record)` holds it (lower-case names), or undefined when `Headers`
+ * would change or refuse any of it, or join a name given twice in different cases.
  */
 function plainFields(record: Record<string, string>): Map<string, string> | undefined {
   const fields = new Map<string, string>();
@@ -36,8 +36,8 @@ function plainFields(record: Record<string, string>): Map<string, string> | unde
     const value = record[name];
     if (!isPlain(name, value)) return undefined;
     const key = name.toLowerCase();
-    const existing = fields.get(key);
-    fields.set(key, existing === undefined ? value : `${existing}, ${value}`);
+    if (fields.has(key)) return undefined;
+    fields.set(key, value);
   }
   return fields;
 }
@@ -61,6 +61,8 @@ export class JsonResponse extends Response {
   #used = false;
   /** Lower-case name → value, as `Headers` would hold them; undefined once `headers` was read. */
   #fields: Map<string, string> | undefined;
+  /** A clone's: the original's headers as `Response.clone` copies them (exactly, unlike `new Headers`). */
+  #cloned: Headers | undefined;
 
   /** `fields`: the headers as a plain map (every one plain), in place of `init.headers`. */
   constructor(text: string, init: ResponseInit, fields?: Map<string, string>) {
@@ -70,7 +72,7 @@ export class JsonResponse extends Response {
   }
 
   override get headers(): Headers {
-    const headers = super.headers;
+    const headers = this.#cloned ?? super.headers;
     const fields = this.#fields;
     if (fields) {
       this.#fields = undefined;
@@ -94,7 +96,7 @@ export class JsonResponse extends Response {
   /** The headers as iterating `headers` gives them (sorted by name), without building a `Headers`. */
   headerEntries(): Iterable<[string, string]> {
     const fields = this.#fields;
-    if (!fields) return super.headers;
+    if (!fields) return this.headers;
     const names = [...fields.keys()].sort();
     return names.map((name): [string, string] => [name, fields.get(name) as string]);
   }
@@ -127,13 +129,18 @@ export class JsonResponse extends Response {
   }
 
   override async blob(): Promise<Blob> {
-    return new Blob([this.#take()], { type: this.headers.get("content-type") ?? "" });
+    // Response's own blob(), for the type it reads from the content type.
+    return new Response(this.#take(), { headers: this.headers }).blob();
   }
 
   override clone(): Response {
     if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
     const init = { status: this.status, statusText: this.statusText };
     if (this.#fields) return new JsonResponse(this.bodyText, init, new Map(this.#fields));
-    return new JsonResponse(this.bodyText, { ...init, headers: this.headers });
+    const copy = new JsonResponse(this.bodyText, init, new Map());
+    copy.#fields = undefined;
+    // `super.clone()` of a bodiless Response: its status and an exact copy of the header list.
+    copy.#cloned = super.clone().headers;
+    return copy;
   }
 }

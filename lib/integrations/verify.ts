@@ -5,7 +5,7 @@ import { PREPARED } from "@/lib/db/prepared";
 import { cachedRead, peekCachedRead } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
-import { scopesAtLevel } from "@/lib/scopes";
+import { type Scope, scopesAtLevel } from "@/lib/scopes";
 import type { VerifyResult } from "@/lib/tokens/principal";
 import { addressNotAllowedDescription, expiredIntegrationDescription } from "./guard-rails";
 import { isAddressAllowed } from "./ip-allowlist";
@@ -99,7 +99,7 @@ function decide(row: TokenLookupRow | undefined, now: Date, context: Verificatio
     const description = addressNotAllowedDescription(address);
     return { ok: false, reason: "refused", refusal: { code: "forbidden", description }, integrationId };
   }
-  touchLastUsed(row.id, row.lastUsedAt === null ? null : new Date(row.lastUsedAt), now, context?.clientAddress ?? null);
+  touchLastUsed(row.id, row.lastUsedAt === null ? null : timeOf(row.lastUsedAt), now, context?.clientAddress ?? null);
   const level = row.locationId ? "location" : "agency";
   // The token ends with the rotation's overlap or the integration's Expires, whichever comes first.
   const stopsAt = earliest(expiresAt, integrationExpiresAt);
@@ -110,13 +110,25 @@ function decide(row: TokenLookupRow | undefined, now: Date, context: Verificatio
       authClass: row.locationId ? "Location" : "Company",
       companyId: row.companyId,
       ...(row.locationId ? { locationId: row.locationId } : {}),
-      scopes: scopesAtLevel(row.scopes, level),
+      scopes: scopesOf(row.scopes, level),
       integrationId: row.integrationId,
       tokenId: row.id,
       ...(stopsAt ? { expiresAt: stopsAt } : {}),
       ...(row.allowedLocationIds && !row.locationId ? { allowedLocationIds: [...row.allowedLocationIds] } : {}),
     },
   };
+}
+
+/** A cached row's scopes at its level, worked out once per row (a copy each time: the principal's own). */
+const levelScopes = new WeakMap<readonly string[], { level: string; scopes: Scope[] }>();
+
+function scopesOf(scopes: readonly string[], level: "location" | "agency"): Scope[] {
+  let known = levelScopes.get(scopes);
+  if (known?.level !== level) {
+    known = { level, scopes: scopesAtLevel(scopes, level) };
+    levelScopes.set(scopes, known);
+  }
+  return [...known.scopes];
 }
 
 function earliest(a: Date | null, b: Date | null): Date | undefined {
@@ -145,9 +157,15 @@ const recentWrites = new Map<string, number>();
 const pendingWrites = new Set<Promise<unknown>>();
 const MAX_REMEMBERED = 10_000;
 
-function touchLastUsed(tokenId: string, lastUsedAt: Date | null, now: Date, address: string | null): void {
+/** A row's time in ms, as `new Date(value).getTime()` gives it, without making a Date when it is one. */
+function timeOf(value: Date | string | number): number {
+  return value instanceof Date ? value.getTime() : new Date(value).getTime();
+}
+
+/** `lastUsedAt`: the row's, in ms. */
+function touchLastUsed(tokenId: string, lastUsedAt: number | null, now: Date, address: string | null): void {
   const at = now.getTime();
-  if (lastUsedAt && at - lastUsedAt.getTime() < LAST_USED_INTERVAL_MS) return;
+  if (lastUsedAt !== null && at - lastUsedAt < LAST_USED_INTERVAL_MS) return;
   const written = recentWrites.get(tokenId);
   if (written !== undefined && at - written < LAST_USED_INTERVAL_MS && at >= written) return;
   if (recentWrites.size >= MAX_REMEMBERED) recentWrites.clear();

@@ -54,5 +54,10 @@ function viewFor(principal: Principal, row: LocationRow | undefined): LocationVi
   if (principal.allowedLocationIds && !principal.allowedLocationIds.includes(row.id)) {
     throw forbidden(subAccountNotChosenDescription);
   }
-  return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
+  return { id: row.id, companyId: row.companyId, name: row.name, createdAt: isoTime(row.createdAt) };
+}
+
+/** `new Date(value).toISOString()`, without copying a Date. */
+function isoTime(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
 }
