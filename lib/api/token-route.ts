@@ -63,10 +63,12 @@ export function tokenRoute<P = Record<string, never>>(
   return apiRoute<P>(declaration, (request, context) =>
     withRateLimit(request, context, async (count) => {
       const version = requireVersion(request);
+      // One clock reading for the token's checks and the rate-limit windows of this request.
+      const now = new Date();
       // A token whose verification is cached is known at once: no promise to wait for.
-      const verified = authenticateBearerNow(request);
+      const verified = authenticateBearerNow(request, now);
       const principal = verified instanceof Promise ? await verified : verified;
-      await count(principal);
+      await count(principal, now);
       if (options.level === "Location") requireLocationToken(principal);
       if (options.only === "agency_private_integration") requireAgencyPrivateIntegration(principal);
       requireScope(principal, options.scope);
@@ -75,8 +77,8 @@ export function tokenRoute<P = Record<string, never>>(
   );
 }
 
-/** Counts the authenticated caller (step 3); throws 429 rate_limited past a limit. */
-export type CountRequest = (principal: Principal) => Promise<void>;
+/** Counts the authenticated caller (step 3) at `now` (default: the clock); throws 429 rate_limited past a limit. */
+export type CountRequest = (principal: Principal, now?: Date) => Promise<void>;
 
 /**
  * Runs `handler` under the API's rate limits, for the routes above and for the OAuth endpoints
@@ -95,8 +97,8 @@ export async function withRateLimit(
   let headers: Record<string, string> | undefined;
   let response: Response;
   try {
-    response = await handler((principal) =>
-      hitRateLimit(rateLimitSubject(principal)).then((decision) => {
+    response = await handler((principal, now) =>
+      hitRateLimit(rateLimitSubject(principal), { now }).then((decision) => {
         headers = decision.headers;
         if (!decision.allowed) throw rateLimitedError(decision);
       }),

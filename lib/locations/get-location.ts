@@ -57,7 +57,16 @@ function viewFor(principal: Principal, row: LocationRow | undefined): LocationVi
   return { id: row.id, companyId: row.companyId, name: row.name, createdAt: isoTime(row.createdAt) };
 }
 
-/** `new Date(value).toISOString()`, without copying a Date. */
+/** A cached row's time as text, written once per row (the cache hands out the row's own Date, never changed). */
+const isoTimes = new WeakMap<Date, string>();
+
+/** `new Date(value).toISOString()`, without copying a Date or writing a cached row's twice. */
 function isoTime(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
+  if (!(value instanceof Date)) return new Date(value).toISOString();
+  let iso = isoTimes.get(value);
+  if (iso === undefined) {
+    iso = value.toISOString();
+    isoTimes.set(value, iso);
+  }
+  return iso;
 }
