@@ -41,8 +41,21 @@ export function clientAddress(headers: HeaderSource, trustedProxyHops: number): 
   return normalizeAddress(entry) ?? unknownAddress;
 }
 
+/** Addresses already normalized: every request of a connection names the same peer. */
+const normalized = new Map<string, string | undefined>();
+const MAX_NORMALIZED = 1_000;
+
 /** An IP address in canonical form (IPv4-mapped IPv6 as IPv4, IPv6 lower case), or undefined. */
 export function normalizeAddress(raw: string): string | undefined {
+  const known = normalized.get(raw);
+  if (known !== undefined || normalized.has(raw)) return known;
+  const address = canonicalAddress(raw);
+  if (normalized.size >= MAX_NORMALIZED) normalized.clear();
+  normalized.set(raw, address);
+  return address;
+}
+
+function canonicalAddress(raw: string): string | undefined {
   let address = raw.trim();
   // `[v6]:port` and `v4:port`, as some proxies write them.
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);

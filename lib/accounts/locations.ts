@@ -1,5 +1,5 @@
 import { db } from "@/lib/db/client";
-import { cachedRead } from "@/lib/db/read-cache";
+import { cachedRead, peekCachedRead } from "@/lib/db/read-cache";
 
 export interface LocationRow {
   id: string;
@@ -11,10 +11,19 @@ export interface LocationRow {
 /** A sub-account by id, from the read cache or one indexed read (lib/locations/get-location.ts says when it is emptied). */
 export function findLocation(locationId: string): Promise<LocationRow | undefined> {
   return cachedRead(
-    `location:${locationId}`,
+    locationKey(locationId),
     () => readLocation(locationId),
     (found) => found !== undefined,
   );
+}
+
+/** findLocation's row when the read cache holds it (no promise), else undefined. */
+export function cachedLocation(locationId: string): LocationRow | undefined {
+  return peekCachedRead<LocationRow>(locationKey(locationId))?.value;
+}
+
+function locationKey(locationId: string): string {
+  return `location:${locationId}`;
 }
 
 async function readLocation(locationId: string): Promise<LocationRow | undefined> {

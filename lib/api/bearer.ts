@@ -1,8 +1,4 @@
-import {
-  type VerificationContext,
-  verificationContext,
-  verifyPrivateIntegrationToken,
-} from "@/lib/integrations/verify";
+import { checkPrivateIntegrationToken, type VerificationContext, verificationContext } from "@/lib/integrations/verify";
 import { holdsScope, type Scope } from "@/lib/scopes";
 import { isJwtShaped, verifyAccessToken } from "@/lib/tokens/access-token";
 import { locationOf, type Principal, type VerifyResult } from "@/lib/tokens/principal";
@@ -90,7 +86,16 @@ export async function verifyBearerToken(
   now: Date = new Date(),
   context?: VerificationContext,
 ): Promise<VerifyResult> {
-  if (token.startsWith("pit-")) return verifyPrivateIntegrationToken(token, now, context);
+  return checkBearerToken(token, now, context);
+}
+
+/** verifyBearerToken, answering at once when the token's verification is cached. */
+function checkBearerToken(
+  token: string,
+  now: Date,
+  context: VerificationContext | undefined,
+): VerifyResult | Promise<VerifyResult> {
+  if (token.startsWith("pit-")) return checkPrivateIntegrationToken(token, now, context);
   if (isJwtShaped(token)) return verifyAccessToken(token, now);
   return { ok: false, reason: "malformed" };
 }
@@ -100,8 +105,22 @@ export async function verifyBearerToken(
  * challenge and a sentence that says what to do.
  */
 export async function authenticateBearer(request: Request, now: Date = new Date()): Promise<Principal> {
+  return authenticateBearerNow(request, now);
+}
+
+/**
+ * authenticateBearer, answering at once (or throwing) when the token's verification is cached, so
+ * the API's hot path waits for no promise there; otherwise a promise of the same.
+ */
+export function authenticateBearerNow(request: Request, now: Date = new Date()): Principal | Promise<Principal> {
   const token = bearerToken(request);
-  const result = await verifyBearerToken(token, now, verificationContext(request.headers));
+  const result = checkBearerToken(token, now, verificationContext(request.headers));
+  return result instanceof Promise
+    ? result.then((settled) => principalOf(request, token, settled))
+    : principalOf(request, token, result);
+}
+
+function principalOf(request: Request, token: string, result: VerifyResult): Principal {
   // Whose usage this request counts (SPEC.md › Usage and reminders), refusals of a known integration included.
   noteCaller(
     request,

@@ -7,7 +7,7 @@ import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
 import { DirectRequest } from "./direct-request";
-import { errorResponse, JsonResponse, withNoStoreDefault } from "./handler";
+import { errorResponse, JsonResponse, KnownParams, withNoStoreDefault } from "./handler";
 import { errorBody, HttpError } from "./http-error";
 import type { Declared } from "./openapi/operation";
 import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
@@ -99,6 +99,8 @@ export const FRAME_HEADERS = {
   "content-security-policy": "frame-ancestors 'none'",
   "x-frame-options": "DENY",
 } as const;
+
+const FRAME_ENTRIES = Object.entries(FRAME_HEADERS);
 
 /** Where serve.mjs finds the routes that instrumentation.ts registered in this process. */
 const REGISTRY = "__tokenServiceDirectRouter";
@@ -228,7 +230,7 @@ function refuse(
   response.setHeader("content-type", "application/json; charset=utf-8");
   response.setHeader("cache-control", "no-store");
   response.setHeader("x-trace-id", traceId);
-  for (const [name, value] of Object.entries(FRAME_HEADERS)) response.setHeader(name, value);
+  for (const [name, value] of FRAME_ENTRIES) response.setHeader(name, value);
   if (allow) response.setHeader("allow", allow);
   if (close) response.setHeader("connection", "close");
   response.end(body);
@@ -273,28 +275,57 @@ function matchSegments(segments: Segment[], parts: string[]): Record<string, str
 /** One byte over the larger body limit is enough for lib/api/parse.ts to refuse a body as too large. */
 const BODY_LIMIT = MAX_BODY_BYTES + 1;
 
-async function answer(
+function answer(
   handler: Handler<Record<string, string>>,
   params: Record<string, string>,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   url: string,
-) {
+): void {
   const method = incoming.method as Method;
+  if (method === "GET") {
+    // No body to read: the handler runs at once, and its answer is written when it settles.
+    const request = new DirectRequest(method, url, incoming.headers, undefined).asRequest();
+    let result: Promise<Response>;
+    try {
+      result = handler(request, new KnownParams(params));
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    result.then(
+      (response) => write(response, incoming, outgoing, false),
+      (error: unknown) => write(frameFailure(error), incoming, outgoing, false),
+    );
+    return;
+  }
+  void answerWithBody(handler, params, incoming, outgoing, url, method);
+}
+
+/** The route's own apiRoute answers every refusal; this is only the frame failing. */
+function frameFailure(error: unknown): Response {
+  return withNoStoreDefault(errorResponse(error, randomUUID()));
+}
+
+async function answerWithBody(
+  handler: Handler<Record<string, string>>,
+  params: Record<string, string>,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  url: string,
+  method: Method,
+) {
   let body: Buffer | undefined;
   let stream: ReadableStream<Uint8Array> | undefined;
-  if (method !== "GET") {
-    if (Number(incoming.headers["content-length"]) > MAX_FORM_BYTES) {
-      // Declared over the smaller limit: the route reads it itself, so a form route refuses it from
-      // its declared length (lib/api/parse.ts) before a byte is read; a JSON route reads up to 1 MB.
-      stream = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
-    } else {
-      try {
-        body = await readUpTo(incoming, BODY_LIMIT);
-      } catch {
-        outgoing.destroy(); // the client went away mid-body: nobody to answer
-        return;
-      }
+  if (Number(incoming.headers["content-length"]) > MAX_FORM_BYTES) {
+    // Declared over the smaller limit: the route reads it itself, so a form route refuses it from
+    // its declared length (lib/api/parse.ts) before a byte is read; a JSON route reads up to 1 MB.
+    stream = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
+  } else {
+    try {
+      body = await readUpTo(incoming, BODY_LIMIT);
+    } catch {
+      outgoing.destroy(); // the client went away mid-body: nobody to answer
+      return;
     }
   }
   const overLimit = body !== undefined && body.byteLength >= BODY_LIMIT;
@@ -313,32 +344,73 @@ async function answer(
     } else {
       request = new DirectRequest(method, url, incoming.headers, body).asRequest();
     }
-    result = await handler(request, { params: Promise.resolve(params) });
+    result = await handler(request, new KnownParams(params));
   } catch (error) {
-    // The route's own apiRoute answers every refusal; this is only the frame failing.
-    result = withNoStoreDefault(errorResponse(error, randomUUID()));
+    result = frameFailure(error);
   }
+  write(result, incoming, outgoing, overLimit);
+}
+
+/** Writes the handler's answer, with the frame headers; `overLimit`: the body was not read to its end. */
+function write(result: Response, incoming: IncomingMessage, outgoing: ServerResponse, overLimit: boolean): void {
+  if (!(result instanceof JsonResponse)) {
+    // Anything but our JSON answers is read back from its stream.
+    result.arrayBuffer().then(
+      (bytes) => send(result, result.headers, Buffer.from(bytes), incoming, outgoing, overLimit),
+      () => outgoing.destroy(),
+    );
+    return;
+  }
+  send(result, result.headerEntries(), result.bodyText, incoming, outgoing, overLimit);
+}
+
+function send(
+  result: Response,
+  headers: Iterable<[string, string]>,
+  body: Buffer | string,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  overLimit: boolean,
+): void {
   try {
-    // Our JSON answers hold their text; anything else is read back from its stream.
-    let answerBody =
-      result instanceof JsonResponse ? Buffer.from(result.bodyText) : Buffer.from(await result.arrayBuffer());
     outgoing.statusCode = result.status;
-    for (const [name, value] of result.headers) outgoing.setHeader(name, value);
-    for (const [name, value] of Object.entries(FRAME_HEADERS)) outgoing.setHeader(name, value);
-    if (answerBody.byteLength > 0) {
+    for (const [name, value] of headers) outgoing.setHeader(name, value);
+    for (const [name, value] of FRAME_ENTRIES) outgoing.setHeader(name, value);
+    // A string is written as its UTF-8 bytes, as Buffer.from gives them.
+    if (body.length > 0) {
       outgoing.setHeader("vary", "Accept-Encoding");
-      if (answerBody.byteLength >= GZIP_FROM_BYTES && acceptsGzip(incoming)) {
-        answerBody = await gzip(answerBody);
-        outgoing.setHeader("content-encoding", "gzip");
+      if (reachesGzipSize(body) && acceptsGzip(incoming)) {
+        gzip(body).then(
+          (zipped) => {
+            try {
+              outgoing.setHeader("content-encoding", "gzip");
+              end(zipped, incoming, outgoing, overLimit);
+            } catch {
+              outgoing.destroy();
+            }
+          },
+          () => outgoing.destroy(),
+        );
+        return;
       }
     }
-    // The rest of a body past the limit (or refused from its declared length) is not read: end
-    // the connection instead of draining it.
-    if (overLimit || !incoming.complete) outgoing.setHeader("connection", "close");
-    outgoing.end(answerBody);
+    end(body, incoming, outgoing, overLimit);
   } catch {
     outgoing.destroy();
   }
+}
+
+function end(body: Buffer | string, incoming: IncomingMessage, outgoing: ServerResponse, overLimit: boolean): void {
+  // The rest of a body past the limit (or refused from its declared length) is not read: end
+  // the connection instead of draining it.
+  if (overLimit || !incoming.complete) outgoing.setHeader("connection", "close");
+  outgoing.end(body);
+}
+
+/** At least GZIP_FROM_BYTES bytes; a string's UTF-8 length is counted only when it may be (at most 3 bytes a unit). */
+function reachesGzipSize(body: Buffer | string): boolean {
+  if (typeof body !== "string") return body.byteLength >= GZIP_FROM_BYTES;
+  return body.length * 3 >= GZIP_FROM_BYTES && Buffer.byteLength(body) >= GZIP_FROM_BYTES;
 }
 
 /**

@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { describeError, log } from "@/lib/log";
 import { errorBody, HttpError } from "./http-error";
+import { JsonResponse, json } from "./json-response";
 import type { Declared, RouteDeclaration } from "./openapi/operation";
 import { containsNul } from "./parse";
 import { toHttpError } from "./refusal-to-http";
 import { countUsage, noteRefusal } from "./usage";
+
+export { JsonResponse, json };
 
 /**
  * Every route handler of the HTTP API is wrapped by `apiRoute`: it gives the request a trace id,
@@ -49,7 +52,10 @@ function wrap<P>(handler: Handler<P>) {
     const traceId = randomUUID();
     let response: Response;
     try {
-      const params = ((await routeContext?.params) ?? {}) as P;
+      // The direct router hands over params it already holds: no promise to wait for.
+      const params = (
+        routeContext instanceof KnownParams ? routeContext.known : ((await routeContext?.params) ?? {})
+      ) as P;
       if (containsNul(params)) {
         throw new HttpError("invalid_request", "The path contains a NUL character (%00), which nothing here accepts.");
       }
@@ -57,15 +63,36 @@ function wrap<P>(handler: Handler<P>) {
     } catch (error) {
       response = errorResponse(error, traceId, request);
     }
-    response.headers.set("x-trace-id", traceId);
+    setHeader(response, "x-trace-id", traceId);
     countUsage(request, response.status);
     return withNoStoreDefault(response);
   };
 }
 
+/**
+ * The route context the direct router (./direct-router.ts) hands a handler: `params` is the
+ * promise Next.js gives, and `known` the value it resolves to, which apiRoute reads without
+ * waiting for a promise.
+ */
+export class KnownParams<P> {
+  constructor(readonly known: P) {}
+
+  get params(): Promise<P> {
+    return Promise.resolve(this.known);
+  }
+}
+
+/** `response.headers.set(name, value)`; a JsonResponse keeps it without building its Headers. */
+export function setHeader(response: Response, name: string, value: string): void {
+  if (response instanceof JsonResponse) response.setHeader(name, value);
+  else response.headers.set(name, value);
+}
+
 /** `Cache-Control: no-store` unless the answer chose its own (a public document). */
 export function withNoStoreDefault(response: Response): Response {
-  if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
+  const has =
+    response instanceof JsonResponse ? response.hasHeader("cache-control") : response.headers.has("cache-control");
+  if (!has) setHeader(response, "cache-control", "no-store");
   return response;
 }
 
@@ -91,67 +118,6 @@ export function errorResponse(thrown: unknown, traceId: string, request?: Reques
     log.error("unhandled error", { ...fields, cause: describeError(error) });
   }
   return json(errorBody(httpError, traceId), { status: httpError.status, headers: httpError.headers });
-}
-
-export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return new JsonResponse(JSON.stringify(body), {
-    status: init.status ?? 200,
-    headers: { "content-type": "application/json; charset=utf-8", ...init.headers },
-  });
-}
-
-/**
- * A `Response` whose body is JSON text held as a string: the direct router (./direct-router.ts)
- * writes `bodyText` as is. A `Response` made with a string body builds a byte stream for it, and
- * reading that back costs as much again (together more than a private-integration read's own work,
- * bench CPU profile, issue 28); the stream is made here only when someone reads `body` (Next.js,
- * which serves these routes under `next dev`). Every reader of a `Response` gives the same text.
- */
-export class JsonResponse extends Response {
-  readonly bodyText: string;
-  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
-  #used = false;
-
-  constructor(text: string, init: ResponseInit) {
-    super(null, init);
-    this.bodyText = text;
-  }
-
-  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    this.#stream ??= new Response(this.bodyText).body as ReadableStream<Uint8Array<ArrayBuffer>>;
-    return this.#stream;
-  }
-
-  override get bodyUsed(): boolean {
-    return this.#used || (this.#stream?.locked ?? false);
-  }
-
-  #take(): string {
-    if (this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
-    this.#used = true;
-    return this.bodyText;
-  }
-
-  override async text(): Promise<string> {
-    return this.#take();
-  }
-
-  override async json(): Promise<unknown> {
-    return JSON.parse(this.#take());
-  }
-
-  override async arrayBuffer(): Promise<ArrayBuffer> {
-    return new Uint8Array(Buffer.from(this.#take())).buffer;
-  }
-
-  override async blob(): Promise<Blob> {
-    return new Blob([this.#take()], { type: this.headers.get("content-type") ?? "" });
-  }
-
-  override clone(): Response {
-    if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
-    return new JsonResponse(this.bodyText, { status: this.status, statusText: this.statusText, headers: this.headers });
-  }
 }
 
 /** Token responses must not be cached (RFC 6749 §5.1). */

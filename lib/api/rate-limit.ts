@@ -54,9 +54,23 @@ export function currentLimits(): RateLimits {
   return { burst: e.RATE_LIMIT_BURST, daily: e.RATE_LIMIT_DAILY };
 }
 
-function utcDay(now: Date): { id: string; end: Date } {
-  const start = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
-  return { id: new Date(start).toISOString().slice(0, 10), end: new Date(start + DAY_MS) };
+/** The UTC day of `at` (ms): its id and its end; the last one is kept, so a day's Dates are made once. */
+let lastDay: { start: number; id: string; end: Date } | undefined;
+
+function utcDay(at: number): { id: string; end: Date } {
+  const start = Math.floor(at / DAY_MS) * DAY_MS;
+  if (lastDay?.start !== start) {
+    lastDay = { start, id: new Date(start).toISOString().slice(0, 10), end: new Date(start + DAY_MS) };
+  }
+  return lastDay;
+}
+
+/** The end of a burst window; the last one is kept, as every hit of a window shares it. */
+let lastBurst: { window: number; end: Date } | undefined;
+
+function burstEndOf(window: number): Date {
+  if (lastBurst?.window !== window) lastBurst = { window, end: new Date((window + 1) * BURST_WINDOW_MS) };
+  return lastBurst.end;
 }
 
 /**
@@ -64,39 +78,55 @@ function utcDay(now: Date): { id: string; end: Date } {
  * failure: the request is then let through (logged), because refusing every caller when the
  * counter table is unreachable would turn a degraded limiter into an outage.
  */
-export async function hitRateLimit(
+export function hitRateLimit(
   subject: string,
   options: { now?: Date; limits?: RateLimits; store?: CounterStore } = {},
 ): Promise<RateLimitDecision> {
+  // One promise for the whole hit (the store's), rather than a chain of async functions.
+  try {
+    return hit(subject, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function hit(
+  subject: string,
+  options: { now?: Date; limits?: RateLimits; store?: CounterStore },
+): Promise<RateLimitDecision> {
   const now = options.now ?? new Date();
   const limits = options.limits ?? currentLimits();
-  if (limits.burst <= 0 && limits.daily <= 0) return { allowed: true, headers: {} };
-  const window = Math.floor(now.getTime() / BURST_WINDOW_MS);
-  const burstEnd = new Date((window + 1) * BURST_WINDOW_MS);
-  const day = utcDay(now);
+  if (limits.burst <= 0 && limits.daily <= 0) return Promise.resolve({ allowed: true, headers: {} });
+  const at = now.getTime();
+  const window = Math.floor(at / BURST_WINDOW_MS);
+  const burstEnd = burstEndOf(window);
+  const day = utcDay(at);
   const burst = limits.burst > 0 ? { key: `b|${subject}|${window}`, expiresAt: burstEnd } : undefined;
   const daily = limits.daily > 0 ? { key: `d|${subject}|${day.id}`, expiresAt: day.end } : undefined;
-  let counts: Counts;
+  let counts: Promise<Counts>;
   try {
-    counts = await (options.store ?? defaultStore()).hit(
-      burst,
-      daily,
-      limits.burst > 0 ? limits.burst : 2 ** 31 - 1,
-      now,
-    );
+    const store = options.store ?? defaultStore();
+    counts = Promise.resolve(store.hit(burst, daily, limits.burst > 0 ? limits.burst : 2 ** 31 - 1, now));
   } catch (error) {
-    log.error("rate limit counters unavailable; request let through", { error: describeError(error) });
-    return { allowed: true, headers: limitHeaders(limits) };
+    counts = Promise.reject(error);
   }
-  const headers = limitHeaders(limits);
-  if (daily) headers["x-ratelimit-daily-remaining"] = String(Math.max(0, limits.daily - counts.daily));
-  if (burst) headers["x-ratelimit-remaining"] = String(Math.max(0, limits.burst - counts.burst));
-  const secondsUntil = (end: Date) => Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000));
-  if (burst && counts.burst > limits.burst)
-    return { allowed: false, headers, refusedBy: "burst", retryAfter: secondsUntil(burstEnd) };
-  if (daily && counts.daily > limits.daily)
-    return { allowed: false, headers, refusedBy: "daily", retryAfter: secondsUntil(day.end) };
-  return { allowed: true, headers };
+  return counts.then(
+    (counts) => {
+      const headers = limitHeaders(limits);
+      if (daily) headers["x-ratelimit-daily-remaining"] = String(Math.max(0, limits.daily - counts.daily));
+      if (burst) headers["x-ratelimit-remaining"] = String(Math.max(0, limits.burst - counts.burst));
+      const secondsUntil = (end: Date) => Math.max(1, Math.ceil((end.getTime() - at) / 1000));
+      if (burst && counts.burst > limits.burst)
+        return { allowed: false, headers, refusedBy: "burst", retryAfter: secondsUntil(burstEnd) };
+      if (daily && counts.daily > limits.daily)
+        return { allowed: false, headers, refusedBy: "daily", retryAfter: secondsUntil(day.end) };
+      return { allowed: true, headers };
+    },
+    (error: unknown) => {
+      log.error("rate limit counters unavailable; request let through", { error: describeError(error) });
+      return { allowed: true, headers: limitHeaders(limits) };
+    },
+  );
 }
 
 /** The 429 of a refused decision. */

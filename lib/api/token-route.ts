@@ -1,16 +1,16 @@
 import type { Scope } from "@/lib/scopes";
 import { type Principal, rateLimitSubject } from "@/lib/tokens/principal";
 import {
-  authenticateBearer,
+  authenticateBearerNow,
   bearerError,
   requireAgencyPrivateIntegration,
   requireLocationToken,
   requireScope,
 } from "./bearer";
-import { apiRoute, errorResponse, type RequestContext } from "./handler";
+import { apiRoute, errorResponse, type RequestContext, setHeader } from "./handler";
 import { HttpError } from "./http-error";
 import type { Operation } from "./openapi/operation";
-import { hitRateLimit, limitHeaders, rateLimitedError } from "./rate-limit";
+import { currentLimits, hitRateLimit, limitHeaders, rateLimitedError } from "./rate-limit";
 import { toHttpError } from "./refusal-to-http";
 import { type ApiVersion, requireVersion } from "./version";
 
@@ -63,18 +63,22 @@ export function tokenRoute<P = Record<string, never>>(
   return apiRoute<P>(declaration, (request, context) =>
     withRateLimit(request, context, async (count) => {
       const version = requireVersion(request);
-      const principal = await authenticateBearer(request);
-      await count(principal);
+      // One clock reading for the token's checks and the rate-limit windows of this request.
+      const now = new Date();
+      // A token whose verification is cached is known at once: no promise to wait for.
+      const verified = authenticateBearerNow(request, now);
+      const principal = verified instanceof Promise ? await verified : verified;
+      await count(principal, now);
       if (options.level === "Location") requireLocationToken(principal);
       if (options.only === "agency_private_integration") requireAgencyPrivateIntegration(principal);
       requireScope(principal, options.scope);
-      return handler(request, { ...context, principal, version });
+      return handler(request, { traceId: context.traceId, params: context.params, principal, version });
     }),
   );
 }
 
-/** Counts the authenticated caller (step 3); throws 429 rate_limited past a limit. */
-export type CountRequest = (principal: Principal) => Promise<void>;
+/** Counts the authenticated caller (step 3) at `now` (default: the clock); throws 429 rate_limited past a limit. */
+export type CountRequest = (principal: Principal, now?: Date) => Promise<void>;
 
 /**
  * Runs `handler` under the API's rate limits, for the routes above and for the OAuth endpoints
@@ -88,18 +92,22 @@ export async function withRateLimit(
   context: RequestContext,
   handler: (count: CountRequest) => Promise<Response>,
 ): Promise<Response> {
-  let headers = limitHeaders();
+  const limits = currentLimits();
+  // Undefined until counted: the answer then carries the limits alone.
+  let headers: Record<string, string> | undefined;
   let response: Response;
   try {
-    response = await handler(async (principal) => {
-      const decision = await hitRateLimit(rateLimitSubject(principal));
-      headers = decision.headers;
-      if (!decision.allowed) throw rateLimitedError(decision);
-    });
+    response = await handler((principal, now) =>
+      hitRateLimit(rateLimitSubject(principal), { now }).then((decision) => {
+        headers = decision.headers;
+        if (!decision.allowed) throw rateLimitedError(decision);
+      }),
+    );
   } catch (error) {
     response = errorResponse(withChallenge(error), context.traceId, request);
   }
-  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  const written = headers ?? limitHeaders(limits);
+  for (const name in written) setHeader(response, name, written[name] as string);
   return response;
 }
 

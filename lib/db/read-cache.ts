@@ -108,6 +108,17 @@ export async function cachedRead<T>(key: string, load: () => Promise<T>, cacheab
 }
 
 /**
+ * What `cachedRead(key, …)` would answer from the cache right now, without reading: the cached
+ * value, or undefined when cachedRead would go to the database. Lets a caller decide at once, with
+ * no promise, when the row is cached.
+ */
+export function peekCachedRead<T>(key: string): { value: T } | undefined {
+  const s = state();
+  if (!usable(s)) return undefined;
+  return s.entries.get(key) as { value: T } | undefined;
+}
+
+/**
  * Runs a change of cached state (revoke, uninstall, rotate, delete, edit scopes; a change of a
  * sub-account): the cache is bypassed while it runs and emptied when it ends, committed or not,
  * so this instance refuses a revoked token from the moment the change returns.

@@ -2,10 +2,10 @@ import { clientAddress, unknownAddress } from "@/lib/client-address";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { runHotStatement } from "@/lib/db/hot-statement";
-import { cachedRead } from "@/lib/db/read-cache";
+import { cachedRead, peekCachedRead } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
-import { scopesAtLevel } from "@/lib/scopes";
+import { type Scope, scopesAtLevel } from "@/lib/scopes";
 import type { VerifyResult } from "@/lib/tokens/principal";
 import { addressNotAllowedDescription, expiredIntegrationDescription } from "./guard-rails";
 import { isAddressAllowed } from "./ip-allowlist";
@@ -55,14 +55,33 @@ export async function verifyPrivateIntegrationToken(
   now: Date = new Date(),
   context?: VerificationContext,
 ): Promise<VerifyResult> {
+  return checkPrivateIntegrationToken(token, now, context);
+}
+
+/**
+ * verifyPrivateIntegrationToken, answering at once when the token's row is in the read cache (the
+ * API's hot path then waits for no promise); otherwise a promise of the same answer.
+ */
+export function checkPrivateIntegrationToken(
+  token: string,
+  now: Date,
+  context?: VerificationContext,
+): VerifyResult | Promise<VerifyResult> {
   if (!isPrivateIntegrationToken(token)) return { ok: false, reason: "malformed" };
   const tokenHash = hashSecret(token);
+  const key = `pit:${tokenHash}`;
   // A live token's row may come from the verification cache (emptied by every revocation).
-  const row = await cachedRead(
-    `pit:${tokenHash}`,
-    () => lookupToken(tokenHash),
-    (found) => found !== undefined && found.revokedAt === null && found.slot !== null,
-  );
+  const cached = peekCachedRead<TokenLookupRow | undefined>(key);
+  if (cached) return decide(cached.value, now, context);
+  return cachedRead(key, () => lookupToken(tokenHash), isLive).then((row) => decide(row, now, context));
+}
+
+function isLive(found: TokenLookupRow | undefined): boolean {
+  return found !== undefined && found.revokedAt === null && found.slot !== null;
+}
+
+/** The rules, against the token's row (or its absence). */
+function decide(row: TokenLookupRow | undefined, now: Date, context: VerificationContext | undefined): VerifyResult {
   if (!row) return { ok: false, reason: "unknown" };
   // The integration is known from here on: its usage counts these refusals too.
   const integrationId = row.integrationId;
@@ -80,7 +99,7 @@ export async function verifyPrivateIntegrationToken(
     const description = addressNotAllowedDescription(address);
     return { ok: false, reason: "refused", refusal: { code: "forbidden", description }, integrationId };
   }
-  touchLastUsed(row.id, row.lastUsedAt === null ? null : new Date(row.lastUsedAt), now, context?.clientAddress ?? null);
+  touchLastUsed(row.id, row.lastUsedAt === null ? null : timeOf(row.lastUsedAt), now, context?.clientAddress ?? null);
   const level = row.locationId ? "location" : "agency";
   // The token ends with the rotation's overlap or the integration's Expires, whichever comes first.
   const stopsAt = earliest(expiresAt, integrationExpiresAt);
@@ -91,13 +110,25 @@ export async function verifyPrivateIntegrationToken(
       authClass: row.locationId ? "Location" : "Company",
       companyId: row.companyId,
       ...(row.locationId ? { locationId: row.locationId } : {}),
-      scopes: scopesAtLevel(row.scopes, level),
+      scopes: scopesOf(row.scopes, level),
       integrationId: row.integrationId,
       tokenId: row.id,
       ...(stopsAt ? { expiresAt: stopsAt } : {}),
       ...(row.allowedLocationIds && !row.locationId ? { allowedLocationIds: [...row.allowedLocationIds] } : {}),
     },
   };
+}
+
+/** A cached row's scopes at its level, worked out once per row (a copy each time: the principal's own). */
+const levelScopes = new WeakMap<readonly string[], { level: string; scopes: Scope[] }>();
+
+function scopesOf(scopes: readonly string[], level: "location" | "agency"): Scope[] {
+  let known = levelScopes.get(scopes);
+  if (known?.level !== level) {
+    known = { level, scopes: scopesAtLevel(scopes, level) };
+    levelScopes.set(scopes, known);
+  }
+  return [...known.scopes];
 }
 
 function earliest(a: Date | null, b: Date | null): Date | undefined {
@@ -129,9 +160,15 @@ const recentWrites = new Map<string, number>();
 const pendingWrites = new Set<Promise<unknown>>();
 const MAX_REMEMBERED = 10_000;
 
-function touchLastUsed(tokenId: string, lastUsedAt: Date | null, now: Date, address: string | null): void {
+/** A row's time in ms, as `new Date(value).getTime()` gives it, without making a Date when it is one. */
+function timeOf(value: Date | string | number): number {
+  return value instanceof Date ? value.getTime() : new Date(value).getTime();
+}
+
+/** `lastUsedAt`: the row's, in ms. */
+function touchLastUsed(tokenId: string, lastUsedAt: number | null, now: Date, address: string | null): void {
   const at = now.getTime();
-  if (lastUsedAt && at - lastUsedAt.getTime() < LAST_USED_INTERVAL_MS) return;
+  if (lastUsedAt !== null && at - lastUsedAt < LAST_USED_INTERVAL_MS) return;
   const written = recentWrites.get(tokenId);
   if (written !== undefined && at - written < LAST_USED_INTERVAL_MS && at >= written) return;
   if (recentWrites.size >= MAX_REMEMBERED) recentWrites.clear();

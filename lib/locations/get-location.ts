@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { findLocation } from "@/lib/accounts/locations";
+import { cachedLocation, findLocation, type LocationRow } from "@/lib/accounts/locations";
 import { subAccountNotChosenDescription } from "@/lib/integrations/guard-rails";
 import { forbidden, type Refusal } from "@/lib/refusal";
 import type { Principal } from "@/lib/tokens/principal";
@@ -37,12 +37,36 @@ function notYours(principal: Principal): Refusal {
  * `changeCachedState`, so its own instance never answers from the old row.
  */
 export async function getLocationForPrincipal(principal: Principal, locationId: string): Promise<LocationView> {
+  return locationForPrincipal(principal, locationId);
+}
+
+/** getLocationForPrincipal, answering at once (or throwing) when the row is in the read cache. */
+export function locationForPrincipal(principal: Principal, locationId: string): LocationView | Promise<LocationView> {
   if (principal.authClass === "Location" && principal.locationId !== locationId) throw notYours(principal);
-  const row = await findLocation(locationId);
+  const cached = cachedLocation(locationId);
+  if (cached) return viewFor(principal, cached);
+  return findLocation(locationId).then((row) => viewFor(principal, row));
+}
+
+function viewFor(principal: Principal, row: LocationRow | undefined): LocationView {
   if (!row || row.companyId !== principal.companyId) throw notYours(principal);
   // An agency private integration with chosen Sub-accounts: others of its agency (also ones created later) are refused.
   if (principal.allowedLocationIds && !principal.allowedLocationIds.includes(row.id)) {
     throw forbidden(subAccountNotChosenDescription);
   }
-  return { id: row.id, companyId: row.companyId, name: row.name, createdAt: new Date(row.createdAt).toISOString() };
+  return { id: row.id, companyId: row.companyId, name: row.name, createdAt: isoTime(row.createdAt) };
+}
+
+/** A cached row's time as text, written once per row (the cache hands out the row's own Date, never changed). */
+const isoTimes = new WeakMap<Date, string>();
+
+/** `new Date(value).toISOString()`, without copying a Date or writing a cached row's twice. */
+function isoTime(value: Date | string): string {
+  if (!(value instanceof Date)) return new Date(value).toISOString();
+  let iso = isoTimes.get(value);
+  if (iso === undefined) {
+    iso = value.toISOString();
+    isoTimes.set(value, iso);
+  }
+  return iso;
 }

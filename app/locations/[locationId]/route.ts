@@ -2,7 +2,7 @@ import { z } from "zod";
 import { json, otherMethods } from "@/lib/api/handler";
 import { exampleId, tokenErrors } from "@/lib/api/openapi/operation";
 import { tokenRoute } from "@/lib/api/token-route";
-import { getLocationForPrincipal, locationSchema } from "@/lib/locations/get-location";
+import { locationForPrincipal, locationSchema } from "@/lib/locations/get-location";
 
 /** GET /locations/{locationId}: the sub-account, for a token of it or of its agency. */
 export const GET = tokenRoute<{ locationId: string }>(
@@ -25,7 +25,10 @@ export const GET = tokenRoute<{ locationId: string }>(
       "The token is not of this sub-account or its agency, or the sub-account does not exist, or it is an agency private integration whose chosen Sub-accounts do not include it.",
     ),
   },
-  async (_request, context) =>
-    json({ location: await getLocationForPrincipal(context.principal, context.params.locationId) }),
+  async (_request, context) => {
+    // A cached sub-account is answered at once: no promise to wait for.
+    const found = locationForPrincipal(context.principal, context.params.locationId);
+    return json({ location: found instanceof Promise ? await found : found });
+  },
 );
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
