@@ -75,6 +75,11 @@ describe("the report's CPU per request (issue 28)", () => {
     );
   });
 
+  it("calls a ratio not comparable when either side answered non-2xx (a token supply run out)", () => {
+    const refusing = run("postgres", [result("e", 1000, 600), { ...result("Le", 3000, 200, 100), non2xx: 42 }]);
+    expect(limitTargets(refusing)).toContain("(e) against (Le): not comparable, (Le) answered 42 non-2xx;");
+  });
+
   it("leaves the CPU ratio out where either side's CPU was not measured", () => {
     const unmeasured = run("postgres", [result("b", 1000, 600), result("Lb", 5000, 200, 100)]);
     expect(limitTargets(unmeasured)).toMatch(/^\(b\) 0\.20 of \(Lb\): misses 0\.50;/);

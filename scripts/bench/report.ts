@@ -95,6 +95,9 @@ export function limitTargets(run: DatabaseRun): string {
     const ours = run.results.find((x) => x.id === id);
     const theirs = run.results.find((x) => x.id === against);
     if (!ours || !theirs) return `(${id}) against (${against}): not run`;
+    // A side that answered refusals (a token supply run out) measured other work than the other.
+    const refusing = [ours, theirs].filter((r) => r.non2xx > 0).map((r) => `(${r.id}) answered ${r.non2xx} non-2xx`);
+    if (refusing.length > 0) return `(${id}) against (${against}): not comparable, ${refusing.join(" and ")}`;
     const ratio = ours.requestsPerSecond / theirs.requestsPerSecond;
     // Beside the throughput, which a shared machine's load moves, the CPU each request costs, which it moves less.
     const [cpu, theirCpu] = [cpuPerRequest(run, ours), cpuPerRequest(run, theirs)];
