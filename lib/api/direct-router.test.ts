@@ -20,6 +20,8 @@ const echo = apiRoute(async (request) => {
 const broken = async () => {
   throw new Error("the frame failed; secret=hunter2");
 };
+/** A route export not wrapped in apiRoute that resolves to something that is not a Response. */
+const notAResponse = async () => ({ status: 200 }) as unknown as Response;
 /** Answers with what it was given: its method, path segments and body. */
 const mirror = (name: string) =>
   apiRoute<Record<string, string>>(async (request, { params }) =>
@@ -35,6 +37,7 @@ beforeAll(async () => {
     [
       route("/oauth/token", { POST: echo }),
       route("/broken", { POST: broken }),
+      route("/not-a-response", { GET: notAResponse, POST: notAResponse }),
       route("/locations/[locationId]", { GET: mirror("location"), DELETE: mirror("location") }),
       route("/contacts/search", { GET: mirror("search") }),
       route("/contacts/[contactId]", { GET: mirror("contact") }),
@@ -206,6 +209,21 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
     const text = await response.text();
     expect(JSON.parse(text)).toMatchObject({ error: "server_error" });
     expect(text).not.toMatch(/hunter2|frame failed/);
+  });
+
+  it("end only the connection when a handler resolves to something that is not a Response", async () => {
+    const rejections: unknown[] = [];
+    const note = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", note);
+    try {
+      await expect(fetch(`${base}/not-a-response`)).rejects.toThrow();
+      await expect(post("/not-a-response", "a=b")).rejects.toThrow();
+      await new Promise((done) => setTimeout(done, 50));
+      expect(rejections).toEqual([]);
+      expect((await fetch(`${base}/api/health`)).status).toBe(200);
+    } finally {
+      process.off("unhandledRejection", note);
+    }
   });
 
   it("send the same frame headers as next.config.mjs gives every other response", async () => {

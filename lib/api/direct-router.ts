@@ -353,15 +353,21 @@ async function answerWithBody(
 
 /** Writes the handler's answer, with the frame headers; `overLimit`: the body was not read to its end. */
 function write(result: Response, incoming: IncomingMessage, outgoing: ServerResponse, overLimit: boolean): void {
-  if (!(result instanceof JsonResponse)) {
-    // Anything but our JSON answers is read back from its stream.
-    result.arrayBuffer().then(
-      (bytes) => send(result, result.headers, Buffer.from(bytes), incoming, outgoing, overLimit),
-      () => outgoing.destroy(),
-    );
-    return;
+  // It runs in a promise's callback: whatever it throws (a handler that resolved to something not a
+  // Response) ends this connection, never the process as an unhandled rejection.
+  try {
+    if (!(result instanceof JsonResponse)) {
+      // Anything but our JSON answers is read back from its stream.
+      result.arrayBuffer().then(
+        (bytes) => send(result, result.headers, Buffer.from(bytes), incoming, outgoing, overLimit),
+        () => outgoing.destroy(),
+      );
+      return;
+    }
+    send(result, result.headerEntries(), result.bodyText, incoming, outgoing, overLimit);
+  } catch {
+    outgoing.destroy();
   }
-  send(result, result.headerEntries(), result.bodyText, incoming, outgoing, overLimit);
 }
 
 function send(

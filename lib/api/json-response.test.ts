@@ -64,12 +64,17 @@ describe("json()'s answer, over every header shape", () => {
         // The direct router's reader first, before anything builds the Headers.
         expect([...(got as JsonResponse).headerEntries()]).toEqual([...want.headers]);
         const copy = got.clone();
+        // A clone of a clone, made before and after anything read the headers.
+        const copyOfCopy = copy.clone();
         expect(got.status).toBe(want.status);
         expect([...got.headers]).toEqual([...want.headers]);
         expect([...(got as JsonResponse).headerEntries()]).toEqual([...want.headers]);
         expect(got.headers.get("content-type")).toBe(want.headers.get("content-type"));
         expect(await got.text()).toBe(await want.clone().text());
         expect([...copy.headers]).toEqual([...want.headers]);
+        expect([...copy.clone().headers]).toEqual([...want.headers]);
+        expect([...copyOfCopy.headers]).toEqual([...want.headers]);
+        expect(copyOfCopy.status).toBe(want.status);
         expect(await copy.json()).toEqual(await want.json());
       }),
       { numRuns: 1000 },

@@ -61,8 +61,8 @@ export class JsonResponse extends Response {
   #used = false;
   /** Lower-case name → value, as `Headers` would hold them; undefined once `headers` was read. */
   #fields: Map<string, string> | undefined;
-  /** A clone's: the original's headers as `Response.clone` copies them (exactly, unlike `new Headers`). */
-  #cloned: Headers | undefined;
+  /** A clone's: a bodiless Response holding the original's headers as `Response.clone` copies them (exactly, unlike `new Headers`). */
+  #cloned: Response | undefined;
 
   /** `fields`: the headers as a plain map (every one plain), in place of `init.headers`. */
   constructor(text: string, init: ResponseInit, fields?: Map<string, string>) {
@@ -72,7 +72,7 @@ export class JsonResponse extends Response {
   }
 
   override get headers(): Headers {
-    const headers = this.#cloned ?? super.headers;
+    const headers = this.#cloned?.headers ?? super.headers;
     const fields = this.#fields;
     if (fields) {
       this.#fields = undefined;
@@ -139,8 +139,8 @@ export class JsonResponse extends Response {
     if (this.#fields) return new JsonResponse(this.bodyText, init, new Map(this.#fields));
     const copy = new JsonResponse(this.bodyText, init, new Map());
     copy.#fields = undefined;
-    // `super.clone()` of a bodiless Response: its status and an exact copy of the header list.
-    copy.#cloned = super.clone().headers;
+    // `clone()` of a bodiless Response: an exact copy of the header list (a clone's, of its own).
+    copy.#cloned = this.#cloned ? this.#cloned.clone() : super.clone();
     return copy;
   }
 }

@@ -1,3 +1,4 @@
+import type { DatabaseHandle } from "@/lib/db/adapter";
 import { databaseHandle, db } from "@/lib/db/client";
 import { runHotStatement, type StatementRunner } from "@/lib/db/hot-statement";
 import { describeError, log } from "@/lib/log";
@@ -39,8 +40,34 @@ export type Query = StatementRunner;
  * three `wal_writer_delay`s, 600 ms by default), and then a caller may get that many requests more
  * in the current windows. Every other table keeps PostgreSQL's default.
  */
-export const counterQuery: Query = (text, values) =>
-  runHotStatement(text, values, { pool: databaseHandle().countersPool, prisma: db() });
+export const counterQuery: Query = (text, values) => countersOn(databaseHandle(), text, values);
+
+/**
+ * A pooler that refuses the connection's startup `options` (PgBouncer does, unless told to pass
+ * them) would otherwise fail every count, and the limits would silently stop: the counters then run
+ * on the shared pool, with the flush, as every other statement.
+ */
+export async function countersOn<T>(
+  handle: Pick<DatabaseHandle, "pool" | "countersPool">,
+  text: string,
+  values: readonly unknown[],
+): Promise<T[]> {
+  const own = handle.countersPool;
+  if (own && !refusedPools.has(own)) {
+    try {
+      return await runHotStatement<T>(text, values, { pool: own, prisma: db() });
+    } catch (error) {
+      if (!/unsupported startup parameter/i.test(String((error as { message?: unknown })?.message))) throw error;
+      refusedPools.add(own);
+      log.warn("the database refused synchronous_commit=off for the rate-limit counters; they commit with the flush", {
+        error: describeError(error),
+      });
+    }
+  }
+  return runHotStatement<T>(text, values, { pool: handle.pool, prisma: db() });
+}
+
+const refusedPools = new WeakSet<object>();
 
 interface Waiting {
   resolve(counts: Counts): void;

@@ -83,7 +83,8 @@ export function openDatabase(url: string): DatabaseHandle {
   pool.on("error", (error) => log.warn("idle database connection lost", { error: describeError(error) }));
   const countersPool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    // Batched per caller (lib/api/rate-limit-store.ts), counts need few connections.
+    max: 5,
     allowExitOnIdle: true,
     options: "-c synchronous_commit=off",
   });

@@ -21,7 +21,11 @@ const read = (path: string) => {
   }
 };
 /** The fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] is the state. */
-const statFields = (pid: string) => read(`/proc/${pid}/stat`)?.split(") ")[1]?.split(" ");
+// After the last ")": a process's name may itself hold ") ".
+const statFields = (pid: string) => {
+  const stat = read(`/proc/${pid}/stat`);
+  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+};
 /** utime + stime: the process's CPU, every thread's, in ticks. */
 const ticksOf = (fields: string[]) => Number(fields[11]) + Number(fields[12]);
 
