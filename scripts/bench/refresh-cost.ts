@@ -14,6 +14,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { freshDatabase } from "./db";
+import { LIMIT_ROTATE } from "./peers/limit-statement";
 
 const { values: flags } = parseArgs({
   options: { n: { type: "string", default: "2000" }, keep: { type: "boolean" }, only: { type: "string" } },
@@ -216,24 +217,6 @@ async function main() {
     if (!flags.keep) await database.drop();
   }
 }
-
-const LIMIT_ROTATE = `WITH consumed AS (
-      UPDATE "RefreshToken" SET "consumedAt" = $6 WHERE "tokenHash" = $1 AND "consumedAt" IS NULL AND "expiresAt" > $6
-      RETURNING "grantId"
-    ),
-    grant_row AS (
-      SELECT g.id, g."userId", g."companyId", g."locationId", g.scopes, g."userType"::text AS "userType"
-      FROM "TokenGrant" g JOIN consumed c ON g.id = c."grantId" WHERE g."revokedAt" IS NULL AND g."appId" = $2
-    ),
-    successor AS (
-      INSERT INTO "RefreshToken" (id, "tokenHash", "grantId", "expiresAt", "createdAt")
-      SELECT $3, $4, id, $5, $6 FROM grant_row RETURNING id
-    ),
-    access AS (
-      INSERT INTO "AccessToken" (jti, "grantId", "expiresAt", "createdAt")
-      SELECT $7, id, $8, $6 FROM grant_row RETURNING jti
-    )
-    SELECT * FROM grant_row`;
 
 main().catch((error) => {
   console.error(error);

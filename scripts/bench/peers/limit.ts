@@ -26,6 +26,7 @@ import {
 import { createServer, type ServerResponse } from "node:http";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { LIMIT_ROTATE } from "./limit-statement";
 
 const { values: flags } = parseArgs({ options: { port: { type: "string" }, database: { type: "string" } } });
 if (!flags.port || !flags.database) throw new Error("--port and --database are required.");
@@ -137,23 +138,7 @@ const ACCESS_TTL_S = 86_399;
 /** One statement: consume the presented token, then write its successor and the access token's row. */
 const rotate = {
   name: "limit-rotate",
-  text: `WITH consumed AS (
-      UPDATE "RefreshToken" SET "consumedAt" = $6 WHERE "tokenHash" = $1 AND "consumedAt" IS NULL AND "expiresAt" > $6
-      RETURNING "grantId"
-    ),
-    grant_row AS (
-      SELECT g.id, g."userId", g."companyId", g."locationId", g.scopes, g."userType"::text AS "userType"
-      FROM "TokenGrant" g JOIN consumed c ON g.id = c."grantId" WHERE g."revokedAt" IS NULL AND g."appId" = $2
-    ),
-    successor AS (
-      INSERT INTO "RefreshToken" (id, "tokenHash", "grantId", "expiresAt", "createdAt")
-      SELECT $3, $4, id, $5, $6 FROM grant_row RETURNING id
-    ),
-    access AS (
-      INSERT INTO "AccessToken" (jti, "grantId", "expiresAt", "createdAt")
-      SELECT $7, id, $8, $6 FROM grant_row RETURNING jti
-    )
-    SELECT * FROM grant_row`,
+  text: LIMIT_ROTATE,
 };
 
 async function refresh(body: string, response: ServerResponse): Promise<void> {
