@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { databaseHandle } from "@/lib/db/client";
 import { listenForStateChanges, type StateListener } from "./state-listener";
@@ -68,9 +68,13 @@ function state(): CacheState {
   return holder.__readCache;
 }
 
-/** The cache key of a token: a hash, so the cache never holds a token itself. */
+/**
+ * The cache key of a token: a hash, so the cache never holds a token itself. A plain SHA-256 in one
+ * call (`crypto.hash`), not the keyed hash the database stores: every API request computes it, and
+ * the keyed one, made only on a miss, costs several times as much (issue 28).
+ */
 export function cacheKey(kind: "pit" | "jwt", token: string): string {
-  return `${kind}:${createHash("sha256").update(token).digest("base64url")}`;
+  return `${kind}:${hash("sha256", token, "base64url")}`;
 }
 
 /** Empties the cache. Any read in flight will not store its result. */

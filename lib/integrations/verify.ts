@@ -2,7 +2,7 @@ import { clientAddress, unknownAddress } from "@/lib/client-address";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { runHotStatement } from "@/lib/db/hot-statement";
-import { cachedRead, peekCachedRead } from "@/lib/db/read-cache";
+import { cachedRead, cacheKey, peekCachedRead } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { type Scope, scopesAtLevel } from "@/lib/scopes";
@@ -68,12 +68,12 @@ export function checkPrivateIntegrationToken(
   context?: VerificationContext,
 ): VerifyResult | Promise<VerifyResult> {
   if (!isPrivateIntegrationToken(token)) return { ok: false, reason: "malformed" };
-  const tokenHash = hashSecret(token);
-  const key = `pit:${tokenHash}`;
-  // A live token's row may come from the verification cache (emptied by every revocation).
+  const key = cacheKey("pit", token);
+  // A live token's row may come from the verification cache (emptied by every revocation); the
+  // keyed hash the database looks it up by is made only when it does not.
   const cached = peekCachedRead<TokenLookupRow | undefined>(key);
   if (cached) return decide(cached.value, now, context);
-  return cachedRead(key, () => lookupToken(tokenHash), isLive).then((row) => decide(row, now, context));
+  return cachedRead(key, () => lookupToken(hashSecret(token)), isLive).then((row) => decide(row, now, context));
 }
 
 function isLive(found: TokenLookupRow | undefined): boolean {
