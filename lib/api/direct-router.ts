@@ -101,6 +101,7 @@ export const FRAME_HEADERS = {
 } as const;
 
 const FRAME_ENTRIES = Object.entries(FRAME_HEADERS);
+const FRAME_NAMES = new Set(Object.keys(FRAME_HEADERS));
 
 /** Where serve.mjs finds the routes that instrumentation.ts registered in this process. */
 const REGISTRY = "__tokenServiceDirectRouter";
@@ -379,18 +380,25 @@ function send(
   overLimit: boolean,
 ): void {
   try {
-    outgoing.statusCode = result.status;
-    for (const [name, value] of headers) outgoing.setHeader(name, value);
-    for (const [name, value] of FRAME_ENTRIES) outgoing.setHeader(name, value);
+    // The header block as one list for writeHead: node:http validates each field there as
+    // setHeader would, without keeping a header object to build the block from afterwards.
+    const fields: string[] = [];
+    const hasBody = body.length > 0;
+    for (const [name, value] of headers) {
+      // Written by the frame below, which has the last word on them.
+      if (FRAME_NAMES.has(name) || name === "content-length" || (hasBody && name === "vary")) continue;
+      fields.push(name, value);
+    }
+    for (const [name, value] of FRAME_ENTRIES) fields.push(name, value);
     // A string is written as its UTF-8 bytes, as Buffer.from gives them.
-    if (body.length > 0) {
-      outgoing.setHeader("vary", "Accept-Encoding");
+    if (hasBody) {
+      fields.push("vary", "Accept-Encoding");
       if (reachesGzipSize(body) && acceptsGzip(incoming)) {
         gzip(body).then(
           (zipped) => {
             try {
-              outgoing.setHeader("content-encoding", "gzip");
-              end(zipped, incoming, outgoing, overLimit);
+              fields.push("content-encoding", "gzip");
+              end(result.status, fields, zipped, incoming, outgoing, overLimit);
             } catch {
               outgoing.destroy();
             }
@@ -400,16 +408,26 @@ function send(
         return;
       }
     }
-    end(body, incoming, outgoing, overLimit);
+    end(result.status, fields, body, incoming, outgoing, overLimit);
   } catch {
     outgoing.destroy();
   }
 }
 
-function end(body: Buffer | string, incoming: IncomingMessage, outgoing: ServerResponse, overLimit: boolean): void {
+function end(
+  status: number,
+  fields: string[],
+  body: Buffer | string,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  overLimit: boolean,
+): void {
   // The rest of a body past the limit (or refused from its declared length) is not read: end
   // the connection instead of draining it.
-  if (overLimit || !incoming.complete) outgoing.setHeader("connection", "close");
+  if (overLimit || !incoming.complete) fields.push("connection", "close");
+  // As node:http would set it from `end(body)`, which it cannot once writeHead has made the block.
+  if (status !== 204 && status !== 304) fields.push("content-length", String(Buffer.byteLength(body)));
+  outgoing.writeHead(status, fields);
   outgoing.end(body);
 }
 

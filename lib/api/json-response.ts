@@ -19,11 +19,26 @@ const PLAIN_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A value `Headers` keeps as it is: visible ASCII with inner spaces, nothing to trim, nothing to refuse. */
 const PLAIN_VALUE = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
 
+/**
+ * Names seen to be plain and already lower case, as `Headers` holds them: the API's few header
+ * names are checked once each rather than on every answer (at most MAX_KNOWN_NAMES are kept).
+ */
+const lowerPlainNames = new Set<string>();
+const MAX_KNOWN_NAMES = 256;
+
+/** `name` as `Headers` holds it, when it is a plain name; undefined otherwise. */
+function plainName(name: string): string | undefined {
+  if (lowerPlainNames.has(name)) return name;
+  if (!PLAIN_NAME.test(name)) return undefined;
+  const lower = name.toLowerCase();
+  if (lower === "set-cookie") return undefined;
+  if (lower === name && lowerPlainNames.size < MAX_KNOWN_NAMES) lowerPlainNames.add(name);
+  return lower;
+}
+
 /** Whether `Headers` would take this header unchanged (set-cookie, which it keeps apart, aside). */
 function isPlain(name: string, value: unknown): value is string {
-  return (
-    typeof value === "string" && PLAIN_NAME.test(name) && PLAIN_VALUE.test(value) && name.toLowerCase() !== "set-cookie"
-  );
+  return typeof value === "string" && plainName(name) !== undefined && PLAIN_VALUE.test(value);
 }
 
 /**
@@ -83,7 +98,8 @@ export class JsonResponse extends Response {
 
   /** `headers.set(name, value)`. */
   setHeader(name: string, value: string): void {
-    if (this.#fields && isPlain(name, value)) this.#fields.set(name.toLowerCase(), value);
+    const key = this.#fields && typeof value === "string" && PLAIN_VALUE.test(value) ? plainName(name) : undefined;
+    if (key !== undefined) this.#fields?.set(key, value);
     else this.headers.set(name, value);
   }
 

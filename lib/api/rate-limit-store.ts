@@ -81,6 +81,18 @@ interface Batch {
   waiting: Waiting[];
 }
 
+/** The batch key of two windows, built once per pair (./rate-limit.ts hands the same windows to every hit of them). */
+const batchKeys = new WeakMap<WindowHit, { daily: WindowHit | undefined; key: string }>();
+
+function batchKey(burst: WindowHit | undefined, daily: WindowHit | undefined): string {
+  const first = burst ?? daily;
+  const known = first && batchKeys.get(first);
+  if (known && known.daily === daily) return known.key;
+  const key = `${burst?.key ?? ""}\n${daily?.key ?? ""}`;
+  if (first) batchKeys.set(first, { daily, key });
+  return key;
+}
+
 /**
  * Counters in the RateLimitCounter table, shared by every instance. Hits of one subject's windows
  * are coalesced: while a statement for them is in flight, the hits that arrive wait and then go as
@@ -100,7 +112,7 @@ export class DatabaseCounterStore implements CounterStore {
 
   hit(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number, now: Date): Promise<Counts> {
     this.cleanup(now);
-    const key = `${burst?.key ?? ""}\n${daily?.key ?? ""}`;
+    const key = batchKey(burst, daily);
     return new Promise<Counts>((resolve, reject) => {
       const waiting = { resolve, reject };
       if (this.next.has(key)) {

@@ -73,6 +73,45 @@ function burstEndOf(window: number): Date {
   return lastBurst.end;
 }
 
+/** A subject's windows at its last hit, while they last: every hit of a window shares its keys. */
+interface SubjectWindows {
+  window: number;
+  dayId: string;
+  burst: WindowHit | undefined;
+  daily: WindowHit | undefined;
+}
+const windowsBySubject = new Map<string, SubjectWindows>();
+/** Subjects remembered at most; past it the map starts again (a subject's next hit builds its keys anew). */
+const MAX_SUBJECTS = 10_000;
+
+function windowsOf(
+  subject: string,
+  window: number,
+  burstEnd: Date,
+  day: { id: string; end: Date },
+  limits: RateLimits,
+): SubjectWindows {
+  const known = windowsBySubject.get(subject);
+  const counted = { burst: limits.burst > 0, daily: limits.daily > 0 };
+  if (
+    known?.window === window &&
+    known.dayId === day.id &&
+    (known.burst !== undefined) === counted.burst &&
+    (known.daily !== undefined) === counted.daily
+  ) {
+    return known;
+  }
+  if (windowsBySubject.size >= MAX_SUBJECTS) windowsBySubject.clear();
+  const windows = {
+    window,
+    dayId: day.id,
+    burst: counted.burst ? { key: `b|${subject}|${window}`, expiresAt: burstEnd } : undefined,
+    daily: counted.daily ? { key: `d|${subject}|${day.id}`, expiresAt: day.end } : undefined,
+  };
+  windowsBySubject.set(subject, windows);
+  return windows;
+}
+
 /**
  * Counts one request of `subject` (see `rateLimitSubject`) and decides. Never throws for a store
  * failure: the request is then let through (logged), because refusing every caller when the
@@ -101,8 +140,7 @@ function hit(
   const window = Math.floor(at / BURST_WINDOW_MS);
   const burstEnd = burstEndOf(window);
   const day = utcDay(at);
-  const burst = limits.burst > 0 ? { key: `b|${subject}|${window}`, expiresAt: burstEnd } : undefined;
-  const daily = limits.daily > 0 ? { key: `d|${subject}|${day.id}`, expiresAt: day.end } : undefined;
+  const { burst, daily } = windowsOf(subject, window, burstEnd, day, limits);
   let counts: Promise<Counts>;
   try {
     const store = options.store ?? defaultStore();

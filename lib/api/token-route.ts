@@ -10,7 +10,7 @@ import {
 import { apiRoute, errorResponse, type RequestContext, setHeader } from "./handler";
 import { HttpError } from "./http-error";
 import type { Operation } from "./openapi/operation";
-import { currentLimits, hitRateLimit, limitHeaders, rateLimitedError } from "./rate-limit";
+import { currentLimits, hitRateLimit, limitHeaders, type RateLimitDecision, rateLimitedError } from "./rate-limit";
 import { toHttpError } from "./refusal-to-http";
 import { type ApiVersion, requireVersion } from "./version";
 
@@ -60,21 +60,28 @@ export function tokenRoute<P = Record<string, never>>(
 ) {
   const { level: _level, only: _only, ...documented } = options;
   const declaration: Operation = { ...documented, auth: "bearer", version: true, rateLimited: true };
-  return apiRoute<P>(declaration, (request, context) =>
-    withRateLimit(request, context, async (count) => {
+  // The checks above in one async function (withRateLimit's frame, without its `count` callback):
+  // every promise costs the hot path Next.js's async-context hooks, so there are as few as the waits.
+  return apiRoute<P>(declaration, async (request, context) => {
+    const limits = new LimitsOfAnswer();
+    try {
       const version = requireVersion(request);
       // One clock reading for the token's checks and the rate-limit windows of this request.
       const now = new Date();
       // A token whose verification is cached is known at once: no promise to wait for.
       const verified = authenticateBearerNow(request, now);
       const principal = verified instanceof Promise ? await verified : verified;
-      await count(principal, now);
+      limits.counted(await hitRateLimit(rateLimitSubject(principal), { now }));
       if (options.level === "Location") requireLocationToken(principal);
       if (options.only === "agency_private_integration") requireAgencyPrivateIntegration(principal);
       requireScope(principal, options.scope);
-      return handler(request, { traceId: context.traceId, params: context.params, principal, version });
-    }),
-  );
+      return limits.on(
+        await handler(request, { traceId: context.traceId, params: context.params, principal, version }),
+      );
+    } catch (error) {
+      return limits.on(errorResponse(withChallenge(error), context.traceId, request));
+    }
+  });
 }
 
 /** Counts the authenticated caller (step 3) at `now` (default: the clock); throws 429 rate_limited past a limit. */
@@ -92,23 +99,34 @@ export async function withRateLimit(
   context: RequestContext,
   handler: (count: CountRequest) => Promise<Response>,
 ): Promise<Response> {
-  const limits = currentLimits();
-  // Undefined until counted: the answer then carries the limits alone.
-  let headers: Record<string, string> | undefined;
-  let response: Response;
+  const limits = new LimitsOfAnswer();
   try {
-    response = await handler((principal, now) =>
-      hitRateLimit(rateLimitSubject(principal), { now }).then((decision) => {
-        headers = decision.headers;
-        if (!decision.allowed) throw rateLimitedError(decision);
-      }),
+    return limits.on(
+      await handler((principal, now) =>
+        hitRateLimit(rateLimitSubject(principal), { now }).then((decision) => limits.counted(decision)),
+      ),
     );
   } catch (error) {
-    response = errorResponse(withChallenge(error), context.traceId, request);
+    return limits.on(errorResponse(withChallenge(error), context.traceId, request));
   }
-  const written = headers ?? limitHeaders(limits);
-  for (const name in written) setHeader(response, name, written[name] as string);
-  return response;
+}
+
+/** The X-RateLimit-* headers of one answer: the limits alone until the caller is counted. */
+class LimitsOfAnswer {
+  #headers: Record<string, string> | undefined;
+
+  /** The caller's counts: their headers go on the answer; past a limit, 429 rate_limited. */
+  counted(decision: RateLimitDecision): void {
+    this.#headers = decision.headers;
+    if (!decision.allowed) throw rateLimitedError(decision);
+  }
+
+  /** `response`, with the headers. */
+  on(response: Response): Response {
+    const written = this.#headers ?? limitHeaders(currentLimits());
+    for (const name in written) setHeader(response, name, written[name] as string);
+    return response;
+  }
 }
 
 /** SPEC.md: every 401 and 403 of a Bearer-protected endpoint carries the RFC 6750 §3 challenge. */
