@@ -63,11 +63,14 @@ export function containsNul(value: unknown): boolean {
     if (typeof v === "string") {
       if (v.includes("\u0000")) return true;
     } else if (Array.isArray(v)) stack.push(...v);
-    else if (v !== null && typeof v === "object")
-      for (const [k, inner] of Object.entries(v)) {
+    else if (v !== null && typeof v === "object") {
+      // Keys one by one (not Object.entries' pairs): every API request's path params pass here.
+      const record = v as Record<string, unknown>;
+      for (const k of Object.keys(record)) {
         if (k.includes("\u0000")) return true;
-        stack.push(inner);
+        stack.push(record[k]);
       }
+    }
   }
   return false;
 }
