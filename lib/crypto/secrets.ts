@@ -8,6 +8,7 @@ import {
   timingSafeEqual,
 } from "node:crypto";
 import { serverSecret } from "@/lib/env";
+import { pooledRandomBytes } from "./random-pool";
 
 /**
  * Every secret we issue (client secrets, codes, refresh tokens, private-integration tokens) is
@@ -59,7 +60,7 @@ export function safeEqual(a: string, b: string): boolean {
 
 /** A URL-safe random secret of `bytes` bytes of entropy. */
 export function randomSecret(bytes = 32): string {
-  return randomBytes(bytes).toString("base64url");
+  return pooledRandomBytes(bytes).toString("base64url");
 }
 
 export function randomHex(bytes: number): string {
