@@ -28,3 +28,26 @@ describe("encryption at rest", () => {
     expect(() => decrypt([v, iv, tag, tampered].join("."))).toThrow();
   });
 });
+
+describe("the keyed hash's key", () => {
+  it("follows the server secret when it changes", async () => {
+    const { resetEnvCache } = await import("@/lib/env");
+    const before = process.env.SERVER_SECRET;
+    const hashed = (serverSecret: string) => {
+      process.env.SERVER_SECRET = serverSecret;
+      resetEnvCache();
+      return hashSecret("pit-1234");
+    };
+    try {
+      const first = hashed("a".repeat(64));
+      const second = hashed("b".repeat(64));
+      expect(second).not.toBe(first);
+      // An equal secret read anew (another string) gives the same hash.
+      expect(hashed("a".repeat(64))).toBe(first);
+    } finally {
+      if (before === undefined) delete process.env.SERVER_SECRET;
+      else process.env.SERVER_SECRET = before;
+      resetEnvCache();
+    }
+  });
+});

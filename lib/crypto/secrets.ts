@@ -8,6 +8,7 @@ import {
   timingSafeEqual,
 } from "node:crypto";
 import { serverSecret } from "@/lib/env";
+import { pooledRandomBytes } from "./random-pool";
 
 /**
  * Every secret we issue (client secrets, codes, refresh tokens, private-integration tokens) is
@@ -28,9 +29,19 @@ export function derivedKey(purpose: string, secret = serverSecret()): Buffer {
   return key;
 }
 
+/**
+ * The key of `hashSecret` and the server secret it was derived from. A refresh hashes three
+ * secrets: remembering the key spares each the lookup by `${purpose}\0${secret}` (a new string
+ * built and hashed every call); comparing the secret keeps it right when the secret changes (tests).
+ */
+let secretHashKey: { serverSecret: string; key: Buffer } | undefined;
+
 /** The keyed hash stored in place of a secret (hex). */
 export function hashSecret(secret: string): string {
-  return createHmac("sha256", derivedKey("secret-hash")).update(secret, "utf8").digest("hex");
+  const current = serverSecret();
+  if (secretHashKey?.serverSecret !== current)
+    secretHashKey = { serverSecret: current, key: derivedKey("secret-hash", current) };
+  return createHmac("sha256", secretHashKey.key).update(secret, "utf8").digest("hex");
 }
 
 /** Constant-time comparison of a presented secret with a stored keyed hash. */
@@ -49,7 +60,7 @@ export function safeEqual(a: string, b: string): boolean {
 
 /** A URL-safe random secret of `bytes` bytes of entropy. */
 export function randomSecret(bytes = 32): string {
-  return randomBytes(bytes).toString("base64url");
+  return pooledRandomBytes(bytes).toString("base64url");
 }
 
 export function randomHex(bytes: number): string {

@@ -1,4 +1,4 @@
-import { type Handler as ApiHandler, apiRoute, noStore } from "@/lib/api/handler";
+import { type Handler as ApiHandler, apiRoute, noStore, setHeader } from "@/lib/api/handler";
 import type { RouteDeclaration } from "@/lib/api/openapi/operation";
 
 /**
@@ -7,11 +7,14 @@ import type { RouteDeclaration } from "@/lib/api/openapi/operation";
  */
 type Handler = ApiHandler<Record<string, never>>;
 
+const noStoreHeaders = Object.entries(noStore);
+
 export function noStoreRoute(declaration: RouteDeclaration, handler: Handler) {
   const route = apiRoute(declaration, handler);
   const withNoStore = async (request: Request, context?: { params?: Promise<Record<string, never>> }) => {
     const response = await route(request, context);
-    for (const [name, value] of Object.entries(noStore)) response.headers.set(name, value);
+    // setHeader, not `headers.set`: reading a JsonResponse's `headers` builds its Headers.
+    for (const [name, value] of noStoreHeaders) setHeader(response, name, value);
     return response;
   };
   return Object.assign(withNoStore, { declaration });

@@ -1,4 +1,5 @@
 import { hashSecret, randomSecret } from "@/lib/crypto/secrets";
+import { withInput } from "@/lib/db/fixed-statement";
 import { newRowId } from "@/lib/db/row-id";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { type ScopeLevel, scopesAtLevel } from "@/lib/scopes";
@@ -59,23 +60,41 @@ export function prepareTokens(now: Date): PreparedTokens {
 /** Dates go to SQL as ISO text cast to timestamp(3): the columns hold UTC without a zone, as Prisma writes them. */
 export const sqlTime = (date: Date) => Prisma.sql`${date.toISOString()}::timestamp(3)`;
 
+/** `sqlTime` of a date a fixed statement (lib/db/fixed-statement.ts) reads from its input. */
+export const sqlTimeParam = <I>(date: (input: I) => Date) =>
+  Prisma.sql`${(input: I) => date(input).toISOString()}::timestamp(3)`;
+
 /**
  * Two data-modifying CTEs, `issued_refresh` and `issued_access`, that write the rows of `tokens`
  * for the grant whose id is the column `grantId` of each row of `source` (a CTE or subquery of the caller's
- * statement that yields one row when the grant may issue, none when it may not).
+ * statement, without values, that yields one row when the grant may issue, none when it may not).
  */
 export function issueRowsSql(tokens: PreparedTokens, source: Prisma.Sql): Prisma.Sql {
+  return withInput(
+    issueRowsTemplate(() => tokens, source),
+    undefined,
+  );
+}
+
+/** `issueRowsSql` for a fixed statement: the tokens are those `tokensOf` reads from its input. */
+export function issueRowsTemplate<I>(tokensOf: (input: I) => PreparedTokens, source: Prisma.Sql): Prisma.Sql {
+  const refreshTokenId = (input: I) => tokensOf(input).refreshTokenId;
+  const refreshTokenHash = (input: I) => hashSecret(tokensOf(input).refreshToken);
+  const refreshExpiresAt = sqlTimeParam((input: I) => new Date(tokensOf(input).now.getTime() + REFRESH_TOKEN_TTL_MS));
+  const createdAt = sqlTimeParam((input: I) => tokensOf(input).now);
+  const jti = (input: I) => tokensOf(input).access.jti;
+  const accessExpiresAt = sqlTimeParam((input: I) => tokensOf(input).access.expiresAt);
   return Prisma.sql`
     issued_refresh AS (
       INSERT INTO "RefreshToken" (id, "tokenHash", "grantId", "expiresAt", "createdAt")
-      SELECT ${tokens.refreshTokenId}, ${hashSecret(tokens.refreshToken)}, s."grantId",
-             ${sqlTime(new Date(tokens.now.getTime() + REFRESH_TOKEN_TTL_MS))}, ${sqlTime(tokens.now)}
+      SELECT ${refreshTokenId}, ${refreshTokenHash}, s."grantId",
+             ${refreshExpiresAt}, ${createdAt}
       FROM ${source} s
       RETURNING id
     ),
     issued_access AS (
       INSERT INTO "AccessToken" (jti, "grantId", "expiresAt", "createdAt")
-      SELECT ${tokens.access.jti}, s."grantId", ${sqlTime(tokens.access.expiresAt)}, ${sqlTime(tokens.now)}
+      SELECT ${jti}, s."grantId", ${accessExpiresAt}, ${createdAt}
       FROM ${source} s
       RETURNING jti
     )`;

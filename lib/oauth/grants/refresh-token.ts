@@ -1,5 +1,8 @@
+// Over 250 lines on purpose: the rotating refresh in one place: its one statement (whose text is
+// its documentation of the locks), the refusals it names and the answer to each.
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { FixedStatement } from "@/lib/db/fixed-statement";
 import { runHotStatement } from "@/lib/db/hot-statement";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
@@ -12,10 +15,10 @@ import type { GrantContext } from "./authorization-code";
 import {
   finishTokens,
   type GrantForIssue,
-  issueRowsSql,
+  issueRowsTemplate,
   type PreparedTokens,
   prepareTokens,
-  sqlTime,
+  sqlTimeParam,
   tokenResponse,
   tokenScopes,
 } from "./issue";
@@ -91,6 +94,18 @@ interface RedemptionRow {
   installToFutureLocations: boolean;
 }
 
+/** What one refresh's statement reads: its values. */
+interface Redemption {
+  tokenHash: string;
+  appId: string;
+  secretHash: string;
+  /** ISO text, or null when the reuse window is off. */
+  cutoff: string | null;
+  userType: UserType | null;
+  now: Date;
+  tokens: PreparedTokens;
+}
+
 /**
  * Consumes the presented refresh token and writes its successors in ONE statement, whose locks
  * decide every race (nothing is decided on an earlier read):
@@ -107,33 +122,31 @@ interface RedemptionRow {
  *   against (client authentication may answer from the read cache: see client-auth.ts).
  * Each step reads only what the next needs, as few materialized steps as the locks allow: this is
  * the statement of every refresh, and PostgreSQL's CPU per refresh is shared with the server's.
+ * Its text is built once (lib/db/fixed-statement.ts); a refresh makes only its values.
  */
-async function redeem(
-  token: string,
-  userType: UserType | undefined,
-  ctx: GrantContext,
-  tokens: PreparedTokens,
-  windowSeconds: number,
-): Promise<RedemptionRow> {
-  const { now } = ctx;
-  const cutoff = reuseCutoff(now, windowSeconds);
-  const tokenHash = hashSecret(token);
-  const statement = Prisma.sql`
+const redemption = new FixedStatement<Redemption>(() => {
+  const value = (key: keyof Redemption) => (input: Redemption) => input[key];
+  const now = sqlTimeParam((input: Redemption) => input.now);
+  const issueRows = issueRowsTemplate(
+    (input: Redemption) => input.tokens,
+    Prisma.sql`(SELECT "grantId" FROM decision WHERE refusal IS NULL)`,
+  );
+  return Prisma.sql`
     WITH family AS MATERIALIZED (
       SELECT g.id AS "grantId", g."appId", g."installationId", g."userType"::text AS "userType", g."companyId",
              g."locationId", g."userId", g.scopes, g."revokedAt"
       FROM "TokenGrant" g
-      WHERE g.id = (SELECT r."grantId" FROM "RefreshToken" r WHERE r."tokenHash" = ${tokenHash})
+      WHERE g.id = (SELECT r."grantId" FROM "RefreshToken" r WHERE r."tokenHash" = ${value("tokenHash")})
       FOR SHARE
     ),
     used AS MATERIALIZED (
       SELECT r.id, r."consumedAt", r."expiresAt" FROM "RefreshToken" r
-      WHERE r."tokenHash" = ${tokenHash} AND r."grantId" = (SELECT "grantId" FROM family)
+      WHERE r."tokenHash" = ${value("tokenHash")} AND r."grantId" = (SELECT "grantId" FROM family)
       FOR UPDATE
     ),
     client AS MATERIALIZED (
       SELECT NOT EXISTS (
-        SELECT 1 FROM "App" a WHERE a.id = ${ctx.client.app.id} AND a."clientSecretHash" = ${ctx.client.secretHash}
+        SELECT 1 FROM "App" a WHERE a.id = ${value("appId")} AND a."clientSecretHash" = ${value("secretHash")}
       ) AS changed
     ),
     decision AS MATERIALIZED (
@@ -141,13 +154,13 @@ async function redeem(
              i."approveAllLocations", i."installToFutureLocations",
              CASE
                WHEN c.changed THEN 'client_changed'
-               WHEN f."appId" <> ${ctx.client.app.id} THEN 'other_client'
+               WHEN f."appId" <> ${value("appId")} THEN 'other_client'
                WHEN u."consumedAt" IS NOT NULL
-                    AND NOT COALESCE(u."consumedAt" > ${cutoff?.toISOString() ?? null}::timestamp(3), false) THEN 'reused'
-               WHEN u."expiresAt" <= ${sqlTime(now)} THEN 'expired'
+                    AND NOT COALESCE(u."consumedAt" > ${value("cutoff")}::timestamp(3), false) THEN 'reused'
+               WHEN u."expiresAt" <= ${now} THEN 'expired'
                WHEN f."revokedAt" IS NOT NULL THEN 'revoked'
                WHEN i.status <> 'installed' THEN 'uninstalled'
-               WHEN ${userType ?? null}::text IS NOT NULL AND f."userType" <> ${userType ?? null}::text THEN 'user_type'
+               WHEN ${value("userType")}::text IS NOT NULL AND f."userType" <> ${value("userType")}::text THEN 'user_type'
              END AS refusal
       FROM used u
       JOIN family f ON true
@@ -155,12 +168,12 @@ async function redeem(
       CROSS JOIN client c
     ),
     consumed AS (
-      UPDATE "RefreshToken" r SET "consumedAt" = ${sqlTime(now)}
+      UPDATE "RefreshToken" r SET "consumedAt" = ${now}
       FROM decision s
       WHERE r.id = s.id AND s.refusal IS NULL AND s."consumedAt" IS NULL AND r."consumedAt" IS NULL
       RETURNING r.id
     ),
-    ${issueRowsSql(tokens, Prisma.sql`(SELECT "grantId" FROM decision WHERE refusal IS NULL)`)}
+    ${issueRows}
     SELECT d.id IS NOT NULL AS found,
            COALESCE(d.refusal, CASE WHEN c.changed THEN 'client_changed' END) AS refusal,
            EXISTS (SELECT 1 FROM issued_access) AS issued,
@@ -172,8 +185,27 @@ async function redeem(
                    WHERE l."installationId" = d."installationId" ORDER BY l."locationId")
            ELSE '{}'::text[] END AS "approvedLocations"
     FROM client c LEFT JOIN decision d ON true`;
+});
+
+async function redeem(
+  token: string,
+  userType: UserType | undefined,
+  ctx: GrantContext,
+  tokens: PreparedTokens,
+  windowSeconds: number,
+): Promise<RedemptionRow> {
+  const { now } = ctx;
+  const values = redemption.values({
+    tokenHash: hashSecret(token),
+    appId: ctx.client.app.id,
+    secretHash: ctx.client.secretHash,
+    cutoff: reuseCutoff(now, windowSeconds)?.toISOString() ?? null,
+    userType: userType ?? null,
+    now,
+    tokens,
+  });
   // Every refresh runs it: past Prisma's runtime on PostgreSQL (lib/db/hot-statement.ts).
-  const rows = await runHotStatement<RedemptionRow>(statement.text, statement.values);
+  const rows = await runHotStatement<RedemptionRow>(redemption.text, values);
   return rows[0] as RedemptionRow;
 }
 
