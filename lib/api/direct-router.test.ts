@@ -1,7 +1,7 @@
 // Over 250 lines on purpose: the router and the server's edge are one frame; both groups run
 // against one real node:http server with the same echo handlers.
 import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -221,6 +221,30 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
       await new Promise((done) => setTimeout(done, 50));
       expect(rejections).toEqual([]);
       expect((await fetch(`${base}/api/health`)).status).toBe(200);
+    } finally {
+      process.off("unhandledRejection", note);
+    }
+  });
+
+  it("leave the handler unrun when the client goes away before its body ends, and serve the next request", async () => {
+    seen = undefined as typeof seen; // (typed so, the checks below are not narrowed to undefined)
+    const rejections: unknown[] = [];
+    const note = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", note);
+    try {
+      const socket = connect(port, "127.0.0.1");
+      await new Promise<void>((done) => socket.once("connect", done));
+      socket.write(
+        "POST /oauth/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\na=b",
+      );
+      await new Promise((done) => setTimeout(done, 50));
+      socket.destroy();
+      await new Promise((done) => setTimeout(done, 50));
+      expect(seen).toBeUndefined();
+      expect(rejections).toEqual([]);
+      // A whole body after it is read and answered as ever (its close, after the answer, refuses nothing).
+      expect((await post("/oauth/token", "c=d")).status).toBe(201);
+      expect(seen?.form).toEqual({ c: "d" });
     } finally {
       process.off("unhandledRejection", note);
     }

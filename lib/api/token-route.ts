@@ -56,7 +56,8 @@ export interface TokenOperation extends Omit<Operation, "auth" | "version" | "ra
 
 export function tokenRoute<P = Record<string, never>>(
   options: TokenOperation,
-  handler: (request: Request, context: TokenRouteContext<P>) => Promise<Response>,
+  // An answer given at once (a cached read) is taken as it is: no promise made to carry it.
+  handler: (request: Request, context: TokenRouteContext<P>) => Response | Promise<Response>,
 ) {
   const { level: _level, only: _only, ...documented } = options;
   const declaration: Operation = { ...documented, auth: "bearer", version: true, rateLimited: true };
@@ -75,9 +76,8 @@ export function tokenRoute<P = Record<string, never>>(
       if (options.level === "Location") requireLocationToken(principal);
       if (options.only === "agency_private_integration") requireAgencyPrivateIntegration(principal);
       requireScope(principal, options.scope);
-      return limits.on(
-        await handler(request, { traceId: context.traceId, params: context.params, principal, version }),
-      );
+      const answer = handler(request, { traceId: context.traceId, params: context.params, principal, version });
+      return limits.on(answer instanceof Promise ? await answer : answer);
     } catch (error) {
       return limits.on(errorResponse(withChallenge(error), context.traceId, request));
     }

@@ -25,10 +25,10 @@ export const GET = tokenRoute<{ locationId: string }>(
       "The token is not of this sub-account or its agency, or the sub-account does not exist, or it is an agency private integration whose chosen Sub-accounts do not include it.",
     ),
   },
-  async (_request, context) => {
-    // A cached sub-account is answered at once: no promise to wait for.
+  (_request, context) => {
+    // A cached sub-account is answered at once: no promise made or waited for.
     const found = locationForPrincipal(context.principal, context.params.locationId);
-    return json({ location: found instanceof Promise ? await found : found });
+    return found instanceof Promise ? found.then((location) => json({ location })) : json({ location: found });
   },
 );
 export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
