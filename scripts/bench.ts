@@ -37,6 +37,7 @@ import {
   pgliteTargets,
   table,
   targets,
+  turnOrder,
   usageCountingCost,
 } from "./bench/report";
 import { signInCookie } from "./bench/server";
@@ -162,7 +163,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const measured = new Map<string, Measurement[]>(all.map((s) => [s.id, []]));
     try {
       for (let round = 0; round < rounds; round++) {
-        for (const scenario of all) {
+        for (const scenario of turnOrder(all)) {
           say(
             `${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name} [load average ${load()}]`,
           );

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { ScenarioResult } from "./load";
-import { type DatabaseRun, HAND_KEPT_HEADING, keepHandKeptPart, limitTargets, table } from "./report";
+import { type DatabaseRun, HAND_KEPT_HEADING, keepHandKeptPart, limitTargets, table, turnOrder } from "./report";
 
 describe("bench-results.md: a full run keeps the hand-kept part", () => {
   const generated = "# Benchmark results\n\nMeasured now.\n\n### PGlite (embedded)\n\n| new |\n";
@@ -83,5 +83,20 @@ describe("the report's CPU per request (issue 28)", () => {
   it("leaves the CPU ratio out where either side's CPU was not measured", () => {
     const unmeasured = run("postgres", [result("b", 1000, 600), result("Lb", 5000, 200, 100)]);
     expect(limitTargets(unmeasured)).toMatch(/^\(b\) 0\.20 of \(Lb\): misses 0\.50;/);
+  });
+});
+
+describe("the order of the turns", () => {
+  const ids = (list: { id: string }[]) => list.map((s) => s.id).join(",");
+  const of = (list: string) => list.split(",").map((id) => ({ id }));
+
+  it("gives each peer its turn right after the scenario of ours it is compared with", () => {
+    expect(ids(turnOrder(of("a,b,c,d,e,g,f,s,R,N,Lb,Lc,Le")))).toBe("a,N,b,Lb,c,Lc,d,e,R,Le,g,f,s");
+  });
+
+  it("keeps every scenario once, and a peer without its scenario last (--only)", () => {
+    expect(ids(turnOrder(of("e,g,f,R")))).toBe("e,R,g,f");
+    expect(ids(turnOrder(of("g,R,Lb")))).toBe("g,R,Lb");
+    expect(ids(turnOrder(of("b,Lb,Le")))).toBe("b,Lb,Le");
   });
 });

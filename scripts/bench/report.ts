@@ -84,6 +84,26 @@ const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e
 const limitPeerIds: Record<string, string> = { Lb: "b", Lc: "c", Le: "e" };
 const limitOf: Record<string, string> = { b: "Lb", "b′": "Lb", u: "Lb", "u′": "Lb", c: "Lc", e: "Le", R: "Le" };
 
+/** Each peer's turn comes right after this scenario of ours: the first its targets compare it with. */
+const turnAfter: Record<string, string> = { N: "a", R: "e", ...limitPeerIds };
+
+/**
+ * The order in which the scenarios take their turns: each peer right after the scenario of ours
+ * it is first compared with ((N) after (a), (R) and (Le) after (e), (Lb) after (b), (Lc) after
+ * (c)), so a ratio's two sides are measured seconds apart rather than a minute. A shared machine's
+ * speed moved within minutes (bench-results.md › Issue 28, fourth session). A peer whose scenario
+ * is not selected takes its turn last. The tables keep the scenarios' own order.
+ */
+export function turnOrder<S extends { id: string }>(scenarios: S[]): S[] {
+  const peers = scenarios.filter((s) => s.id in turnAfter);
+  const order: S[] = [];
+  for (const one of scenarios) {
+    if (one.id in turnAfter) continue;
+    order.push(one, ...peers.filter((peer) => turnAfter[peer.id] === one.id));
+  }
+  return [...order, ...peers.filter((peer) => !order.includes(peer))];
+}
+
 export function ratioToLimit(run: DatabaseRun, result: ScenarioResult): number {
   const limit = run.results.find((r) => r.id === limitOf[result.id]);
   return limit ? result.requestsPerSecond / limit.requestsPerSecond : Number.NaN;
