@@ -84,8 +84,9 @@ const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e
 const limitPeerIds: Record<string, string> = { Lb: "b", Lc: "c", Le: "e" };
 const limitOf: Record<string, string> = { b: "Lb", "b′": "Lb", u: "Lb", "u′": "Lb", c: "Lc", e: "Le", R: "Le" };
 
-/** Each peer's turn comes right after this scenario of ours: the first its targets compare it with. */
-const turnAfter: Record<string, string> = { N: "a", R: "e", ...limitPeerIds };
+/** Each peer's turn comes right after the first scenario of ours measured against it. */
+const turnAfter: Record<string, string> = { ...limitPeerIds };
+for (const [ours, peer] of Object.entries(peerOf)) turnAfter[peer] ??= ours;
 
 /**
  * The order in which the scenarios take their turns: each peer right after the scenario of ours
