@@ -1,5 +1,5 @@
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
 import { describeError } from "../log";
 import { openDatabase } from "./adapter";
@@ -93,6 +93,34 @@ describe.runIf(onPostgres())("on PostgreSQL", () => {
         [name],
       );
       expect(rows).toEqual([{ name, runs: "2" }]);
+    });
+  });
+
+  it("a statement asks for its row description once per connection; later runs read their rows alike", async () => {
+    await withOneConnection(async (target, pool) => {
+      const client = await pool.connect();
+      const describes = vi.spyOn((client as unknown as { connection: { describe(): void } }).connection, "describe");
+      client.release();
+      const text = `SELECT $1::int AS n, $2::bigint AS big, ARRAY[$3::text, 'b'] AS list, $4::timestamp(3) AS at,
+        NULL::text AS nothing /* ${uniqueSuffix()} */`;
+      const runs = [1, 2, 3].map((n) => [n, BigInt(n) << 53n, `s${n}`, new Date(Date.UTC(2031, 0, n))] as const);
+      for (const [n, big, s, at] of runs) {
+        expect(await runHotStatement(text, [n, big, s, at], target)).toEqual([
+          { n, big, list: [s, "b"], at, nothing: null },
+        ]);
+      }
+      expect(describes).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  it("a value pg cannot send fails that run alone; the connection and the statement go on", async () => {
+    await withOneConnection(async (target) => {
+      const text = `SELECT $1::jsonb AS doc /* ${uniqueSuffix()} */`;
+      expect(await runHotStatement(text, [{ a: 1 }], target)).toEqual([{ doc: { a: 1 } }]);
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      await expect(runHotStatement(text, [circular], target)).rejects.toThrow(/circular/);
+      expect(await runHotStatement(text, [{ b: 2 }], target)).toEqual([{ doc: { b: 2 } }]);
     });
   });
 

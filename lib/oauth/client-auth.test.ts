@@ -1,9 +1,14 @@
+import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { HttpError } from "@/lib/api/http-error";
+import { readForm } from "@/lib/api/parse";
 import { regenerateClientSecret } from "@/lib/apps/secrets";
+import { readCacheStats } from "@/lib/db/read-cache";
 import { basicAuth } from "@/lib/testing/api-client";
+import { waitFor } from "@/lib/testing/elsewhere";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { authenticateCachedClient, authenticateClient } from "./client-auth";
 import { findAppByClientId } from "./client-lookup";
 import { tokenEndpoint } from "./token-endpoint";
 
@@ -106,4 +111,78 @@ describe("invalid_client says the same whether or not the client_id exists (SPEC
       expect({ unknownIdReads, wrongSecretReads }).toEqual({ unknownIdReads: 1, wrongSecretReads: 1 });
     },
   );
+});
+
+/** What a call answered: its value, or the refusal it threw. */
+async function outcome<T>(call: () => T | Promise<T>): Promise<{ value: T } | { refused: unknown }> {
+  try {
+    return { value: await call() };
+  } catch (error) {
+    return { refused: error instanceof HttpError ? { code: error.code, description: error.description } : error };
+  }
+}
+
+describe("the cached client answered at once (the refresh's path) agrees with authenticateClient", () => {
+  it("for every shape of presented credentials: the same refusal, the same client, or no answer", async () => {
+    const agency = await makeAgency({ locations: 1 });
+    const app = await makeApp(agency.company.id);
+    const id = app.app.clientId;
+    // Warm the read cache with the app, as a busy endpoint has it.
+    await waitFor(async () => {
+      await authenticateClient(
+        formRequest("/oauth/token", { client_id: id, client_secret: app.clientSecret }),
+        {
+          client_id: id,
+          client_secret: app.clientSecret,
+        },
+        { cached: true },
+      );
+      return readCacheStats().listening;
+    });
+    const value = fc.option(fc.constantFrom(id, app.clientSecret, "", "wrong", `${id}:x`, "a%zz", "\u0000"), {
+      nil: undefined,
+    });
+    const credentials = fc.record({
+      clientId: fc.oneof(value, fc.string()),
+      secret: fc.oneof(value, fc.string()),
+      basic: fc.option(
+        fc.oneof(
+          fc
+            .tuple(fc.oneof(value, fc.string()), fc.oneof(value, fc.string()))
+            .map(([u, p]) => basicAuth(u ?? "", p ?? "")),
+          fc.string().map((raw) => `Basic ${raw}`),
+        ),
+        { nil: undefined },
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(credentials, async ({ clientId, secret, basic }) => {
+        const request = () =>
+          formRequest(
+            "/oauth/token",
+            { client_id: clientId, client_secret: secret },
+            basic === undefined ? {} : { authorization: basic },
+          );
+        // A form the endpoint refuses before any client authentication (a NUL) is not a case here.
+        const form = await readForm(request()).catch(() => undefined);
+        if (!form) return;
+        const atOnce = await outcome(() => authenticateCachedClient(request(), form));
+        const awaited = await outcome(() => authenticateClient(request(), form, { cached: true }));
+        if ("value" in atOnce && atOnce.value === undefined) return;
+        expect(atOnce).toEqual(awaited);
+      }),
+      { numRuns: 300 },
+    );
+    // The right secret, in the form and as HTTP Basic, is answered from the cache.
+    const right = { client_id: id, client_secret: app.clientSecret };
+    expect(authenticateCachedClient(formRequest("/oauth/token", right), right)?.app.clientId).toBe(id);
+    const basic = formRequest("/oauth/token", {}, { authorization: basicAuth(id, app.clientSecret) });
+    expect(authenticateCachedClient(basic, {})).toMatchObject({ method: "client_secret_basic", app: { clientId: id } });
+    expect(
+      authenticateCachedClient(formRequest("/oauth/token", { ...right, client_secret: "wrong" }), {
+        ...right,
+        client_secret: "wrong",
+      }),
+    ).toBeUndefined();
+  });
 });

@@ -1,6 +1,6 @@
 import type { AppView } from "@/lib/apps/app-view";
 import { secretMatchesHash } from "@/lib/crypto/secrets";
-import { cachedRead } from "@/lib/db/read-cache";
+import { cachedRead, peekCachedRead } from "@/lib/db/read-cache";
 import { findAppByClientId } from "./client-lookup";
 import { invalidClient, invalidRequest } from "./errors";
 
@@ -82,6 +82,37 @@ export async function authenticateClient(
   form: Record<string, string | undefined>,
   options: ClientAuthOptions = {},
 ): Promise<AuthenticatedClient> {
+  const { clientId, clientSecret, method } = presentedCredentials(request, form);
+  const verified = await verifyClientSecret(
+    clientId,
+    clientSecret,
+    method === "client_secret_basic" ? basicChallenge : undefined,
+    options.cached === true,
+  );
+  return { app: verified.app, method, secretHash: verified.secretHash };
+}
+
+/**
+ * `authenticateClient(request, form, { cached: true })` answered at once, without a promise, when
+ * the read cache holds the app and the secret matches it (every refresh of a busy app); otherwise
+ * undefined, and the caller awaits `authenticateClient`, which decides a refusal on the database.
+ * Malformed credentials throw here exactly as there.
+ */
+export function authenticateCachedClient(
+  request: Request,
+  form: Record<string, string | undefined>,
+): AuthenticatedClient | undefined {
+  const { clientId, clientSecret, method } = presentedCredentials(request, form);
+  const app = cacheableClientId(clientId) ? peekCachedRead<StoredClient>(clientKey(clientId))?.value : undefined;
+  if (!app || !secretMatchesHash(clientSecret, app.clientSecretHash)) return undefined;
+  return { app: viewOf(app), method, secretHash: app.clientSecretHash };
+}
+
+/** The client's credentials as presented (HTTP Basic or the form), or the refusal of their shape. */
+function presentedCredentials(
+  request: Request,
+  form: Record<string, string | undefined>,
+): { clientId: string; clientSecret: string; method: ClientAuthMethod } {
   const authorization = request.headers.get("authorization") ?? "";
   const usesBasic = /^basic\s/i.test(authorization);
   let method: ClientAuthMethod;
@@ -118,14 +149,7 @@ export async function authenticateClient(
     clientSecret = form.client_secret;
     method = "client_secret_post";
   }
-
-  const verified = await verifyClientSecret(
-    clientId,
-    clientSecret,
-    usesBasic ? basicChallenge : undefined,
-    options.cached === true,
-  );
-  return { ...verified, method };
+  return { clientId, clientSecret, method };
 }
 
 /**
@@ -147,17 +171,19 @@ export async function authenticateClientBasic(request: Request): Promise<AppView
 
 type StoredClient = Awaited<ReturnType<typeof findAppByClientId>>;
 
+const cacheableClientId = (clientId: string) => clientId !== "" && clientId.length <= 200;
+const clientKey = (clientId: string) => `client:${clientId}`;
+
 /**
  * Apps change rarely: a found one may answer from the read cache (emptied by the App trigger's
  * NOTIFY). `fromDatabase` says whether this answer was read just now, so a refusal re-reads only an
  * answer that came from the cache.
  */
 async function findClient(clientId: string, cached: boolean): Promise<{ app: StoredClient; fromDatabase: boolean }> {
-  if (!cached || !clientId || clientId.length > 200)
-    return { app: await findAppByClientId(clientId), fromDatabase: true };
+  if (!cached || !cacheableClientId(clientId)) return { app: await findAppByClientId(clientId), fromDatabase: true };
   let fromDatabase = false;
   const app = await cachedRead(
-    `client:${clientId}`,
+    clientKey(clientId),
     () => {
       fromDatabase = true;
       return findAppByClientId(clientId);
@@ -193,6 +219,18 @@ async function verifyClientSecret(
   if (!app || !secretOk) {
     throw invalidClient(CLIENT_REFUSED, app ? `wrong secret for client ${app.clientId}` : "unknown client", headers);
   }
-  const { clientSecretHash, ...view } = app;
-  return { app: view, secretHash: clientSecretHash };
+  return { app: viewOf(app), secretHash: app.clientSecretHash };
+}
+
+/** A stored app without its secret's hash; one per stored app object, so a cached app is copied once. */
+const views = new WeakMap<NonNullable<StoredClient>, AppView>();
+
+function viewOf(app: NonNullable<StoredClient>): AppView {
+  let view = views.get(app);
+  if (!view) {
+    const { clientSecretHash: _, ...rest } = app;
+    view = rest;
+    views.set(app, view);
+  }
+  return view;
 }

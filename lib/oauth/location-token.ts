@@ -174,7 +174,7 @@ export async function exchangeForLocationToken(options: LocationTokenRequest): P
     userId: row.userId,
     scopes: row.scopes,
   };
-  const issued = await finishTokens(request.tokens, {
+  const issued = finishTokens(request.tokens, {
     grant,
     clientId: row.clientId,
     versionId: row.versionId,

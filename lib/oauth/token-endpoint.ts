@@ -1,5 +1,5 @@
 import { readForm } from "@/lib/api/parse";
-import { authenticateClient, ClientChanged } from "./client-auth";
+import { authenticateCachedClient, authenticateClient, ClientChanged } from "./client-auth";
 import { invalidClient, invalidRequest, unsupportedGrantType } from "./errors";
 import { authorizationCodeGrant, type GrantContext } from "./grants/authorization-code";
 import { refreshTokenGrant } from "./grants/refresh-token";
@@ -46,7 +46,7 @@ export async function tokenEndpoint(request: Request, now = new Date()): Promise
   const grantType = checkGrantType(form);
   // The app may come from the read cache: each grant's statement checks that the secret's hash is
   // still the app's, and when it is not the client is authenticated again against the database.
-  const client = await authenticateClient(request, form, { cached: true });
+  const client = authenticateCachedClient(request, form) ?? (await authenticateClient(request, form, { cached: true }));
   try {
     return await grants[grantType]({ form, client, now });
   } catch (error) {

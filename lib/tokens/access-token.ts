@@ -68,26 +68,40 @@ export function newAccessTokenRow(now: Date): AccessTokenRow {
 }
 
 /** Signs the ES256 access token of `row` with exactly SPEC.md's claims. */
-export async function signAccessToken(
+export function signAccessToken(
   row: AccessTokenRow,
   content: AccessTokenContent,
   key: ActiveSigningKey,
-): Promise<IssuedAccessToken> {
-  if (content.authClass === "Location" && !content.locationId) throw new Error("A Location token needs a locationId.");
-  const claims: Omit<AccessTokenClaims, "iss" | "sub" | "jti" | "iat" | "exp"> = {
-    client_id: content.clientId,
-    versionId: content.versionId,
-    authClass: content.authClass,
-    authClassId: content.authClass === "Location" ? (content.locationId as string) : content.companyId,
-    companyId: content.companyId,
-    ...(content.authClass === "Location" ? { locationId: content.locationId as string } : {}),
-    scope: content.scopes.join(" "),
-  };
-  const accessToken = signCompact(
-    { alg: "ES256", kid: key.kid, typ: "JWT" },
-    { ...claims, iss: appUrl(), sub: content.userId, jti: row.jti, iat: row.iat, exp: row.exp },
-    key.privateKey,
-  );
+): IssuedAccessToken {
+  const { clientId: client_id, versionId, companyId, locationId } = content;
+  const scope = content.scopes.join(" ");
+  const iss = appUrl();
+  const sub = content.userId;
+  const { jti, iat, exp } = row;
+  // Written out per type, in SPEC.md's order: one object shape each (spreads cost ~2 % of a refresh).
+  let claims: AccessTokenClaims;
+  if (content.authClass === "Location") {
+    if (!locationId) throw new Error("A Location token needs a locationId.");
+    const authClass = "Location";
+    claims = {
+      client_id,
+      versionId,
+      authClass,
+      authClassId: locationId,
+      companyId,
+      locationId,
+      scope,
+      iss,
+      sub,
+      jti,
+      iat,
+      exp,
+    };
+  } else {
+    const authClass = "Company";
+    claims = { client_id, versionId, authClass, authClassId: companyId, companyId, scope, iss, sub, jti, iat, exp };
+  }
+  const accessToken = signCompact(encodedHeader(key), claims, key.privateKey);
   return { accessToken, jti: row.jti, expiresAt: row.expiresAt, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
 }
 
@@ -97,11 +111,24 @@ export async function signAccessToken(
  * path cost per token (bench-results.md › Figures the code rests on), once per grant. Verification
  * stays with jose (jwtVerify), whose answers are cached per token.
  */
-function signCompact(header: Record<string, string>, payload: Record<string, unknown>, privateKey: KeyObject): string {
-  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  const input = `${part(header)}.${part(payload)}`;
+function signCompact(encodedHeader: string, payload: AccessTokenClaims, privateKey: KeyObject): string {
+  const input = `${encodedHeader}.${base64urlJson(payload)}`;
   const signature = sign("sha256", Buffer.from(input), { key: privateKey, dsaEncoding: "ieee-p1363" });
   return `${input}.${signature.toString("base64url")}`;
+}
+
+const base64urlJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
+/** A key's protected header, encoded once per key. */
+const encodedHeaders = new WeakMap<ActiveSigningKey, string>();
+
+function encodedHeader(key: ActiveSigningKey): string {
+  let encoded = encodedHeaders.get(key);
+  if (encoded === undefined) {
+    encoded = base64urlJson({ alg: "ES256", kid: key.kid, typ: "JWT" });
+    encodedHeaders.set(key, encoded);
+  }
+  return encoded;
 }
 
 /** Re-exported so callers that issue can fetch the key before their transaction. */

@@ -189,6 +189,8 @@ export function rotationDue(key: { createdAt: Date }, now: Date, days = env().SI
  * transaction: on the embedded database a query outside the open transaction would wait for it.
  */
 export async function activeSigningKey(now: Date = new Date()): Promise<ActiveSigningKey> {
+  const known = activeSigningKeyNow(now);
+  if (known) return known;
   let { active } = await cache({ now });
   if (active && rotationDue(active, now)) {
     // One request per process asks; the others wait for its answer.
@@ -200,6 +202,17 @@ export async function activeSigningKey(now: Date = new Date()): Promise<ActiveSi
   }
   if (!active) throw new Error("No active signing key.");
   return active;
+}
+
+/**
+ * `activeSigningKey` without waiting: the key when the cached keys may answer and it is not due for
+ * rotation, else undefined (then await `activeSigningKey`). Every grant asks, so the common answer
+ * costs no promise.
+ */
+export function activeSigningKeyNow(now: Date): ActiveSigningKey | undefined {
+  const current = holder.__accessTokenKeys;
+  const active = current && fresh(current) ? current.active : undefined;
+  return active && !rotationDue(active, now) ? active : undefined;
 }
 
 /** Rotates when still due, then reloads. A failure leaves the current key signing (tried again on the next token). */

@@ -132,7 +132,7 @@ export async function authorizationCodeGrant(ctx: GrantContext): Promise<Record<
     userId: redemption.userId,
     scopes: redemption.scopes ?? [],
   };
-  const issued = await finishTokens(tokens, {
+  const issued = finishTokens(tokens, {
     grant,
     clientId: ctx.client.app.clientId,
     versionId: redemption.versionId,

@@ -100,13 +100,13 @@ export function issueRowsTemplate<I>(tokensOf: (input: I) => PreparedTokens, sou
     )`;
 }
 
-/** Signs the access token whose row the statement wrote, for `grant`. */
-export async function finishTokens(
+/** Signs the access token whose row the statement wrote, for `grant` (synchronously: node:crypto signs). */
+export function finishTokens(
   tokens: PreparedTokens,
   options: { grant: GrantForIssue; clientId: string; versionId: string; scopes: string[]; key: ActiveSigningKey },
-): Promise<IssuedTokens> {
+): IssuedTokens {
   const { grant } = options;
-  const access = await signAccessToken(
+  const access = signAccessToken(
     tokens.access,
     {
       userId: grant.userId,
@@ -141,25 +141,41 @@ export function tokenResponse(
   approvedLocations: string[],
   choice: AgencyInstallChoice = { approveAllLocations: false, installToFutureLocations: false },
 ): Record<string, unknown> {
-  const common = {
-    access_token: issued.accessToken,
-    token_type: "Bearer",
-    expires_in: issued.expiresIn,
-    refresh_token: issued.refreshToken,
-    scope: issued.scopes.join(" "),
-    refreshTokenId: issued.refreshTokenId,
-    userType: grant.userType,
-    companyId: grant.companyId,
-  };
-  if (grant.userType === "Company") {
+  // Written out per type, without spreads: one object shape each, on every grant.
+  const { accessToken: access_token, expiresIn: expires_in, refreshToken: refresh_token, refreshTokenId } = issued;
+  const { userType, companyId, userId } = grant;
+  const token_type = "Bearer";
+  const scope = issued.scopes.join(" ");
+  if (userType === "Company") {
+    const { approveAllLocations, installToFutureLocations } = choice;
     return {
-      ...common,
+      access_token,
+      token_type,
+      expires_in,
+      refresh_token,
+      scope,
+      refreshTokenId,
+      userType,
+      companyId,
       isBulkInstallation: true,
-      userId: grant.userId,
+      userId,
       approvedLocations,
-      approveAllLocations: choice.approveAllLocations,
-      installToFutureLocations: choice.installToFutureLocations,
+      approveAllLocations,
+      installToFutureLocations,
     };
   }
-  return { ...common, locationId: grant.locationId, isBulkInstallation: false, userId: grant.userId };
+  const { locationId } = grant;
+  return {
+    access_token,
+    token_type,
+    expires_in,
+    refresh_token,
+    scope,
+    refreshTokenId,
+    userType,
+    companyId,
+    locationId,
+    isBulkInstallation: false,
+    userId,
+  };
 }

@@ -8,7 +8,7 @@ import { changeCachedState } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
-import { activeSigningKey } from "@/lib/tokens/signing-keys";
+import { activeSigningKey, activeSigningKeyNow } from "@/lib/tokens/signing-keys";
 import { clientChanged } from "../client-auth";
 import { invalidGrant, invalidRequest } from "../errors";
 import type { GrantContext } from "./authorization-code";
@@ -187,7 +187,7 @@ const redemption = new FixedStatement<Redemption>(() => {
     FROM client c LEFT JOIN decision d ON true`;
 });
 
-async function redeem(
+function redeem(
   token: string,
   userType: UserType | undefined,
   ctx: GrantContext,
@@ -205,8 +205,7 @@ async function redeem(
     tokens,
   });
   // Every refresh runs it: past Prisma's runtime on PostgreSQL (lib/db/hot-statement.ts).
-  const rows = await runHotStatement<RedemptionRow>(redemption.text, values);
-  return rows[0] as RedemptionRow;
+  return runHotStatement<RedemptionRow>(redemption.text, values).then((rows) => rows[0] as RedemptionRow);
 }
 
 export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<string, unknown>> {
@@ -216,7 +215,7 @@ export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<strin
   const notValid = () =>
     invalidGrant("The refresh token is not valid. Send the refresh_token exactly as you received it.");
   if (params.token.length > 200) throw notValid();
-  const key = await activeSigningKey();
+  const key = activeSigningKeyNow(now) ?? (await activeSigningKey(now));
   const tokens = prepareTokens(now);
   const row = await redeem(params.token, params.userType, ctx, tokens, windowSeconds);
   if (row.refusal === "client_changed") throw clientChanged();
@@ -254,7 +253,7 @@ export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<strin
       replayAgeMs: now.getTime() - new Date(row.consumedAt).getTime(),
     });
   }
-  const issued = await finishTokens(tokens, {
+  const issued = finishTokens(tokens, {
     grant,
     clientId: ctx.client.app.clientId,
     versionId: row.versionId,
