@@ -104,7 +104,9 @@ export function authenticateCachedClient(
 ): AuthenticatedClient | undefined {
   const { clientId, clientSecret, method } = presentedCredentials(request, form);
   const app = cacheableClientId(clientId) ? peekCachedRead<StoredClient>(clientKey(clientId))?.value : undefined;
-  if (!app || !secretMatchesHash(clientSecret, app.clientSecretHash)) return undefined;
+  // The same HMAC whether or not the app is cached: a refusal then costs an unknown client_id what
+  // it costs a wrong secret here too (verifyClientSecret says why).
+  if (!secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH) || !app) return undefined;
   return { app: viewOf(app), method, secretHash: app.clientSecretHash };
 }
 
