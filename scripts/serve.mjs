@@ -15,6 +15,9 @@ process.env.NODE_ENV = "production";
 const port = Number(process.env.PORT || 3000);
 process.env.__NEXT_PRIVATE_ORIGIN ??= `http://localhost:${port}`; // as `next start` sets it
 
+// The platform's Date, before Next.js wraps it to watch prerenders read the clock: the API's hot
+// paths read the time through it (lib/clock/now.ts).
+globalThis.__tokenServicePlatformDate = Date;
 const { default: next } = await import("next");
 const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port });
 await app.prepare();

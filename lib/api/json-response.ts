@@ -8,7 +8,8 @@ const JSON_TYPE = "application/json; charset=utf-8";
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
   const status = init.status ?? 200;
   const text = JSON.stringify(body);
-  if (!init.headers) return new JsonResponse(text, { status }, new Map([["content-type", JSON_TYPE]]));
+  if (!init.headers)
+    return new JsonResponse(text, { status }, new Map<string, string>().set("content-type", JSON_TYPE));
   const headers = { "content-type": JSON_TYPE, ...init.headers };
   const fields = plainFields(headers);
   return fields ? new JsonResponse(text, { status }, fields) : new JsonResponse(text, { status, headers });

@@ -1,3 +1,4 @@
+import { currentTime } from "@/lib/clock";
 import type { Scope } from "@/lib/scopes";
 import { type Principal, rateLimitSubject } from "@/lib/tokens/principal";
 import {
@@ -68,7 +69,7 @@ export function tokenRoute<P = Record<string, never>>(
     try {
       const version = requireVersion(request);
       // One clock reading for the token's checks and the rate-limit windows of this request.
-      const now = new Date();
+      const now = currentTime();
       // A token whose verification is cached is known at once: no promise to wait for.
       const verified = authenticateBearerNow(request, now);
       const principal = verified instanceof Promise ? await verified : verified;

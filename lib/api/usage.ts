@@ -1,4 +1,5 @@
 import { clientAddress } from "@/lib/client-address";
+import { currentTime } from "@/lib/clock";
 import { env } from "@/lib/env";
 import type { Principal } from "@/lib/tokens/principal";
 import { outcomeOf, type UsageSubject, usageCounter } from "@/lib/usage/counter";
@@ -41,7 +42,7 @@ export function noteRefusal(request: Request | undefined, error: HttpError): voi
 }
 
 /** Counts the answer of a request whose caller is known; anything else is not counted. */
-export function countUsage(request: Request, status: number, now: Date = new Date()): void {
+export function countUsage(request: Request, status: number, now: Date = currentTime()): void {
   const caller = (request as WithCaller)[CALLER];
   if (!caller) return;
   (request as WithCaller)[CALLER] = undefined;

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { changeCachedState, readCacheStats } from "@/lib/db/read-cache";
+import { waitFor } from "@/lib/testing/elsewhere";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { NO_GUARD_RAILS, writeGuardRails } from "./guard-rails";
 import { createPrivateIntegration, rotateLater } from "./lifecycle";
 import { generatePrivateIntegrationToken } from "./token";
 import { flushLastUsedWrites, lookupToken, verifyPrivateIntegrationToken } from "./verify";
@@ -59,6 +62,34 @@ describe("verifyPrivateIntegrationToken", () => {
       },
     });
     expect(result.ok && result.principal.locationId).toBeUndefined();
+  });
+
+  it("gives each request its own principal, also when the token's row comes from the read cache", async () => {
+    const { company, locations, owner } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
+    const { token, integration } = await createPrivateIntegration(
+      owner,
+      { level: "agency", companyId: company.id },
+      { name: "Chosen", scopes: ["locations.readonly"] },
+      t0,
+    );
+    const subAccounts = { all: false, locationIds: [locations[1]!.id] };
+    await changeCachedState(() =>
+      db().$transaction((tx) => writeGuardRails(tx, integration.id, { ...NO_GUARD_RAILS, subAccounts })),
+    );
+    // The first verification starts the read cache's listener; until it listens, nothing is cached.
+    await waitFor(async () => (await verifyPrivateIntegrationToken(token, t0)).ok && readCacheStats().listening);
+    await verifyPrivateIntegrationToken(token, t0);
+    expect(readCacheStats().size).toBeGreaterThan(0);
+    const first = await verifyPrivateIntegrationToken(token, t0);
+    const second = await verifyPrivateIntegrationToken(token, t0);
+    if (!first.ok || !second.ok) throw new Error("the token was refused");
+    expect(second).toEqual(first);
+    expect(first.principal.allowedLocationIds).toEqual([locations[1]!.id]);
+    expect(second.principal).not.toBe(first.principal);
+    first.principal.scopes.push("contacts.write");
+    first.principal.allowedLocationIds?.push("elsewhere");
+    const third = await verifyPrivateIntegrationToken(token, t0);
+    expect(third).toEqual(second);
   });
 
   it.each([

@@ -5,8 +5,8 @@ import { runHotStatement } from "@/lib/db/hot-statement";
 import { cachedRead, cacheKey, peekCachedRead } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
-import { type Scope, scopesAtLevel } from "@/lib/scopes";
-import type { VerifyResult } from "@/lib/tokens/principal";
+import { scopesAtLevel } from "@/lib/scopes";
+import type { Principal, VerifyResult } from "@/lib/tokens/principal";
 import { addressNotAllowedDescription, expiredIntegrationDescription } from "./guard-rails";
 import { isAddressAllowed } from "./ip-allowlist";
 import { isPrivateIntegrationToken } from "./token";
@@ -100,35 +100,37 @@ function decide(row: TokenLookupRow | undefined, now: Date, context: Verificatio
     return { ok: false, reason: "refused", refusal: { code: "forbidden", description }, integrationId };
   }
   touchLastUsed(row.id, row.lastUsedAt === null ? null : timeOf(row.lastUsedAt), now, context?.clientAddress ?? null);
-  const level = row.locationId ? "location" : "agency";
-  // The token ends with the rotation's overlap or the integration's Expires, whichever comes first.
-  const stopsAt = earliest(expiresAt, integrationExpiresAt);
-  return {
-    ok: true,
-    principal: {
+  return { ok: true, principal: grantedBy(row, expiresAt, integrationExpiresAt) };
+}
+
+/**
+ * The principal a live row grants, worked out once per row: the read cache hands every request
+ * the same row object while it holds it. Each request gets its own copy (its arrays included).
+ */
+const granted = new WeakMap<TokenLookupRow, Principal>();
+
+function grantedBy(row: TokenLookupRow, expiresAt: Date | null, integrationExpiresAt: Date | null): Principal {
+  let known = granted.get(row);
+  if (!known) {
+    const level = row.locationId ? "location" : "agency";
+    // The token ends with the rotation's overlap or the integration's Expires, whichever comes first.
+    const stopsAt = earliest(expiresAt, integrationExpiresAt);
+    known = {
       kind: "private_integration",
       authClass: row.locationId ? "Location" : "Company",
       companyId: row.companyId,
       ...(row.locationId ? { locationId: row.locationId } : {}),
-      scopes: scopesOf(row.scopes, level),
+      scopes: scopesAtLevel(row.scopes, level),
       integrationId: row.integrationId,
       tokenId: row.id,
       ...(stopsAt ? { expiresAt: stopsAt } : {}),
       ...(row.allowedLocationIds && !row.locationId ? { allowedLocationIds: [...row.allowedLocationIds] } : {}),
-    },
-  };
-}
-
-/** A cached row's scopes at its level, worked out once per row (a copy each time: the principal's own). */
-const levelScopes = new WeakMap<readonly string[], { level: string; scopes: Scope[] }>();
-
-function scopesOf(scopes: readonly string[], level: "location" | "agency"): Scope[] {
-  let known = levelScopes.get(scopes);
-  if (known?.level !== level) {
-    known = { level, scopes: scopesAtLevel(scopes, level) };
-    levelScopes.set(scopes, known);
+    };
+    granted.set(row, known);
   }
-  return [...known.scopes];
+  return known.allowedLocationIds
+    ? { ...known, scopes: [...known.scopes], allowedLocationIds: [...known.allowedLocationIds] }
+    : { ...known, scopes: [...known.scopes] };
 }
 
 function earliest(a: Date | null, b: Date | null): Date | undefined {

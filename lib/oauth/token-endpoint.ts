@@ -1,4 +1,5 @@
 import { readForm } from "@/lib/api/parse";
+import { currentTime } from "@/lib/clock";
 import { authenticateCachedClient, authenticateClient, ClientChanged } from "./client-auth";
 import { invalidClient, invalidRequest, unsupportedGrantType } from "./errors";
 import { authorizationCodeGrant, type GrantContext } from "./grants/authorization-code";
@@ -41,7 +42,7 @@ function checkGrantType(form: Record<string, string>): SupportedGrantType {
   return grantType as SupportedGrantType;
 }
 
-export async function tokenEndpoint(request: Request, now = new Date()): Promise<Record<string, unknown>> {
+export async function tokenEndpoint(request: Request, now = currentTime()): Promise<Record<string, unknown>> {
   const form = await readOAuthForm(request);
   const grantType = checkGrantType(form);
   // The app may come from the read cache: each grant's statement checks that the secret's hash is

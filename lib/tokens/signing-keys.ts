@@ -2,6 +2,7 @@
 // one advisory lock, and reading them apart would hide the order that keeps instances consistent.
 import { createPrivateKey, type KeyObject, randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { currentMillis } from "@/lib/clock";
 import { decrypt, encrypt } from "@/lib/crypto/secrets";
 import { type Db, db, type Tx } from "@/lib/db/client";
 import { tableChangeMarker } from "@/lib/db/read-cache";
@@ -142,7 +143,7 @@ export async function ensureActiveKey(): Promise<KeyRow> {
 }
 
 async function load(now: Date): Promise<Cache> {
-  const loadedAt = Date.now();
+  const loadedAt = currentMillis();
   const marker = tableChangeMarker("SigningKey");
   const activeRow = await ensureActiveKey();
   const rows = await db().signingKey.findMany({
@@ -159,7 +160,7 @@ async function load(now: Date): Promise<Cache> {
 
 /** Whether the cached keys may answer: nothing changed since the load, as far as this instance can hear. */
 function fresh(current: Cache): boolean {
-  if (Date.now() - current.loadedAt >= CACHE_TTL_MS) return false;
+  if (currentMillis() - current.loadedAt >= CACHE_TTL_MS) return false;
   const marker = tableChangeMarker("SigningKey");
   return marker === undefined || marker === current.marker;
 }

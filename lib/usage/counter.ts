@@ -78,6 +78,8 @@ SELECT (SELECT count(*) FROM counts) + (SELECT count(*) FROM refusals)`;
 
 export class UsageCounter {
   private counts = new Map<string, HourCount>();
+  /** The entry counted last, while it is in `counts` (a flush hands `counts` over and forgets it). */
+  private last: HourCount | undefined;
   private refusals = new Map<string, Refusal>();
   private flushing: Promise<void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -90,11 +92,20 @@ export class UsageCounter {
   /** The hot path: one Map update (and one more for a refusal). */
   count(subject: UsageSubject, outcome: Outcome, now: Date, refusal?: Omit<Refusal, "at">): void {
     const hour = Math.floor(now.getTime() / HOUR_MS);
-    const key = `${subject.type}|${subject.id}|${hour}`;
-    let entry = this.counts.get(key);
+    const last = this.last;
+    // A busy caller's requests follow one another: its entry is found without building its key.
+    let entry =
+      last !== undefined && last.hour === hour && last.id === subject.id && last.type === subject.type
+        ? last
+        : undefined;
     if (!entry) {
-      entry = { type: subject.type, id: subject.id, hour, ok: 0, refused: 0, limited: 0 };
-      this.counts.set(key, entry);
+      const key = `${subject.type}|${subject.id}|${hour}`;
+      entry = this.counts.get(key);
+      if (!entry) {
+        entry = { type: subject.type, id: subject.id, hour, ok: 0, refused: 0, limited: 0 };
+        this.counts.set(key, entry);
+      }
+      this.last = entry;
     }
     entry[outcome]++;
     if (refusal && subject.type === "integration") {
@@ -119,6 +130,7 @@ export class UsageCounter {
     const counts = this.counts;
     const refusals = this.refusals;
     this.counts = new Map();
+    this.last = undefined;
     this.refusals = new Map();
     let ok = true;
     this.flushing = this.write(counts, refusals).catch((error: unknown) => {
