@@ -12,12 +12,15 @@
 const PLATFORM_DATE = "__tokenServicePlatformDate";
 
 export function currentTime(): Date {
-  const platform = (globalThis as { [PLATFORM_DATE]?: DateConstructor })[PLATFORM_DATE];
-  return platform ? new platform() : new Date();
+  return new (platformDate() ?? Date)();
 }
 
 /** `Date.now()`, likewise. */
 export function currentMillis(): number {
-  const platform = (globalThis as { [PLATFORM_DATE]?: DateConstructor })[PLATFORM_DATE];
-  return platform ? platform.now() : Date.now();
+  return (platformDate() ?? Date).now();
+}
+
+/** Read on every call, not once: a test that installs fake timers still sets the time. */
+function platformDate(): DateConstructor | undefined {
+  return (globalThis as { [PLATFORM_DATE]?: DateConstructor })[PLATFORM_DATE];
 }

@@ -42,12 +42,14 @@ export function noteRefusal(request: Request | undefined, error: HttpError): voi
 }
 
 /** Counts the answer of a request whose caller is known; anything else is not counted. */
-export function countUsage(request: Request, status: number, now: Date = currentTime()): void {
+export function countUsage(request: Request, status: number, at?: Date): void {
   const caller = (request as WithCaller)[CALLER];
   if (!caller) return;
   (request as WithCaller)[CALLER] = undefined;
   const outcome = outcomeOf(status);
   if (!outcome) return;
+  // The clock is read only for an answer that is counted.
+  const now = at ?? currentTime();
   if (outcome !== "refused" || caller.subject.type !== "integration") {
     usageCounter().count(caller.subject, outcome, now);
     return;
