@@ -1,7 +1,14 @@
-import type { DatabaseHandle } from "@/lib/db/adapter";
-import { databaseHandle, db } from "@/lib/db/client";
-import { runHotStatement, type StatementRunner } from "@/lib/db/hot-statement";
+// Over 250 lines on purpose: the claim's statement, the arithmetic it shares with the code that reads
+// its counts (allowed, spare), and the handing out of the numbers to waiting requests are one
+// protocol; split, each half would be read without the other.
 import { describeError, log } from "@/lib/log";
+import { counterQuery, type Query } from "./rate-limit-connections";
+import { BurstLease, CLAIM_AGAIN_BELOW, claimAhead, DailyLease } from "./rate-limit-leases";
+
+export { counterQuery, countersOn, type Query } from "./rate-limit-connections";
+
+/** The burst window's length (./rate-limit.ts has the rules). */
+export const BURST_WINDOW_MS = 10_000;
 
 /** Where rate-limit counts are kept (./rate-limit.ts decides), and the PostgreSQL store of them. */
 
@@ -17,7 +24,21 @@ export interface CounterStore {
    * most `burstLimit`, in the daily window (when given). Returns the counts after this request; the
    * daily count is the current one when it was not incremented.
    */
-  hit(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number, now: Date): Promise<Counts>;
+  hit(
+    burst: WindowHit | undefined,
+    daily: WindowHit | undefined,
+    burstLimit: number,
+    now: Date,
+    dailyLimit?: number,
+  ): Promise<Counts>;
+  /** The same count decided at once, when the store can without waiting; undefined otherwise (then call `hit`). */
+  hitNow?(
+    burst: WindowHit | undefined,
+    daily: WindowHit | undefined,
+    burstLimit: number,
+    now: Date,
+    dailyLimit?: number,
+  ): Counts | undefined;
 }
 
 export interface Counts {
@@ -25,60 +46,21 @@ export interface Counts {
   daily: number;
 }
 
-/** Runs one parameterized statement and returns its rows (another instance's client in tests). */
-export type Query = StatementRunner;
-
-/**
- * The counter's statements run on nearly every API request: on PostgreSQL as named prepared
- * statements, past Prisma's runtime (lib/db/hot-statement.ts), on connections of their own whose
- * commits do not wait for the WAL to reach the disk (`synchronous_commit = off`). Each statement
- * holds its counter row's lock until its commit, so with the flush a busy subject's batches
- * queued one behind another on the disk's flush latency, and the API's throughput for one caller
- * was that latency's, whatever the CPU. Every instance still sees a count the moment it commits,
- * so the decisions stay exact across instances; only a crash of PostgreSQL itself (not of an
- * instance, not a clean restart) may lose the counts of its last fraction of a second (at most
- * three `wal_writer_delay`s, 600 ms by default), and then a caller may get that many requests more
- * in the current windows. Every other table keeps PostgreSQL's default.
- */
-export const counterQuery: Query = (text, values) => countersOn(databaseHandle(), text, values);
-
-/**
- * A pooler that refuses the connection's startup `options` (PgBouncer does, unless told to pass
- * them) would otherwise fail every count, and the limits would silently stop: the counters then run
- * on the shared pool, with the flush, as every other statement.
- */
-export async function countersOn<T>(
-  handle: Pick<DatabaseHandle, "pool" | "countersPool">,
-  text: string,
-  values: readonly unknown[],
-): Promise<T[]> {
-  const own = handle.countersPool;
-  if (own && !refusedPools.has(own)) {
-    try {
-      return await runHotStatement<T>(text, values, { pool: own, prisma: db() });
-    } catch (error) {
-      if (!/unsupported startup parameter/i.test(String((error as { message?: unknown })?.message))) throw error;
-      refusedPools.add(own);
-      log.warn("the database refused synchronous_commit=off for the rate-limit counters; they commit with the flush", {
-        error: describeError(error),
-      });
-    }
-  }
-  return runHotStatement<T>(text, values, { pool: handle.pool, prisma: db() });
-}
-
-const refusedPools = new WeakSet<object>();
-
 interface Waiting {
   resolve(counts: Counts): void;
   reject(error: unknown): void;
 }
 
-interface Batch {
+/** The requests of one pair of windows waiting for numbers, and whether a claim for them is out. */
+interface Pair {
   burst: WindowHit | undefined;
   daily: WindowHit | undefined;
   burstLimit: number;
+  dailyLimit: number;
   waiting: Waiting[];
+  claiming: boolean;
+  /** The last claim served none of the waiting requests (the day's numbers ran short). */
+  starved: boolean;
 }
 
 /** The batch key of two windows, built once per pair (./rate-limit.ts hands the same windows to every hit of them). */
@@ -94,56 +76,168 @@ function batchKey(burst: WindowHit | undefined, daily: WindowHit | undefined): s
 }
 
 /**
- * Counters in the RateLimitCounter table, shared by every instance. Hits of one subject's windows
- * are coalesced: while a statement for them is in flight, the hits that arrive wait and then go as
- * one statement that adds their number at once (`count + n`) and returns the new count. Each hit
- * gets its own count from the range that statement covered, in arrival order, so the decisions
- * are exactly those of n single increments, also across instances (each statement is atomic); a
- * busy subject costs one round trip per batch instead of per request, and its row is never
- * contended within one instance. The daily window counts only the hits the burst window allowed.
+ * Counters in the RateLimitCounter table, shared by every instance, claimed a range at a time
+ * (./rate-limit-leases.ts). A claim is one statement for both windows: it adds n to the burst
+ * window's count (`count + n`) and to the day's as many as the burst window lets through (less
+ * what this instance still holds of the day), and returns the new counts; the numbers between
+ * are this instance's alone, so no more requests pass than the limit whatever the instances.
+ *
+ * - Requests that find no number held wait for the claim in flight (one per pair of windows) and
+ *   then take the numbers in arrival order: a busy subject costs one round trip per claim, never
+ *   one per request, and its row is never contended within one instance.
+ * - While a window's count is below half its limit, a claim also takes up to MAX_AHEAD numbers
+ *   for the requests to come, and the next claim goes out before they run out: those requests are
+ *   decided at once, without a round trip. From half the limit on, claims are exactly the waiting
+ *   requests.
+ * - Alone, an instance decides exactly as single increments would. Beside others, a window may
+ *   refuse up to MAX_AHEAD requests per other instance early, when that instance claimed numbers
+ *   in the window's first half and got no more requests of the subject to use them; never lets
+ *   more through than the limit. A request refused by the burst window takes no number of the day.
+ *
  * Rows of ended windows are deleted in the background, a batch at a time.
  */
 export class DatabaseCounterStore implements CounterStore {
   private nextCleanup = 0;
-  /** Per windows: the batch waiting for the statement in flight to end (undefined: none in flight). */
-  private readonly next = new Map<string, Batch | undefined>();
+  private nextSweep = 0;
+  private readonly pairs = new Map<string, Pair>();
+  private readonly bursts = new Map<string, BurstLease>();
+  private readonly days = new Map<string, DailyLease>();
 
   constructor(private readonly query: Query = counterQuery) {}
 
-  hit(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number, now: Date): Promise<Counts> {
-    this.cleanup(now);
+  hitNow(
+    burst: WindowHit | undefined,
+    daily: WindowHit | undefined,
+    burstLimit: number,
+    now: Date,
+    dailyLimit = 0,
+  ): Counts | undefined {
+    this.housekeeping(now);
     const key = batchKey(burst, daily);
+    const pair = this.pairs.get(key);
+    // Requests already waiting go first: numbers are handed out in arrival order.
+    if (pair && pair.waiting.length > 0) return undefined;
+    const counts = this.take(burst, daily, burstLimit);
+    if (counts && this.shouldClaimAgain(burst, daily)) {
+      this.claim(key, pair ?? this.pairOf(key, burst, daily, burstLimit, dailyLimit));
+    }
+    return counts;
+  }
+
+  hit(
+    burst: WindowHit | undefined,
+    daily: WindowHit | undefined,
+    burstLimit: number,
+    now: Date,
+    dailyLimit = 0,
+  ): Promise<Counts> {
+    const counts = this.hitNow(burst, daily, burstLimit, now, dailyLimit);
+    if (counts) return Promise.resolve(counts);
+    const key = batchKey(burst, daily);
+    const pair = this.pairs.get(key) ?? this.pairOf(key, burst, daily, burstLimit, dailyLimit);
     return new Promise<Counts>((resolve, reject) => {
-      const waiting = { resolve, reject };
-      if (this.next.has(key)) {
-        const batch = this.next.get(key);
-        if (batch) batch.waiting.push(waiting);
-        else this.next.set(key, { burst, daily, burstLimit, waiting: [waiting] });
-        return;
-      }
-      this.next.set(key, undefined);
-      void this.send(key, { burst, daily, burstLimit, waiting: [waiting] });
+      pair.waiting.push({ resolve, reject });
+      this.claim(key, pair);
     });
   }
 
-  /** Sends one batch, then the one that gathered meanwhile, until none did. */
-  private async send(key: string, batch: Batch): Promise<void> {
-    for (let current: Batch | undefined = batch; current; ) {
-      try {
-        const counts = await this.increment(current);
-        for (const [i, w] of current.waiting.entries()) w.resolve(counts(i));
-      } catch (error) {
-        for (const w of current.waiting) w.reject(error);
-      }
-      current = this.next.get(key);
-      if (current) this.next.set(key, undefined);
-      else this.next.delete(key);
-    }
+  private pairOf(
+    key: string,
+    burst: WindowHit | undefined,
+    daily: WindowHit | undefined,
+    burstLimit: number,
+    dailyLimit: number,
+  ): Pair {
+    const pair = { burst, daily, burstLimit, dailyLimit, waiting: [], claiming: false, starved: false };
+    this.pairs.set(key, pair);
+    return pair;
   }
 
-  /** Adds the batch's hits in one statement; returns the counts of its i-th hit. */
-  private async increment({ burst, daily, burstLimit, waiting }: Batch): Promise<(i: number) => Counts> {
-    const n = waiting.length;
+  /** The next numbers of both windows, or undefined when this instance holds none to hand out. */
+  private take(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number): Counts | undefined {
+    let burstLease: BurstLease | undefined;
+    let allowed = true;
+    if (burst) {
+      burstLease = this.bursts.get(burst.key);
+      // A lease claimed under another limit (tests change limits) is not used: claims are exact.
+      if (burstLease?.limit !== burstLimit) return undefined;
+      const next = burstLease.next();
+      if (!next) return undefined;
+      allowed = next.allowed;
+    }
+    const dayLease = daily && this.days.get(daily.key);
+    if (daily && (!dayLease || (allowed && dayLease.held.count === 0))) return undefined;
+    const burstCount = burstLease ? burstLease.take() : 0;
+    const dailyCount = dayLease ? (allowed ? dayLease.take() : dayLease.last) : 0;
+    return { burst: burstCount, daily: dailyCount };
+  }
+
+  private shouldClaimAgain(burst: WindowHit | undefined, daily: WindowHit | undefined): boolean {
+    const burstLease = burst && this.bursts.get(burst.key);
+    if (burstLease) return !burstLease.exhausted && burstLease.held.count < CLAIM_AGAIN_BELOW;
+    const dayLease = daily && this.days.get(daily.key);
+    return dayLease !== undefined && dayLease.held.count < CLAIM_AGAIN_BELOW;
+  }
+
+  /** Sends one claim for the pair's waiting requests (and ahead, below half the limits), unless one is out. */
+  private claim(key: string, pair: Pair): void {
+    if (pair.claiming) return;
+    const { burst, daily } = pair;
+    const burstLease = burst && this.bursts.get(burst.key);
+    const dayLease = daily && this.days.get(daily.key);
+    const waiting = pair.waiting.length;
+    const windows = [];
+    if (burst)
+      windows.push({
+        known: burstLease?.limit === pair.burstLimit ? burstLease.known : undefined,
+        limit: pair.burstLimit,
+      });
+    if (daily) windows.push({ known: dayLease?.known, limit: pair.dailyLimit });
+    const n = waiting + claimAhead(waiting, windows);
+    if (n === 0) {
+      if (waiting === 0) this.pairs.delete(key);
+      return;
+    }
+    pair.claiming = true;
+    // What the day already holds beyond the burst window's allowed numbers needs no new numbers;
+    // after a claim that served nobody, the day gets one number per waiting request whatever it holds.
+    const spare = pair.starved
+      ? -waiting
+      : (dayLease?.held.count ?? 0) - (burstLease?.limit === pair.burstLimit ? burstLease.allowedHeld : 0);
+    this.increment(pair, n, spare).then(
+      () => {
+        pair.claiming = false;
+        this.serve(key, pair);
+      },
+      (error: unknown) => {
+        pair.claiming = false;
+        for (const w of pair.waiting.splice(0, waiting)) w.reject(error);
+        this.serve(key, pair);
+      },
+    );
+  }
+
+  /** Hands the held numbers to the waiting requests in order; claims again for any left waiting. */
+  private serve(key: string, pair: Pair): void {
+    let served = 0;
+    for (const w of pair.waiting) {
+      const counts = this.take(pair.burst, pair.daily, pair.burstLimit);
+      if (!counts) break;
+      w.resolve(counts);
+      served += 1;
+    }
+    pair.waiting.splice(0, served);
+    pair.starved = served === 0 && pair.waiting.length > 0;
+    if (pair.waiting.length > 0) this.claim(key, pair);
+    else if (!pair.claiming) this.pairs.delete(key);
+  }
+
+  /** Claims n numbers of the burst window and the day's for those it allows, less `spare`. */
+  private async increment(pair: Pair, n: number, spare: number): Promise<void> {
+    const { burst, daily, burstLimit } = pair;
+    let burstCount = 0;
+    let dailyCount = 0;
+    let dailyAdded = 0;
     if (burst && daily) {
       const rows = await this.query<{ burst: number; daily: number }>(
         `WITH b AS (
@@ -151,7 +245,7 @@ export class DatabaseCounterStore implements CounterStore {
           ON CONFLICT ("key") DO UPDATE SET "count" = "RateLimitCounter"."count" + EXCLUDED."count"
           RETURNING "count"
         ), allowed AS (
-          SELECT LEAST($5::int, GREATEST(0, $6::int - ((SELECT "count" FROM b) - $5::int))) AS k
+          SELECT LEAST($5::int, GREATEST(0, $6::int - ((SELECT "count" FROM b) - $5::int))) - $7::int AS k
         ), d AS (
           INSERT INTO "RateLimitCounter" ("key", "count", "expiresAt")
           SELECT $3, k, $4 FROM allowed WHERE k > 0
@@ -160,33 +254,55 @@ export class DatabaseCounterStore implements CounterStore {
         )
         SELECT (SELECT "count" FROM b) AS burst,
           COALESCE((SELECT "count" FROM d), (SELECT "count" FROM "RateLimitCounter" WHERE "key" = $3), 0) AS daily`,
-        [burst.key, burst.expiresAt, daily.key, daily.expiresAt, n, burstLimit],
+        [burst.key, burst.expiresAt, daily.key, daily.expiresAt, n, burstLimit, spare],
       );
-      const burstCount = Number(rows[0]?.burst ?? 0);
-      const dailyCount = Number(rows[0]?.daily ?? 0);
-      // Hit i has burst count first + i; the first `allowed` of them were counted by the day too.
-      const first = burstCount - n + 1;
-      const allowed = Math.min(n, Math.max(0, burstLimit - (burstCount - n)));
-      return (i) => ({
-        burst: first + i,
-        daily: i < allowed ? dailyCount - allowed + 1 + i : dailyCount,
-      });
+      burstCount = Number(rows[0]?.burst ?? 0);
+      dailyCount = Number(rows[0]?.daily ?? 0);
+      dailyAdded = Math.max(0, Math.min(n, Math.max(0, burstLimit - (burstCount - n))) - spare);
+    } else {
+      const only = (burst ?? daily) as WindowHit;
+      const added = burst ? n : Math.max(0, n - spare);
+      const rows = await this.query<{ count: number }>(
+        `INSERT INTO "RateLimitCounter" ("key", "count", "expiresAt") VALUES ($1, $3, $2)
+        ON CONFLICT ("key") DO UPDATE SET "count" = "RateLimitCounter"."count" + EXCLUDED."count"
+        RETURNING "count"`,
+        [only.key, only.expiresAt, added],
+      );
+      if (burst) burstCount = Number(rows[0]?.count ?? 0);
+      else [dailyCount, dailyAdded] = [Number(rows[0]?.count ?? 0), added];
     }
-    const only = (burst ?? daily) as WindowHit;
-    const rows = await this.query<{ count: number }>(
-      `INSERT INTO "RateLimitCounter" ("key", "count", "expiresAt") VALUES ($1, $3, $2)
-      ON CONFLICT ("key") DO UPDATE SET "count" = "RateLimitCounter"."count" + EXCLUDED."count"
-      RETURNING "count"`,
-      [only.key, only.expiresAt, n],
-    );
-    const first = Number(rows[0]?.count ?? 0) - n + 1;
-    return (i) => (burst ? { burst: first + i, daily: 0 } : { burst: 0, daily: first + i });
+    if (burst) this.burstLease(burst, burstLimit).claimed(burstCount, n);
+    if (daily) this.dayLease(daily).claimed(dailyCount, dailyAdded);
   }
 
-  /** At most once a minute per instance, off the request's path: a batch of ended windows. */
-  private cleanup(now: Date): void {
-    if (now.getTime() < this.nextCleanup) return;
-    this.nextCleanup = now.getTime() + 60_000;
+  private burstLease(burst: WindowHit, limit: number): BurstLease {
+    let lease = this.bursts.get(burst.key);
+    if (lease?.limit !== limit) {
+      lease = new BurstLease(limit, burst.expiresAt.getTime());
+      this.bursts.set(burst.key, lease);
+    }
+    return lease;
+  }
+
+  private dayLease(daily: WindowHit): DailyLease {
+    let lease = this.days.get(daily.key);
+    if (!lease) {
+      lease = new DailyLease(daily.expiresAt.getTime());
+      this.days.set(daily.key, lease);
+    }
+    return lease;
+  }
+
+  /** Forgets the leases of ended windows (once per burst window); deletes ended rows (once a minute). */
+  private housekeeping(now: Date): void {
+    const at = now.getTime();
+    if (at >= this.nextSweep) {
+      this.nextSweep = at + BURST_WINDOW_MS;
+      for (const [key, lease] of this.bursts) if (lease.expiresAt <= at) this.bursts.delete(key);
+      for (const [key, lease] of this.days) if (lease.expiresAt <= at) this.days.delete(key);
+    }
+    if (at < this.nextCleanup) return;
+    this.nextCleanup = at + 60_000;
     this.query(
       `DELETE FROM "RateLimitCounter" WHERE "key" IN (
         SELECT "key" FROM "RateLimitCounter" WHERE "expiresAt" <= $1 LIMIT 5000)`,

@@ -2,7 +2,13 @@ import { databaseHandle } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { HttpError } from "./http-error";
-import { type CounterStore, type Counts, DatabaseCounterStore, type WindowHit } from "./rate-limit-store";
+import {
+  BURST_WINDOW_MS,
+  type CounterStore,
+  type Counts,
+  DatabaseCounterStore,
+  type WindowHit,
+} from "./rate-limit-store";
 
 /**
  * API rate limits as the platform we model has them: per app (or private integration) per
@@ -12,15 +18,14 @@ import { type CounterStore, type Counts, DatabaseCounterStore, type WindowHit } 
  * in seconds to the end of the window that refused it.
  *
  * A request refused by the burst window does not count against the day, so a client that backs off
- * loses nothing but the wait. Counters live in PostgreSQL (one statement, one round trip, for both
- * windows, shared by the hits that arrive together) so instances sharing it agree; on PGlite,
- * which one process owns, they live in memory.
+ * loses nothing but the wait. Counters live in PostgreSQL, claimed a range at a time
+ * (./rate-limit-store.ts, ./rate-limit-leases.ts), so instances sharing it never let more through
+ * than the limit; on PGlite, which one process owns, they live in memory.
  */
 
 // The stores, for tests that count against them directly.
-export { type CounterStore, counterQuery, DatabaseCounterStore } from "./rate-limit-store";
+export { BURST_WINDOW_MS, type CounterStore, counterQuery, DatabaseCounterStore } from "./rate-limit-store";
 
-export const BURST_WINDOW_MS = 10_000;
 const DAY_MS = 86_400_000;
 
 export interface RateLimits {
@@ -113,58 +118,48 @@ function windowsOf(
 }
 
 /**
- * Counts one request of `subject` (see `rateLimitSubject`) and decides. Never throws for a store
- * failure: the request is then let through (logged), because refusing every caller when the
- * counter table is unreachable would turn a degraded limiter into an outage.
+ * Counts one request of `subject` (see `rateLimitSubject`) and decides: at once when the store
+ * holds a number for it (./rate-limit-leases.ts), else once the store has claimed one. Never
+ * throws for a store failure: the request is then let through (logged), because refusing every
+ * caller when the counter table is unreachable would turn a degraded limiter into an outage.
  */
 export function hitRateLimit(
   subject: string,
   options: { now?: Date; limits?: RateLimits; store?: CounterStore } = {},
-): Promise<RateLimitDecision> {
-  // One promise for the whole hit (the store's), rather than a chain of async functions.
-  try {
-    return hit(subject, options);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-function hit(
-  subject: string,
-  options: { now?: Date; limits?: RateLimits; store?: CounterStore },
-): Promise<RateLimitDecision> {
+): RateLimitDecision | Promise<RateLimitDecision> {
   const now = options.now ?? new Date();
   const limits = options.limits ?? currentLimits();
-  if (limits.burst <= 0 && limits.daily <= 0) return Promise.resolve({ allowed: true, headers: {} });
+  if (limits.burst <= 0 && limits.daily <= 0) return { allowed: true, headers: {} };
   const at = now.getTime();
   const window = Math.floor(at / BURST_WINDOW_MS);
   const burstEnd = burstEndOf(window);
   const day = utcDay(at);
   const { burst, daily } = windowsOf(subject, window, burstEnd, day, limits);
+  const decide = (counts: Counts): RateLimitDecision => {
+    const headers = limitHeaders(limits);
+    if (daily) headers["x-ratelimit-daily-remaining"] = String(Math.max(0, limits.daily - counts.daily));
+    if (burst) headers["x-ratelimit-remaining"] = String(Math.max(0, limits.burst - counts.burst));
+    const secondsUntil = (end: Date) => Math.max(1, Math.ceil((end.getTime() - at) / 1000));
+    if (burst && counts.burst > limits.burst)
+      return { allowed: false, headers, refusedBy: "burst", retryAfter: secondsUntil(burstEnd) };
+    if (daily && counts.daily > limits.daily)
+      return { allowed: false, headers, refusedBy: "daily", retryAfter: secondsUntil(day.end) };
+    return { allowed: true, headers };
+  };
+  const burstLimit = limits.burst > 0 ? limits.burst : 2 ** 31 - 1;
   let counts: Promise<Counts>;
   try {
     const store = options.store ?? defaultStore();
-    counts = Promise.resolve(store.hit(burst, daily, limits.burst > 0 ? limits.burst : 2 ** 31 - 1, now));
+    const held = store.hitNow?.(burst, daily, burstLimit, now, limits.daily);
+    if (held) return decide(held);
+    counts = store.hit(burst, daily, burstLimit, now, limits.daily);
   } catch (error) {
     counts = Promise.reject(error);
   }
-  return counts.then(
-    (counts) => {
-      const headers = limitHeaders(limits);
-      if (daily) headers["x-ratelimit-daily-remaining"] = String(Math.max(0, limits.daily - counts.daily));
-      if (burst) headers["x-ratelimit-remaining"] = String(Math.max(0, limits.burst - counts.burst));
-      const secondsUntil = (end: Date) => Math.max(1, Math.ceil((end.getTime() - at) / 1000));
-      if (burst && counts.burst > limits.burst)
-        return { allowed: false, headers, refusedBy: "burst", retryAfter: secondsUntil(burstEnd) };
-      if (daily && counts.daily > limits.daily)
-        return { allowed: false, headers, refusedBy: "daily", retryAfter: secondsUntil(day.end) };
-      return { allowed: true, headers };
-    },
-    (error: unknown) => {
-      log.error("rate limit counters unavailable; request let through", { error: describeError(error) });
-      return { allowed: true, headers: limitHeaders(limits) };
-    },
-  );
+  return counts.then(decide, (error: unknown) => {
+    log.error("rate limit counters unavailable; request let through", { error: describeError(error) });
+    return { allowed: true, headers: limitHeaders(limits) };
+  });
 }
 
 /** The 429 of a refused decision. */
@@ -183,7 +178,7 @@ export class MemoryCounterStore implements CounterStore {
   private readonly counters = new Map<string, { count: number; expiresAt: number }>();
   private nextSweep = 0;
 
-  async hit(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number, now: Date) {
+  hitNow(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number, now: Date): Counts {
     this.sweep(now.getTime());
     const burstCount = burst ? this.increment(burst) : 0;
     const dailyCount = daily
@@ -192,6 +187,10 @@ export class MemoryCounterStore implements CounterStore {
         : (this.counters.get(daily.key)?.count ?? 0)
       : 0;
     return { burst: burstCount, daily: dailyCount };
+  }
+
+  async hit(burst: WindowHit | undefined, daily: WindowHit | undefined, burstLimit: number, now: Date) {
+    return this.hitNow(burst, daily, burstLimit, now);
   }
 
   private increment(hit: WindowHit): number {

@@ -73,7 +73,9 @@ export function tokenRoute<P = Record<string, never>>(
       // A token whose verification is cached is known at once: no promise to wait for.
       const verified = authenticateBearerNow(request, now);
       const principal = verified instanceof Promise ? await verified : verified;
-      limits.counted(await hitRateLimit(rateLimitSubject(principal), { now }));
+      // A number this instance holds decides at once: no promise to wait for.
+      const decision = hitRateLimit(rateLimitSubject(principal), { now });
+      limits.counted(decision instanceof Promise ? await decision : decision);
       if (options.level === "Location") requireLocationToken(principal);
       if (options.only === "agency_private_integration") requireAgencyPrivateIntegration(principal);
       requireScope(principal, options.scope);
@@ -104,7 +106,9 @@ export async function withRateLimit(
   try {
     return limits.on(
       await handler((principal, now) =>
-        hitRateLimit(rateLimitSubject(principal), { now }).then((decision) => limits.counted(decision)),
+        Promise.resolve(hitRateLimit(rateLimitSubject(principal), { now })).then((decision) =>
+          limits.counted(decision),
+        ),
       ),
     );
   } catch (error) {
