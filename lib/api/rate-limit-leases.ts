@@ -66,10 +66,10 @@ export class BurstLease {
     if (count >= this.limit) this.exhausted = true;
   }
 
-  /** Whether a number can be handed out now; `allowed`: whether it lets the request through. */
-  next(): { allowed: boolean } | undefined {
-    if (this.held.count > 0) return { allowed: this.held.peek() <= this.limit };
-    return this.exhausted ? { allowed: false } : undefined;
+  /** Whether the next number lets the request through; undefined when none can be handed out now. */
+  nextAllowed(): boolean | undefined {
+    if (this.held.count > 0) return this.held.peek() <= this.limit;
+    return this.exhausted ? false : undefined;
   }
 
   take(): number {

@@ -161,9 +161,9 @@ export class DatabaseCounterStore implements CounterStore {
       burstLease = this.bursts.get(burst.key);
       // A lease claimed under another limit (tests change limits) is not used: claims are exact.
       if (burstLease?.limit !== burstLimit) return undefined;
-      const next = burstLease.next();
-      if (!next) return undefined;
-      allowed = next.allowed;
+      const next = burstLease.nextAllowed();
+      if (next === undefined) return undefined;
+      allowed = next;
     }
     const dayLease = daily && this.days.get(daily.key);
     if (daily && (!dayLease || (allowed && dayLease.held.count === 0))) return undefined;
@@ -183,15 +183,13 @@ export class DatabaseCounterStore implements CounterStore {
   private claim(key: string, pair: Pair): void {
     if (pair.claiming) return;
     const { burst, daily } = pair;
-    const burstLease = burst && this.bursts.get(burst.key);
+    const held = burst && this.bursts.get(burst.key);
+    // A lease claimed under another limit is replaced by this claim's (./rate-limit-leases.ts).
+    const burstLease = held?.limit === pair.burstLimit ? held : undefined;
     const dayLease = daily && this.days.get(daily.key);
     const waiting = pair.waiting.length;
     const windows = [];
-    if (burst)
-      windows.push({
-        known: burstLease?.limit === pair.burstLimit ? burstLease.known : undefined,
-        limit: pair.burstLimit,
-      });
+    if (burst) windows.push({ known: burstLease?.known, limit: pair.burstLimit });
     if (daily) windows.push({ known: dayLease?.known, limit: pair.dailyLimit });
     const n = waiting + claimAhead(waiting, windows);
     if (n === 0) {
@@ -201,9 +199,7 @@ export class DatabaseCounterStore implements CounterStore {
     pair.claiming = true;
     // What the day already holds beyond the burst window's allowed numbers needs no new numbers;
     // after a claim that served nobody, the day gets one number per waiting request whatever it holds.
-    const spare = pair.starved
-      ? -waiting
-      : (dayLease?.held.count ?? 0) - (burstLease?.limit === pair.burstLimit ? burstLease.allowedHeld : 0);
+    const spare = pair.starved ? -waiting : (dayLease?.held.count ?? 0) - (burstLease?.allowedHeld ?? 0);
     this.increment(pair, n, spare).then(
       () => {
         pair.claiming = false;
