@@ -11,6 +11,7 @@ import { deployMigrations } from "@/lib/db/migrations";
 import { appUrl, env } from "@/lib/env";
 import { ensureServerSecret } from "@/lib/local-env";
 import { buildIfNeeded } from "./build-if-needed";
+import { HEAP_FLAGS } from "./support/heap-flags";
 
 const serveScript = fileURLToPath(new URL("./serve.mjs", import.meta.url));
 const say = (message: string) => console.log(`[start] ${message}`);
@@ -44,7 +45,7 @@ async function main() {
   // `npm run bench -- --cpu-prof <dir>` profiles the server: V8 writes a .cpuprofile there on exit.
   const profileDir = process.env.SERVE_CPU_PROF_DIR;
   const profile = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
-  const next = spawn(process.execPath, [...profile, serveScript], {
+  const next = spawn(process.execPath, [...HEAP_FLAGS, ...profile, serveScript], {
     stdio: "inherit",
     env: { ...process.env, PORT: String(config.PORT) },
   });

@@ -1,6 +1,6 @@
 // Over 250 lines on purpose: the router and the server's edge are one frame; both groups run
 // against one real node:http server with the same echo handlers.
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { Agent, createServer, request as httpRequest, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -22,6 +22,11 @@ const broken = async () => {
 };
 /** A route export not wrapped in apiRoute that resolves to something that is not a Response. */
 const notAResponse = async () => ({ status: 200 }) as unknown as Response;
+/** The same, given at once (no promise), and a frame failing at once. */
+const notAResponseNow = () => ({ status: 200 }) as unknown as Response;
+const brokenNow = () => {
+  throw new Error("the frame failed at once; secret=hunter2");
+};
 /** Answers with what it was given: its method, path segments and body. */
 const mirror = (name: string) =>
   apiRoute<Record<string, string>>(async (request, { params }) =>
@@ -38,6 +43,10 @@ beforeAll(async () => {
       route("/oauth/token", { POST: echo }),
       route("/broken", { POST: broken }),
       route("/not-a-response", { GET: notAResponse, POST: notAResponse }),
+      route("/not-a-response-now", { GET: notAResponseNow }),
+      route("/broken-now", { GET: brokenNow }),
+      // Answered at once, as a cached read is: no promise between the request and its answer.
+      route("/at-once", { GET: apiRoute(() => json({ answered: "at once" })) }),
       route("/locations/[locationId]", { GET: mirror("location"), DELETE: mirror("location") }),
       route("/contacts/search", { GET: mirror("search") }),
       route("/contacts/[contactId]", { GET: mirror("contact") }),
@@ -211,6 +220,52 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
     expect(text).not.toMatch(/hunter2|frame failed/);
   });
 
+  it("keep the connection open after an answer given at once, as after one that waited", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (path: string) =>
+      new Promise<[number | undefined, string | undefined, boolean, string]>((done, fail) => {
+        const sent = httpRequest(`${base}${path}`, { agent }, (answer) => {
+          let body = "";
+          answer.setEncoding("utf8");
+          answer.on("data", (chunk: string) => {
+            body += chunk;
+          });
+          answer.on("end", () => done([answer.statusCode, answer.headers.connection, sent.reusedSocket, body]));
+        });
+        sent.on("error", fail);
+        sent.end();
+      });
+    try {
+      const answers = [];
+      for (const path of ["/at-once", "/at-once", "/api/health", "/at-once"]) answers.push(await get(path));
+      expect(answers).toEqual([
+        [200, "keep-alive", false, '{"answered":"at once"}'],
+        [200, "keep-alive", true, '{"answered":"at once"}'],
+        [200, "keep-alive", true, '{"status":"ok"}'],
+        [200, "keep-alive", true, '{"answered":"at once"}'],
+      ]);
+    } finally {
+      agent.destroy();
+    }
+    // A GET that carries a body is answered at once too; the body it did not wait for ends the connection.
+    const withBody = await rawRequest(
+      port,
+      `GET /at-once HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 5`,
+      "abcde",
+    );
+    expect(withBody.status).toBe(200);
+    expect(withBody.headers.connection).toBe("close");
+    expect(JSON.parse(withBody.body)).toEqual({ answered: "at once" });
+  });
+
+  it("answer a frame failing at once as one failing later: a server_error that reveals nothing", async () => {
+    const response = await fetch(`${base}/broken-now`);
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toMatchObject({ error: "server_error" });
+    expect(text).not.toMatch(/hunter2|frame failed/);
+  });
+
   it("end only the connection when a handler resolves to something that is not a Response", async () => {
     const rejections: unknown[] = [];
     const note = (reason: unknown) => rejections.push(reason);
@@ -218,6 +273,7 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
     try {
       await expect(fetch(`${base}/not-a-response`)).rejects.toThrow();
       await expect(post("/not-a-response", "a=b")).rejects.toThrow();
+      await expect(fetch(`${base}/not-a-response-now`)).rejects.toThrow();
       await new Promise((done) => setTimeout(done, 50));
       expect(rejections).toEqual([]);
       expect((await fetch(`${base}/api/health`)).status).toBe(200);

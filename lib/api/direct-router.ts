@@ -54,7 +54,7 @@ export type ParamsOf<Path extends string> = Path extends `${string}[${infer Name
   : Record<never, never>;
 
 /** A route handler as Next.js calls it: the request, and a promise of the path's dynamic segments. */
-type Handler<Params> = (request: Request, context: { params: Promise<Params> }) => Promise<Response>;
+type Handler<Params> = (request: Request, context: { params: Promise<Params> }) => Response | Promise<Response>;
 
 /** What a route.ts exports, as far as it is served here. */
 export type RouteModule<Params> = Partial<Record<Method, Handler<Params>>> & object;
@@ -285,18 +285,21 @@ function answer(
 ): void {
   const method = incoming.method as Method;
   if (method === "GET") {
-    // No body to read: the handler runs at once, and its answer is written when it settles.
+    // No body to read: the handler runs at once, and its answer is written at once when it gave
+    // one, else when its promise settles.
     const request = new DirectRequest(method, url, incoming.headers, undefined).asRequest();
-    let result: Promise<Response>;
+    let result: Response | Promise<Response>;
     try {
       result = handler(request, new KnownParams(params));
     } catch (error) {
-      result = Promise.reject(error);
+      result = frameFailure(error);
     }
-    result.then(
-      (response) => write(response, incoming, outgoing, false),
-      (error: unknown) => write(frameFailure(error), incoming, outgoing, false),
-    );
+    if (result instanceof Promise) {
+      result.then(
+        (response) => write(response, incoming, outgoing, false),
+        (error: unknown) => write(frameFailure(error), incoming, outgoing, false),
+      );
+    } else write(result, incoming, outgoing, false);
     return;
   }
   void answerWithBody(handler, params, incoming, outgoing, url, method);
@@ -423,12 +426,19 @@ function end(
   overLimit: boolean,
 ): void {
   // The rest of a body past the limit (or refused from its declared length) is not read: end
-  // the connection instead of draining it.
-  if (overLimit || !incoming.complete) fields.push("connection", "close");
+  // the connection instead of draining it. A request that declares no body is whole once its
+  // headers are in, though node:http marks it complete only after an answer given at once.
+  if (overLimit || !(incoming.complete || declaresNoBody(incoming))) fields.push("connection", "close");
   // As node:http would set it from `end(body)`, which it cannot once writeHead has made the block.
   if (status !== 204 && status !== 304) fields.push("content-length", String(Buffer.byteLength(body)));
   outgoing.writeHead(status, fields);
   outgoing.end(body);
+}
+
+/** No Content-Length (or 0) and no Transfer-Encoding: an HTTP/1.1 request without a body (RFC 9112 §6.3). */
+function declaresNoBody(incoming: IncomingMessage): boolean {
+  const length = incoming.headers["content-length"];
+  return (length === undefined || length === "0") && incoming.headers["transfer-encoding"] === undefined;
 }
 
 /** At least GZIP_FROM_BYTES bytes; a string's UTF-8 length is counted only when it may be (at most 3 bytes a unit). */

@@ -21,10 +21,17 @@ export interface RequestContext {
   traceId: string;
 }
 
-export type Handler<P> = (request: Request, context: RequestContext & { params: P }) => Promise<Response>;
+/** An answer given at once (nothing to wait for) is returned as it is: no promise made to carry it. */
+export type Handler<P> = (request: Request, context: RequestContext & { params: P }) => Response | Promise<Response>;
 
-/** A route module's export: Next.js's handler, carrying what it declared for /openapi.json. */
-export type RouteHandler<P> = ((request: Request, routeContext?: { params?: Promise<P> }) => Promise<Response>) &
+/**
+ * A route module's export: Next.js's handler, carrying what it declared for /openapi.json. Next.js
+ * takes a Response or a promise of one; so does the direct router.
+ */
+export type RouteHandler<P> = ((
+  request: Request,
+  routeContext?: { params?: Promise<P> },
+) => Response | Promise<Response>) &
   Declared;
 
 /**
@@ -48,25 +55,50 @@ export function apiRoute<P = Record<string, never>>(
 }
 
 function wrap<P>(handler: Handler<P>) {
-  return async (request: Request, routeContext?: { params?: Promise<P> }): Promise<Response> => {
+  return (request: Request, routeContext?: { params?: Promise<P> }): Response | Promise<Response> => {
     const traceId = randomUUID();
-    let response: Response;
+    let answer: Response | Promise<Response>;
     try {
       // The direct router hands over params it already holds: no promise to wait for.
-      const params = (
-        routeContext instanceof KnownParams ? routeContext.known : ((await routeContext?.params) ?? {})
-      ) as P;
-      if (containsNul(params)) {
-        throw new HttpError("invalid_request", "The path contains a NUL character (%00), which nothing here accepts.");
-      }
-      response = await handler(request, { traceId, params });
+      answer =
+        routeContext instanceof KnownParams
+          ? handle(handler, request, traceId, routeContext.known)
+          : paramsThenHandle(handler, request, traceId, routeContext?.params);
     } catch (error) {
-      response = errorResponse(error, traceId, request);
+      return finished(errorResponse(error, traceId, request), request, traceId);
     }
-    setHeader(response, "x-trace-id", traceId);
-    countUsage(request, response.status);
-    return withNoStoreDefault(response);
+    // Every promise costs the hot path Next.js's async-context hooks: an answer that waited for
+    // nothing (a cached read) is finished without one.
+    if (!(answer instanceof Promise)) return finished(answer, request, traceId);
+    return answer.then(
+      (response) => finished(response, request, traceId),
+      (error: unknown) => finished(errorResponse(error, traceId, request), request, traceId),
+    );
   };
+}
+
+async function paramsThenHandle<P>(
+  handler: Handler<P>,
+  request: Request,
+  traceId: string,
+  params: Promise<P> | undefined,
+): Promise<Response> {
+  return handle(handler, request, traceId, ((await params) ?? {}) as P);
+}
+
+/** What every answer gets: its trace id, its count in the usage, and no-store unless it chose otherwise. */
+function finished(response: Response, request: Request, traceId: string): Response {
+  setHeader(response, "x-trace-id", traceId);
+  countUsage(request, response.status);
+  return withNoStoreDefault(response);
+}
+
+/** The handler's answer to `request`, after the checks every route makes of its path. */
+function handle<P>(handler: Handler<P>, request: Request, traceId: string, params: P): Response | Promise<Response> {
+  if (containsNul(params)) {
+    throw new HttpError("invalid_request", "The path contains a NUL character (%00), which nothing here accepts.");
+  }
+  return handler(request, { traceId, params });
 }
 
 /**
@@ -134,7 +166,7 @@ type Method = (typeof allMethods)[number];
  */
 export function otherMethods(
   ...allowed: Method[]
-): Record<Method, ((request: Request) => Promise<Response>) & Declared> {
+): Record<Method, ((request: Request) => Response | Promise<Response>) & Declared> {
   const served = [...allowed, ...(allowed.includes("GET") && !allowed.includes("HEAD") ? ["HEAD"] : [])];
   const allow = [...served, "OPTIONS"].join(", ");
   const refuse = Object.assign(
@@ -152,7 +184,7 @@ export function otherMethods(
   );
   const handlers = Object.fromEntries(allMethods.map((m) => [m, refuse])) as Record<
     Method,
-    ((request: Request) => Promise<Response>) & Declared
+    ((request: Request) => Response | Promise<Response>) & Declared
   >;
   return { ...handlers, OPTIONS: options };
 }

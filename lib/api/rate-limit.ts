@@ -1,3 +1,4 @@
+import { currentTime } from "@/lib/clock";
 import { databaseHandle } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
@@ -127,7 +128,7 @@ export function hitRateLimit(
   subject: string,
   options: { now?: Date; limits?: RateLimits; store?: CounterStore } = {},
 ): RateLimitDecision | Promise<RateLimitDecision> {
-  const now = options.now ?? new Date();
+  const now = options.now ?? currentTime();
   const limits = options.limits ?? currentLimits();
   if (limits.burst <= 0 && limits.daily <= 0) return { allowed: true, headers: {} };
   const at = now.getTime();

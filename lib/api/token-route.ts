@@ -62,29 +62,37 @@ export function tokenRoute<P = Record<string, never>>(
 ) {
   const { level: _level, only: _only, ...documented } = options;
   const declaration: Operation = { ...documented, auth: "bearer", version: true, rateLimited: true };
-  // The checks above in one async function (withRateLimit's frame, without its `count` callback):
-  // every promise costs the hot path Next.js's async-context hooks, so there are as few as the waits.
-  return apiRoute<P>(declaration, async (request, context) => {
+  // The checks above, waiting only where a step gives a promise: a request whose token, count and
+  // answer are all at hand (cached) is answered without one, and every promise costs the hot path
+  // Next.js's async-context hooks.
+  return apiRoute<P>(declaration, (request, context) => {
     const limits = new LimitsOfAnswer();
+    const refuse = (error: unknown) => limits.on(errorResponse(withChallenge(error), context.traceId, request));
+    let answer: Response | Promise<Response>;
     try {
       const version = requireVersion(request);
       // One clock reading for the token's checks and the rate-limit windows of this request.
       const now = currentTime();
-      // A token whose verification is cached is known at once: no promise to wait for.
-      const verified = authenticateBearerNow(request, now);
-      const principal = verified instanceof Promise ? await verified : verified;
-      // A number this instance holds decides at once: no promise to wait for.
-      const decision = hitRateLimit(rateLimitSubject(principal), { now });
-      limits.counted(decision instanceof Promise ? await decision : decision);
-      if (options.level === "Location") requireLocationToken(principal);
-      if (options.only === "agency_private_integration") requireAgencyPrivateIntegration(principal);
-      requireScope(principal, options.scope);
-      const answer = handler(request, { traceId: context.traceId, params: context.params, principal, version });
-      return limits.on(answer instanceof Promise ? await answer : answer);
+      answer = then(authenticateBearerNow(request, now), (principal) =>
+        then(hitRateLimit(rateLimitSubject(principal), { now }), (decision) => {
+          limits.counted(decision);
+          if (options.level === "Location") requireLocationToken(principal);
+          if (options.only === "agency_private_integration") requireAgencyPrivateIntegration(principal);
+          requireScope(principal, options.scope);
+          const params = context.params;
+          return then(handler(request, { traceId: context.traceId, params, principal, version }), limits.on);
+        }),
+      );
     } catch (error) {
-      return limits.on(errorResponse(withChallenge(error), context.traceId, request));
+      return refuse(error);
     }
+    return answer instanceof Promise ? answer.then(undefined, refuse) : answer;
   });
+}
+
+/** `next(value)`: at once when `value` is at hand, else once its promise resolves. */
+function then<T, R>(value: T | Promise<T>, next: (value: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
 }
 
 /** Counts the authenticated caller (step 3) at `now` (default: the clock); throws 429 rate_limited past a limit. */
@@ -126,12 +134,12 @@ class LimitsOfAnswer {
     if (!decision.allowed) throw rateLimitedError(decision);
   }
 
-  /** `response`, with the headers. */
-  on(response: Response): Response {
+  /** `response`, with the headers (bound: it is handed on as a callback). */
+  on = (response: Response): Response => {
     const written = this.#headers ?? limitHeaders(currentLimits());
     for (const name in written) setHeader(response, name, written[name] as string);
     return response;
-  }
+  };
 }
 
 /** SPEC.md: every 401 and 403 of a Bearer-protected endpoint carries the RFC 6750 §3 challenge. */

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { HEAP_FLAGS } from "../support/heap-flags";
 import { logTail } from "../support/production-server";
 
 /**
@@ -139,7 +140,8 @@ export async function startBareNext(port: number): Promise<Peer> {
 export async function startLimitPeer(databaseUrl: string, port: number): Promise<Peer> {
   const logFile = join(mkdtempSync(join(tmpdir(), "bench-limit-")), "peer.log");
   const log = openSync(logFile, "a");
-  const args = [resolve("node_modules/tsx/dist/cli.mjs"), "scripts/bench/peers/limit.ts"];
+  // One process (tsx as a loader, not a launcher), so it takes the server's V8 flags.
+  const args = [...HEAP_FLAGS, "--import", "tsx", "scripts/bench/peers/limit.ts"];
   args.push("--port", String(port), "--database", databaseUrl);
   const child = spawn(process.execPath, args, {
     detached: true,
