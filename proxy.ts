@@ -1,5 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { MAX_SCREEN_BODY_BYTES } from "@/lib/api/parse";
+import { isScreen } from "@/lib/api/screens";
 
 /**
  * Runs before Next.js routes a request, on the screens and on any path with a `%` in it:
@@ -39,22 +40,6 @@ export async function proxy(request: NextRequest) {
   // SPEC.md: every response carries a trace id.
   response.headers.set("x-trace-id", crypto.randomUUID());
   return response;
-}
-
-// The screen entries of config.matcher (Next.js reads the matcher as a literal, so it cannot be built from this).
-const screens = [
-  "/",
-  "/login",
-  "/settings",
-  "/location",
-  "/marketplace",
-  "/developer",
-  "/oauth/chooselocation",
-  "/docs",
-];
-
-function isScreen(pathname: string): boolean {
-  return screens.some((s) => pathname === s || (s !== "/" && pathname.startsWith(`${s}/`)));
 }
 
 function isInstallScreen(pathname: string): boolean {
@@ -121,6 +106,7 @@ function refusal(description: string): NextResponse {
 }
 
 export const config = {
+  // The screens of lib/api/screens.ts (Next.js reads the matcher as a literal, so it cannot be built from that).
   matcher: [
     "/",
     "/login",

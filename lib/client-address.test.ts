@@ -1,5 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { clientAddress, isLoopback, normalizeAddress, peerAddressHeader, unknownAddress } from "./client-address";
+import {
+  addressBucket,
+  clientAddress,
+  isLoopback,
+  normalizeAddress,
+  peerAddressHeader,
+  unknownAddress,
+} from "./client-address";
 
 const request = (peer: string | undefined, forwardedFor?: string) => {
   const headers = new Headers();
@@ -63,5 +71,67 @@ describe("normalizeAddress and isLoopback", () => {
     ["fd00::2", false],
   ])("%s loopback: %s", (raw, loopback) => {
     expect(isLoopback(normalizeAddress(raw) ?? "")).toBe(loopback);
+  });
+});
+
+describe("addressBucket: what per-address limits count (SPEC.md: an IPv6 address by its /64)", () => {
+  const group = fc.integer({ min: 0, max: 0xffff });
+  /** Eight 16-bit groups that are not IPv4-mapped (::ffff:a.b.c.d is the IPv4 address). */
+  const ipv6 = fc
+    .array(group, { minLength: 8, maxLength: 8 })
+    .filter((g) => !(g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff));
+
+  /** One way of writing the address: compressed or not, zero-padded, upper case, with a zone or as [v6]:port. */
+  type Spelling = { compressed: boolean; padded: boolean; upper: boolean; suffix: "plain" | "zone" | "port" };
+  const spelling: fc.Arbitrary<Spelling> = fc.record({
+    compressed: fc.boolean(),
+    padded: fc.boolean(),
+    upper: fc.boolean(),
+    suffix: fc.constantFrom("plain", "zone", "port"),
+  });
+  function spell(groups: number[], how: Spelling): string {
+    let text = groups.map((g) => g.toString(16).padStart(how.padded ? 4 : 1, "0")).join(":");
+    // The longest run of zero groups written as `::` (the URL parser's canonical form).
+    if (how.compressed) text = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+    if (how.upper) text = text.toUpperCase();
+    if (how.suffix === "zone") return `${text}%eth0`;
+    return how.suffix === "port" ? `[${text}]:443` : text;
+  }
+
+  it("gives two IPv6 addresses the same bucket exactly when their first 64 bits are equal, however written", () => {
+    fc.assert(
+      fc.property(ipv6, ipv6, fc.boolean(), spelling, spelling, (a, other, samePrefix, howA, howB) => {
+        // Half the pairs share a's /64, so "same bucket" is tried as often as "different".
+        const b = samePrefix ? [...a.slice(0, 4), ...other.slice(4)] : other;
+        fc.pre(!(b.slice(0, 5).every((x) => x === 0) && b[5] === 0xffff));
+        const equalPrefix = a.slice(0, 4).every((g, i) => g === b[i]);
+        expect(addressBucket(spell(a, howA)) === addressBucket(spell(b, howB))).toBe(equalPrefix);
+      }),
+    );
+  });
+
+  it("gives every spelling of one IPv6 address the bucket of its canonical form", () => {
+    fc.assert(
+      fc.property(ipv6, spelling, (groups, how) => {
+        expect(addressBucket(spell(groups, how))).toBe(addressBucket(spell(groups, { ...how, suffix: "plain" })));
+      }),
+    );
+  });
+
+  it("leaves IPv4 whole, IPv4-mapped IPv6 included", () => {
+    fc.assert(
+      fc.property(fc.ipV4(), fc.boolean(), (ip, mapped) => {
+        expect(addressBucket(mapped ? `::ffff:${ip}` : ip)).toBe(ip);
+      }),
+    );
+    expect(addressBucket("::FFFF:c000:0207")).toBe("192.0.2.7");
+    expect(addressBucket("0:0:0:0:0:ffff:192.0.2.7")).toBe("192.0.2.7");
+  });
+
+  it("names a /64 as such, and leaves what is not an address as it is", () => {
+    expect(addressBucket("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64");
+    expect(addressBucket("2001:DB8:1:2::9%eth0")).toBe("2001:db8:1:2::/64");
+    expect(addressBucket("::1")).toBe("0:0:0:0::/64");
+    for (const other of [unknownAddress, "account-settings:user_1", ""]) expect(addressBucket(other)).toBe(other);
   });
 });

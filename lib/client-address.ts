@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 
 /**
  * The client's address, for the sign-in throttle, the operator endpoint and IP allowlists
- * (SPEC.md › Private integration tokens › Allowed IP addresses).
+ * (SPEC.md › Private integration tokens › Allowed IP addresses); limits count it by addressBucket.
  *
  * Next.js only fills `X-Forwarded-For` from the socket when the client sent none, so a client can
  * claim any address there. The server (scripts/serve.mjs) therefore drops any client-sent
@@ -73,6 +73,24 @@ function canonicalAddress(raw: string): string | undefined {
     return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   }
   return canonical;
+}
+
+/**
+ * What per-address limits and throttles count `address` under (SPEC.md): an IPv6 address by its
+ * /64, since one subscriber is given a whole /64 and can send from any address in it; IPv4
+ * (IPv4-mapped IPv6 included) whole. Anything else (`unknown`, a key that is no address) is
+ * returned as it is. Allowlists and "last used from" keep the full address: this is for counting.
+ */
+export function addressBucket(address: string): string {
+  const canonical = normalizeAddress(address);
+  if (canonical === undefined) return address;
+  if (!canonical.includes(":")) return canonical;
+  // The canonical form is hex groups with at most one `::` (never a dotted tail).
+  const [head = "", tail] = canonical.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  return `${groups.slice(0, 4).join(":")}::/64`;
 }
 
 /** 127.0.0.0/8 and ::1 (after normalizeAddress). */

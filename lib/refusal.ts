@@ -33,12 +33,15 @@ export function invalidFields(fieldErrors: Record<string, string>): Refusal {
   return new Refusal("invalid", message, field, { fieldErrors });
 }
 
-/** Runs every check, collecting the field errors they throw; throws them all together, if any. */
-export function checkAllFields(checks: (() => void)[]): void {
+/**
+ * Runs every check, one after the other (a check may wait, e.g. on the database), collecting the
+ * field errors they throw; throws them all together, if any.
+ */
+export async function checkAllFields(checks: (() => unknown)[]): Promise<void> {
   const fieldErrors: Record<string, string> = {};
   for (const check of checks) {
     try {
-      check();
+      await check();
     } catch (error) {
       if (!(error instanceof Refusal) || !error.field) throw error;
       Object.assign(fieldErrors, fieldErrorsOfRefusal(error));

@@ -45,37 +45,67 @@ const server = createServer(
   },
 );
 
+/**
+ * SPEC.md's 400 invalid_request written straight to the socket, which is then closed: for what
+ * never becomes a request that the router or Next.js could answer.
+ * @param {import("node:stream").Duplex} socket
+ * @param {string} description
+ */
+function refuseOnSocket(socket, description) {
+  const traceId = randomUUID();
+  const body = JSON.stringify({ error: "invalid_request", error_description: description, statusCode: 400, traceId });
+  socket.end(
+    [
+      "HTTP/1.1 400 Bad Request",
+      "content-type: application/json; charset=utf-8",
+      `content-length: ${Buffer.byteLength(body)}`,
+      "cache-control: no-store",
+      `x-trace-id: ${traceId}`,
+      `allow: ${everyMethod}`,
+      "content-security-policy: frame-ancestors 'none'",
+      "x-frame-options: DENY",
+      "connection: close",
+      "",
+      body,
+    ].join("\r\n"),
+  );
+  // A client that neither reads nor closes its end does not hold the connection.
+  socket.setTimeout(5_000, () => socket.destroy());
+}
+
+const everyMethod = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+
 // What Node's HTTP parser refuses before there is a request (a method token it does not know, a
 // malformed request line or header) and the timeouts above: SPEC.md's JSON error body instead of
 // Node's bare `400 Bad Request`, unless an answer has begun on this connection already.
 server.on("clientError", (error, socket) => {
   const code = /** @type {{ code?: string }} */ (error).code;
   const started = /** @type {{ _httpMessage?: { headersSent?: boolean } }} */ (socket)._httpMessage?.headersSent;
-  if (code !== "ECONNRESET" && socket.writable && !started) {
-    const traceId = randomUUID();
-    const description =
-      code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? `The request was not received within ${requestTimeout / 1000} seconds.`
-        : "The request could not be read as HTTP/1.1: check the method, the request line and the headers.";
-    const body = JSON.stringify({ error: "invalid_request", error_description: description, statusCode: 400, traceId });
-    socket.write(
-      [
-        "HTTP/1.1 400 Bad Request",
-        "content-type: application/json; charset=utf-8",
-        `content-length: ${Buffer.byteLength(body)}`,
-        "cache-control: no-store",
-        `x-trace-id: ${traceId}`,
-        "allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
-        "content-security-policy: frame-ancestors 'none'",
-        "x-frame-options: DENY",
-        "connection: close",
-        "",
-        body,
-      ].join("\r\n"),
-    );
+  if (code === "ECONNRESET" || !socket.writable || started) {
+    socket.destroy();
+    return;
   }
-  socket.destroy();
+  refuseOnSocket(
+    socket,
+    code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? `The request was not received within ${requestTimeout / 1000} seconds.`
+      : "The request could not be read as HTTP/1.1: check the method, the request line and the headers.",
+  );
 });
+
+// Node hands CONNECT and `Connection: Upgrade` requests (WebSocket, h2c) to these events, not to
+// the request handler. Nothing here tunnels or upgrades: SPEC.md's JSON error body, as for any
+// method nothing serves, never a connection closed without a byte. Node has taken its own error
+// listener off the socket by then, so a reset would otherwise be an uncaught error.
+for (const [event, description] of [
+  ["connect", `CONNECT is not served here: this is not a proxy. Use ${everyMethod.replaceAll(", ", " or ")}.`],
+  ["upgrade", "This server does not upgrade connections (WebSocket, h2c): send the request without Upgrade."],
+]) {
+  server.on(event, (_request, /** @type {import("node:stream").Duplex} */ socket) => {
+    socket.on("error", () => socket.destroy());
+    refuseOnSocket(socket, description);
+  });
+}
 // Every interface, as `next start` listens.
 server.listen(port, () => console.log(`[serve] Next.js ready on port ${port}`));
 

@@ -514,10 +514,15 @@ describe("no wider guard rails: an integration never gives, keeps or obtains mor
   it("rotate: a looser sibling is 403 and keeps its token; a sibling within, and itself, rotate (200)", async () => {
     const looser = await pit(A, "Looser sibling", ["locations.readonly"]);
     const refused = await api.post(`/private-integrations/${looser.id}/rotate`, as({ mode: "now" }));
-    expectError(refused, 403, "forbidden", /rotate \(and so take the token of\).*Narrow that integration/);
+    expectError(refused, 403, "forbidden", /covers.*rotate \(and so take the token of\).*Ask a person to rotate it/);
     expect(await works(looser.token)).toBe(200);
     const edit = await api.patch(`/private-integrations/${looser.id}`, as({ name: "Still looser" }));
-    expectError(edit, 403, "forbidden", /can only edit integrations/);
+    expectError(
+      edit,
+      403,
+      "forbidden",
+      /limited to chosen Sub-accounts, so it sees and acts on only integrations within them/,
+    );
     const sibling = await guarded("Narrow sibling", { all: false, ips: "203.0.113.64/26", expires: ymd(20) });
     const rotated = await api.post(`/private-integrations/${sibling.id}/rotate`, as({ mode: "now" }));
     expect(rotated.status, rotated.text).toBe(200);

@@ -2,6 +2,7 @@ import { json, otherMethods } from "@/lib/api/handler";
 import { tokenErrors } from "@/lib/api/openapi/operation";
 import { parseJson, parseQuery } from "@/lib/api/parse";
 import { tokenRoute } from "@/lib/api/token-route";
+import { visibilityRule } from "@/lib/management-api/operations";
 import { createIntegration, listIntegrations } from "@/lib/management-api/private-integrations";
 import {
   apiCreateSchema,
@@ -19,8 +20,7 @@ export const GET = tokenRoute(
     operationId: "listPrivateIntegrations",
     tag: "Private integrations",
     summary: "List private integrations",
-    description:
-      "The agency's own private integrations, or with locationId one sub-account's, newest first. Never a token: tokenHint is its last four characters.",
+    description: `The agency's own private integrations, or with locationId one sub-account's, newest first. Never a token: tokenHint is its last four characters. ${visibilityRule} The others are left out (a sub-account outside them: 403).`,
     scope: "private-integrations.readonly",
     only: "agency_private_integration",
     query: apiListQuerySchema,

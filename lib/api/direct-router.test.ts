@@ -446,6 +446,50 @@ describe("the server's edge (SPEC.md › The edges of the HTTP server)", () => {
     expect((await action("http://localhost:3000")).status).toBe(404);
   });
 
+  it("refuse a form posted to a screen from another origin, without JavaScript too: 403 forbidden", async () => {
+    const form = (path: string, type: string, origin?: string) =>
+      rawRequest(
+        port,
+        [
+          `POST ${path} HTTP/1.1`,
+          host(),
+          ...(origin === undefined ? [] : [`Origin: ${origin}`]),
+          `Content-Type: ${type}`,
+          "Content-Length: 5",
+          "Connection: close",
+        ].join("\r\n"),
+        "a=b&c",
+      );
+    const multipart = "multipart/form-data; boundary=x";
+    const urlencoded = "application/x-www-form-urlencoded";
+    // No Next-Action header: the form a page without JavaScript posts (Next.js answered 500).
+    for (const [path, type, origin] of [
+      ["/settings/account", multipart, "http://evil.example"],
+      ["/settings/account", multipart, "null"],
+      ["/location/loc_1/settings/private-integrations/", urlencoded, "http://evil.example"],
+      ["/oauth/chooselocation?client_id=x", multipart, "https://127.0.0.1"],
+      ["/", "text/plain", "http://evil.example"],
+    ]) {
+      const refused = await form(path as string, type as string, origin);
+      expect(refused.status, `${path} from ${origin}`).toBe(403);
+      expect(JSON.parse(refused.body)).toMatchObject({
+        error: "forbidden",
+        error_description: expect.stringMatching(/this site's own pages/),
+        statusCode: 403,
+        traceId: refused.headers["x-trace-id"],
+      });
+      expect(refused.headers["cache-control"]).toBe("no-store");
+    }
+    // Our own origin, APP_URL's, or none at all (Next.js decides, as before): on to Next.js.
+    for (const origin of [`http://127.0.0.1:${port}`, "http://localhost:3000", undefined]) {
+      expect((await form("/settings/account", multipart, origin)).headers["x-served-by"], origin).toBe("next");
+    }
+    // Not a screen: next-auth's own routes, and paths nothing serves, answer for themselves.
+    for (const path of ["/api/auth/callback/credentials", "/nothing-here", "/settingsx"]) {
+      expect((await form(path, urlencoded, "http://evil.example")).headers["x-served-by"], path).toBe("next");
+    }
+  });
+
   it("take server actions from APP_URL's origin (next.config.mjs), whatever Host a proxy passes on", async () => {
     const config = (await import(resolve("next.config.mjs"))) as {
       default: { experimental: { serverActions?: { allowedOrigins?: string[] } } };

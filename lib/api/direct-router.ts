@@ -11,6 +11,7 @@ import { errorResponse, JsonResponse, KnownParams, withNoStoreDefault } from "./
 import { errorBody, HttpError } from "./http-error";
 import type { Declared } from "./openapi/operation";
 import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
+import { isScreen } from "./screens";
 
 /**
  * The HTTP API served straight from node:http by scripts/serve.mjs, ahead of Next.js's router.
@@ -36,7 +37,8 @@ import { MAX_FORM_BYTES, MAX_JSON_BYTES, MAX_SCREEN_BODY_BYTES } from "./parse";
  *   their server actions: 1 MB; API routes: their own limit, from the declared length);
  * - without trusted proxies (TRUSTED_PROXY_HOPS=0) a client-sent X-Forwarded-Host is dropped, so
  *   Next.js's server-action origin check compares the Origin with the real Host;
- * - a server action posted from another origin: 403 forbidden (Next.js answers it with a 500).
+ * - a server action posted from another origin, or any form posted to a screen from one (a page
+ *   without JavaScript sends its action so): 403 forbidden (Next.js answers it with a 500).
  */
 
 /** The methods a route module may export that are served here; HEAD is left to Next.js (it answers HEAD from GET). */
@@ -201,10 +203,18 @@ export function directRouter(
       refuse(response, "The request body is larger than 1 MB.", undefined, true);
       return true;
     }
-    if (method === "POST" && request.headers["next-action"] !== undefined && !sameOriginAction(request, appHost)) {
-      // Next.js throws on a server action from another origin, which it answers with a 500.
-      refuse(response, "A server action is accepted only from this app's own pages.", undefined, true, "forbidden");
-      return true;
+    if (method === "POST" && !sameOriginAction(request, appHost)) {
+      // Next.js throws on a server action from another origin, which it answers with a 500; a page
+      // without JavaScript posts its action as a plain form, without Next-Action.
+      if (request.headers["next-action"] !== undefined) {
+        refuse(response, "A server action is accepted only from this app's own pages.", undefined, true, "forbidden");
+        return true;
+      }
+      if (isScreen(pathname)) {
+        const description = "A form is accepted only from this site's own pages: send it from the page itself.";
+        refuse(response, description, undefined, true, "forbidden");
+        return true;
+      }
     }
     const handler = found?.route.handlers[method as Method];
     if (!found || !handler) return false;
@@ -238,9 +248,10 @@ function refuse(
 }
 
 /**
- * Next.js's own server-action check, made before it can fail with a 500: an action posted with an
- * `Origin` must come from the host it was sent to, or from APP_URL's (`serverActions.allowedOrigins`).
- * Without an `Origin` (old browsers, non-browser clients) Next.js decides, as before.
+ * Next.js's own server-action check, made before it can fail with a 500: an action (or a screen's
+ * form) posted with an `Origin` must come from the host it was sent to, or from APP_URL's
+ * (`serverActions.allowedOrigins`). Without an `Origin` (old browsers, non-browser clients) Next.js
+ * decides, as before.
  */
 function sameOriginAction(request: IncomingMessage, appHost: string): boolean {
   const origin = request.headers.origin;

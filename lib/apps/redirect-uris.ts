@@ -37,7 +37,10 @@ export function redirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
-/** Why `uri` cannot be a webhook URL, or undefined. Private targets are refused at delivery time. */
+/**
+ * Why `uri` cannot be a webhook URL, or undefined. Its target (loopback, private) is checked after
+ * it, by `checkWebhookTarget` (settings.ts), and again at delivery.
+ */
 export function webhookUrlProblem(uri: string): string | undefined {
   const url = absoluteUrl(uri, "a webhook URL", "https://app.example.com/webhooks");
   if (typeof url === "string") return url;

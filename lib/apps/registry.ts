@@ -9,7 +9,7 @@ import { forbidden, notFound } from "@/lib/refusal";
 import { newWebhookSecret, webhookSecretColumns } from "@/lib/webhooks/webhook-secret";
 import { type AppView, appSelect, toAppView } from "./app-view";
 import { applyRemovalToInstallations, scopeChanges } from "./installation-updates";
-import { type AppUpdate, appUpdateSchema, type NewApp, newAppSchema, parseInput } from "./settings";
+import { type AppUpdate, appUpdateSchema, checkWebhookTarget, type NewApp, newAppSchema, parseInput } from "./settings";
 
 /**
  * Marketplace apps: what a developer registers (redirect URIs, scopes, who can install, webhook
@@ -53,6 +53,7 @@ export interface CreatedApp {
 export async function createApp(input: NewApp, actor?: Actor): Promise<CreatedApp> {
   const data = parseInput(newAppSchema, input);
   assertCanManage(actor, data.companyId);
+  await checkWebhookTarget(data.webhookUrl);
   const company = await db().company.findUnique({ where: { id: data.companyId }, select: { id: true } });
   if (!company) throw notFound(`There is no agency with id ${data.companyId}.`);
   const clientSecret = newClientSecret();
@@ -106,6 +107,9 @@ export async function loadOwnApp(tx: Tx, appId: string, actor: Actor | undefined
  */
 export async function updateApp(appId: string, input: AppUpdate, actor?: Actor, now = new Date()): Promise<AppView> {
   const data = parseInput(appUpdateSchema, input);
+  // Resolving the host waits on DNS: outside the transaction, and only for someone who may manage apps.
+  if (actor) assertCanManage(actor, actor.companyId);
+  await checkWebhookTarget(data.webhookUrl);
   // A removal reaches cached verifications: bypass and empty this instance's cache around it.
   return changeCachedState(() => db().$transaction((tx) => updateAppInTransaction(tx, appId, data, actor, now)));
 }

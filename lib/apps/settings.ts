@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { InstallSetting } from "@/lib/generated/prisma/client";
 import { invalid } from "@/lib/refusal";
 import { isScope, type Scope, scopesForLevel } from "@/lib/scopes";
+import { webhookUrlSaveProblem } from "@/lib/webhooks/ssrf";
 import { redirectUriProblem, webhookUrlProblem } from "./redirect-uris";
 
 /** What a developer registers for an app (name, redirect URIs, scopes, who can install, webhook URL), checked. */
@@ -94,4 +95,15 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
   const issue = result.error.issues[0];
   const field = issue?.path[0] === undefined ? undefined : String(issue.path[0]);
   throw invalid(issue?.message ?? "The app's settings are invalid.", field);
+}
+
+/**
+ * SPEC.md: a webhook URL on a loopback or private network is refused when it is saved, beside its
+ * field, not only at delivery (unless WEBHOOK_ALLOW_PRIVATE=1). Apart from the zod schemas because
+ * it waits: a host name is resolved. Call it on a URL those schemas accepted.
+ */
+export async function checkWebhookTarget(webhookUrl: string | null | undefined): Promise<void> {
+  if (!webhookUrl) return;
+  const problem = await webhookUrlSaveProblem(webhookUrl);
+  if (problem) throw invalid(problem, "webhookUrl");
 }

@@ -53,6 +53,22 @@ describe("failed sign-in throttle", () => {
     expect(await attempt("someone-else@x.test", "another address", t0, right)).toBe("signed in");
   });
 
+  it("counts an IPv6 address by its /64: new addresses in one /64 get no new tries", async () => {
+    const email = `rotating-${unique()}@example.test`;
+    // A /64 of this run's own (the table outlives the test), and the next /64 up.
+    const x = randomBytes(2).readUInt16BE(0).toString(16);
+    const y = randomBytes(2).readUInt16BE(0) & 0xfffe;
+    const mine = `2001:db8:${x}:${y.toString(16)}`;
+    const next = `2001:db8:${x}:${(y + 1).toString(16)}`;
+    const { maxFailures } = throttlePolicy.accountAtAddress;
+    for (let i = 1; i < maxFailures; i++)
+      expect(await attempt(email, `${mine}::${i.toString(16)}`, t0)).toBe("invalid");
+    expect(await attempt(email, `${mine}:ffff:ffff:ffff:ffff`, t0)).toBe("throttled");
+    // Another address of that /64, in another spelling, is blocked too; the next /64 is another client.
+    expect(await attempt(email, `${mine.toUpperCase()}:0:0:0:abcd`, later(1), right)).toBe("throttled");
+    expect(await attempt(email, `${next}::1`, later(1), right)).toBe("signed in");
+  });
+
   it("forgets failures outside the window and after a success", async () => {
     const email = `forgetful-${unique()}@example.test`;
     const { maxFailures, windowMs } = throttlePolicy.accountAtAddress;

@@ -1,3 +1,4 @@
+import { addressBucket } from "@/lib/client-address";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 
@@ -18,9 +19,10 @@ export const throttlePolicy = {
 
 type KeyKind = keyof typeof throttlePolicy;
 
+// An IPv6 client counts by its /64 (addressBucket), else it would get new tries from every address of it.
 const accountAtAddressKey = (email: string, address: string) =>
-  `account-at-address:${address} ${email.trim().toLowerCase()}`;
-const addressKey = (address: string) => `address:${address}`;
+  `account-at-address:${addressBucket(address)} ${email.trim().toLowerCase()}`;
+const addressKey = (address: string) => `address:${addressBucket(address)}`;
 
 export const throttleKeys = (email: string, address: string) =>
   [

@@ -48,4 +48,12 @@ describe("OperatorGate", () => {
     expect(refusal(() => gate.admit("::1", false, later(15_000)))).toBeUndefined();
     expect(refusal(() => gate.admit("127.0.0.1", false, later(operatorCallLimit.windowMs)))).toBeUndefined();
   });
+
+  it("counts an IPv6 caller by its /64: every address of it shares one limit", () => {
+    const gate = new OperatorGate();
+    for (let i = 1; i <= operatorCallLimit.calls; i++)
+      expect(refusal(() => gate.admit(`2001:db8:1:2::${i.toString(16)}`, true, t0))).toBeUndefined();
+    expect(refusal(() => gate.admit("2001:db8:1:2:ffff::1", true, later(1)))?.status).toBe(429);
+    expect(refusal(() => gate.admit("2001:db8:1:3::1", true, later(1)))).toBeUndefined();
+  });
 });

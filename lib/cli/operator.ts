@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { HttpError } from "@/lib/api/http-error";
-import { isLoopback } from "@/lib/client-address";
+import { addressBucket, isLoopback } from "@/lib/client-address";
 import { derivedKey, safeEqual } from "@/lib/crypto/secrets";
 
 /**
@@ -55,8 +55,8 @@ export const operatorCallLimit = { calls: 60, windowMs: 60_000 } as const;
 /**
  * Who may call POST /api/operator: by default only this machine (the CLI calls 127.0.0.1), since
  * the one key it takes creates owners in any agency; OPERATOR_ALLOW_REMOTE=1 opens it. Each client
- * address gets `operatorCallLimit.calls` calls a minute, counted in this process (the embedded
- * database the endpoint exists for belongs to one process), key or no key.
+ * address (an IPv6 one by its /64) gets `operatorCallLimit.calls` calls a minute, counted in this
+ * process (the embedded database the endpoint exists for belongs to one process), key or no key.
  */
 export class OperatorGate {
   private readonly windows = new Map<string, { startedAt: number; calls: number }>();
@@ -69,15 +69,17 @@ export class OperatorGate {
         "This endpoint answers the operator CLI on the server's own machine only (OPERATOR_ALLOW_REMOTE=1 opens it).",
       );
     }
-    if (!this.withinLimit(address, now)) {
-      const retryAfter = this.retryAfterSeconds(address, now);
+    // Limited per caller: an IPv6 address by its /64, whose every address one client can use.
+    const caller = addressBucket(address);
+    if (!this.withinLimit(caller, now)) {
+      const retryAfter = this.retryAfterSeconds(caller, now);
       throw new HttpError("rate_limited", `Too many operator calls. Try again in ${retryAfter} seconds.`, {
         headers: { "Retry-After": String(retryAfter) },
       });
     }
   }
 
-  /** Counts the call; false once the address is over its limit for the minute. */
+  /** Counts the call; false once the caller is over its limit for the minute. */
   private withinLimit(address: string, now: Date): boolean {
     const t = now.getTime();
     if (this.windows.size > 1000) {

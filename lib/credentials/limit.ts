@@ -1,13 +1,13 @@
 import { HttpError } from "@/lib/api/http-error";
 import { defaultStore } from "@/lib/api/rate-limit";
 import type { CounterStore } from "@/lib/api/rate-limit-store";
-import { clientAddress } from "@/lib/client-address";
+import { addressBucket, clientAddress } from "@/lib/client-address";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 
 /**
- * SPEC.md: at most 60 calls per hour per client address to the two `/credentials` endpoints
- * together, every call counted (malformed and refused ones too). A fixed UTC hour, counted in the
+ * SPEC.md: at most 60 calls per hour per client address (an IPv6 one by its /64) to the two
+ * `/credentials` endpoints together, every call counted (malformed and refused ones too). A fixed UTC hour, counted in the
  * API's counter store: in PostgreSQL, shared by every instance; in memory on PGlite, which one
  * process owns.
  */
@@ -25,7 +25,9 @@ export async function countCredentialsCall(
   let calls: number;
   try {
     // The store's second window is the one we need: a single counter per key.
-    calls = (await store.hit(undefined, { key: `c|${address}|${hour}`, expiresAt: end }, 2 ** 31 - 1, now)).daily;
+    // An IPv6 caller by its /64: any other address of it is the same caller (SPEC.md).
+    const key = `c|${addressBucket(address)}|${hour}`;
+    calls = (await store.hit(undefined, { key, expiresAt: end }, 2 ** 31 - 1, now)).daily;
   } catch (error) {
     // As for the API's limits: a counter that cannot be read lets the call through, logged.
     log.error("credentials rate limit counters unavailable; call let through", { error: describeError(error) });

@@ -160,28 +160,26 @@ export async function guardRailsFromInput(
   let expiresAt = base.expiresAt;
   const expiresText = input.expires ?? (stored ? undefined : "");
   let allowedIpAddresses = base.allowedIpAddresses;
-  // Every refused guard rail at once, each beside its field.
-  checkAllFields([
+  let subAccounts = base.subAccounts;
+  // Every refused guard rail at once, each beside its field, in the form's order.
+  await checkAllFields([
     () => {
       if (expiresText === undefined) return;
       const asked = parseExpiresDate(expiresText);
       const changed = (asked?.getTime() ?? null) !== (base.expiresAt?.getTime() ?? null);
       expiresAt = !stored || changed ? checkExpiry(asked, maximumLifetimeDays, now) : asked;
     },
+    async () => {
+      if (input.subAccounts === undefined) return;
+      const asked: SubAccountSelection =
+        input.subAccounts === "all" ? ALL_SUB_ACCOUNTS : { all: false, locationIds: input.subAccountIds ?? [] };
+      subAccounts = await resolveSubAccountSelection(tx, owner.companyId, owner.level, asked);
+    },
     () => {
       if (input.allowedIpAddresses !== undefined)
         allowedIpAddresses = parseAllowedIpAddresses(input.allowedIpAddresses);
     },
   ]);
-  const subAccounts =
-    input.subAccounts === undefined
-      ? base.subAccounts
-      : await resolveSubAccountSelection(
-          tx,
-          owner.companyId,
-          owner.level,
-          input.subAccounts === "all" ? ALL_SUB_ACCOUNTS : { all: false, locationIds: input.subAccountIds ?? [] },
-        );
   return { expiresAt, subAccounts, allowedIpAddresses };
 }
 

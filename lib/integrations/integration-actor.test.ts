@@ -67,26 +67,39 @@ describe("an integration acting on private integrations", () => {
     ).rejects.toMatchObject({ kind: "forbidden", message: expect.stringMatching(message) });
   });
 
-  it("edits: adding a scope it lacks is refused; scopes the target already had may stay", async () => {
+  it("edits: adding a scope it lacks is refused; a covered target's scopes may stay, even private-integrations.write", async () => {
     const { integration } = await createPrivateIntegration(A.owner, agency(), {
-      name: "Stronger",
-      scopes: ["locations.readonly", "locations.write"],
+      name: "Manager",
+      scopes: ["locations.readonly", "private-integrations.write"],
     });
     await expect(
       updatePrivateIntegration(writer, agency(), integration.id, {
-        name: "Stronger",
-        scopes: ["locations.write", "oauth.write"],
+        name: "Manager",
+        scopes: ["locations.readonly", "private-integrations.write", "oauth.write"],
       }),
-    ).rejects.toMatchObject({ kind: "forbidden" });
+    ).rejects.toMatchObject({ kind: "forbidden", message: expect.stringContaining("does not hold oauth.write") });
     const renamed = await updatePrivateIntegration(writer, agency(), integration.id, {
       name: "Renamed by automation",
-      scopes: ["locations.readonly", "locations.write"],
+      scopes: ["locations.readonly", "private-integrations.write"],
     });
     expect(renamed.name).toBe("Renamed by automation");
     const audit = await db().auditLog.findFirstOrThrow({
       where: { targetId: integration.id, action: "private_integration_updated" },
     });
     expect(audit.actorIntegrationId).toBe(writer.integrationId);
+  });
+
+  it("edits nothing of an integration holding a scope it lacks, not even its name", async () => {
+    const { integration } = await createPrivateIntegration(A.owner, agency(), {
+      name: "Stronger",
+      scopes: ["locations.readonly", "locations.write"],
+    });
+    await expect(
+      updatePrivateIntegration(writer, agency(), integration.id, {
+        name: "Renamed by automation",
+        scopes: ["locations.readonly", "locations.write"],
+      }),
+    ).rejects.toMatchObject({ kind: "forbidden", message: expect.stringMatching(/covers.*locations\.write/) });
   });
 
   it("rotates itself, but not an integration with scopes it lacks (its token would be stronger)", async () => {

@@ -24,9 +24,15 @@ import {
   readGuardRails,
   writeGuardRails,
 } from "./guard-rails";
-import { type Reach, requireNoEscalation, requireNoStrongerToken, requireNoWiderReach } from "./no-escalation";
+import {
+  type CoveredAction,
+  type Reach,
+  requireCovers,
+  requireNoEscalation,
+  requireNoWiderReach,
+} from "./no-escalation";
 import { integrationInclude, notFoundMessage, ownerWhere, viewOf } from "./read";
-import { guardRailsInputSchema, type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
+import { guardRailsInputOf, type PrivateIntegrationInput, parseIntegrationInput } from "./schemas";
 import { mintToken } from "./token";
 import { currentToken, type IntegrationRow, livePreviousToken, type PrivateIntegrationView } from "./views";
 
@@ -64,6 +70,8 @@ export function auditBy(actor: LifecycleActor, owner: ResolvedOwner) {
 /** One row of SPEC.md's table, run by `changeIntegration` under the integration's row lock. */
 interface Change {
   audit: AuditAction;
+  /** What it does, for the rule that an integration acts only on integrations it covers. */
+  acts: CoveredAction;
   /** Changes the locked row and answers its audit entry's details (a conflict is thrown). */
   apply(tx: Tx, row: IntegrationRow): Promise<Prisma.InputJsonObject>;
 }
@@ -71,9 +79,10 @@ interface Change {
 /**
  * The frame of every change to an integration: access, then in one transaction the row locked
  * (FOR UPDATE: concurrent changes of one integration run one after the other, each seeing the
- * other's result), the change, its audit entry, the row read back; answers its view (as it was,
- * for Delete). `plan` sees the checked owner first (Edit checks scopes against its level). The
- * unique (integrationId, slot) index is the backstop: at most one current and one previous token.
+ * other's result), the rule of cover for an integration acting, the change, its audit entry, the
+ * row read back; answers its view (as it was, for Delete). `plan` sees the checked owner first
+ * (Edit checks scopes against its level). The unique (integrationId, slot) index is the
+ * backstop: at most one current and one previous token.
  */
 async function changeIntegration(
   actor: LifecycleActor,
@@ -99,6 +108,7 @@ async function changeIntegration(
           include: integrationInclude,
         });
         if (!before) throw notFound(notFoundMessage);
+        await requireActorCovers(tx, actor, before, change.acts);
         const details = await change.apply(tx, before);
         await recordAudit(tx, { ...auditBy(actor, resolved), action: change.audit, targetId: before.id, details });
         const after = await tx.privateIntegration.findUnique({
@@ -119,7 +129,7 @@ async function changeIntegration(
 
 /**
  * The reach of the integration acting (its guard rails as they are in `tx`, not as cached when its
- * token was verified), for `requireNoWiderReach`.
+ * token was verified), for `requireNoWiderReach` and `requireCovers`.
  */
 async function reachOfActor(tx: Tx, actor: IntegrationActor): Promise<Reach> {
   const row = await tx.privateIntegration.findFirst({
@@ -128,6 +138,17 @@ async function reachOfActor(tx: Tx, actor: IntegrationActor): Promise<Reach> {
   });
   if (!row) throw forbidden("The calling integration was deleted while this request ran; it can no longer act.");
   return { locationId: row.locationId, ...(await readGuardRails(tx, actor.integrationId)) };
+}
+
+/**
+ * An integration acting on another must cover it as it is now, under the row lock (no-escalation.ts
+ * › requireCovers). Itself it always covers: skipped, so a principal verified just before a person
+ * changed its scopes still rotates itself. People are not subject to it.
+ */
+async function requireActorCovers(tx: Tx, actor: LifecycleActor, row: IntegrationRow, acts: CoveredAction) {
+  if (!isIntegrationActor(actor) || row.id === actor.integrationId) return;
+  const target = { scopes: row.scopes, locationId: row.locationId, ...(await readGuardRails(tx, row.id)) };
+  requireCovers({ scopes: actor.scopes, ...(await reachOfActor(tx, actor)) }, target, acts);
 }
 
 /**
@@ -165,7 +186,7 @@ async function checkedInput(
     collect(error);
   }
   try {
-    const railsInput = data ?? guardRailsInputSchema.safeParse(input).data ?? {};
+    const railsInput = data ?? guardRailsInputOf(input);
     rails = await guardRailsFromInput(tx, owner, railsInput, stored, maximum, now);
   } catch (error) {
     collect(error);
@@ -238,11 +259,12 @@ export async function updatePrivateIntegration(
   return changeIntegration(actor, owner, integrationId, now, (resolved) => {
     return {
       audit: "private_integration_updated",
+      acts: "edit",
       async apply(tx, before) {
         const stored = await readGuardRails(tx, before.id);
         const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
         const { data, rails } = await checkedInput(tx, resolved, input, stored, maximum, now);
-        // Giving is what escalates: scopes it already had may stay.
+        // Giving is what escalates: the target is covered, so its scopes may stay (even .write).
         const added = data.scopes.filter((s) => !before.scopes.includes(s));
         if (isIntegrationActor(actor)) {
           requireNoEscalation(actor.scopes, added);
@@ -325,12 +347,8 @@ function rotation(when: "later" | "now") {
     const minted = mintToken();
     const integration = await changeIntegration(actor, owner, integrationId, now, () => ({
       audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
+      acts: "rotate",
       async apply(tx, row) {
-        if (isIntegrationActor(actor)) {
-          requireNoStrongerToken(actor.scopes, row.scopes);
-          const result = { locationId: row.locationId, ...(await readGuardRails(tx, row.id)) };
-          requireNoWiderReach(await reachOfActor(tx, actor), { action: "rotate", result });
-        }
         // A new token of an expired integration would never work: extend it first (revoked or not).
         if (row.expiresAt && row.expiresAt.getTime() <= now.getTime())
           throw conflict(expiredRotationMessage, "expires");
@@ -379,6 +397,7 @@ function previousTokenOfRotation(row: IntegrationRow, now: Date) {
 export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
   changeIntegration(actor, owner, id, now, () => ({
     audit: "private_integration_old_token_expired",
+    acts: "expire-now",
     async apply(tx, row) {
       const previous = previousTokenOfRotation(row, now);
       await tx.privateIntegrationToken.update({ where: { id: previous.id }, data: { slot: null, revokedAt: now } });
@@ -390,6 +409,7 @@ export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id
 export const cancelRotation: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
   changeIntegration(actor, owner, id, now, () => ({
     audit: "private_integration_rotation_cancelled",
+    acts: "cancel-rotation",
     async apply(tx, row) {
       const previous = previousTokenOfRotation(row, now);
       const current = requireCurrent(row);
@@ -411,6 +431,7 @@ export const deletePrivateIntegration: Step<{ id: string; name: string }> = asyn
 ) => {
   const deleted = await changeIntegration(actor, owner, id, now, () => ({
     audit: "private_integration_deleted",
+    acts: "delete",
     async apply(tx, row) {
       // Tokens go with it (ON DELETE CASCADE): no hash of a deleted integration is kept.
       await tx.privateIntegration.delete({ where: { id: row.id } });

@@ -5,10 +5,12 @@ import { describe, expect, it } from "vitest";
 import type { SubAccountSelection } from "./guard-rails";
 import { isAddressAllowed, normalizeEntry } from "./ip-allowlist";
 import {
+  type CoveredAction,
   heldScopes,
   mayManageIntegrations,
   type Reach,
   type ReachChange,
+  requireCovers,
   requireNoEscalation,
   requireNoWiderReach,
 } from "./no-escalation";
@@ -136,19 +138,33 @@ function allowed(caller: Reach, change: ReachChange): boolean {
   }
 }
 
+const coveredActions: CoveredAction[] = ["edit", "rotate", "expire-now", "cancel-rotation", "delete"];
+
+/** Whether `caller` covers `target` by its guard rails alone (both hold the same scopes). */
+function covers(caller: Reach, target: Reach, action: CoveredAction = "rotate"): boolean {
+  const scopes = ["locations.readonly"];
+  try {
+    requireCovers({ ...caller, scopes }, { ...target, scopes }, action);
+    return true;
+  } catch (error) {
+    expect(error).toMatchObject({ kind: "forbidden" });
+    return false;
+  }
+}
+
 const change: fc.Arbitrary<ReachChange> = fc.oneof(
   reach(3).map((result): ReachChange => ({ action: "create", result })),
   fc
     .tuple(reach(3), reach(3))
     .map(([before, result]): ReachChange => ({ action: "edit", before, result, self: false })),
-  reach(3).map((result): ReachChange => ({ action: "rotate", result })),
 );
 
 describe("no wider guard rails through the management API", () => {
-  it("property: whatever a create, edit or rotate allows never reaches beyond the caller", () => {
+  it("property: whatever a create or edit allows, and whatever it covers (rotates, …), never reaches beyond the caller", () => {
     fc.assert(
-      fc.property(reach(8), change, (caller, asked) => {
+      fc.property(reach(8), change, reach(3), fc.constantFrom(...coveredActions), (caller, asked, target, action) => {
         if (allowed(caller, asked)) expectWithin(caller, asked.result);
+        if (covers(caller, target, action)) expectWithin(caller, target);
       }),
       { numRuns: 1000 },
     );
@@ -178,7 +194,8 @@ describe("no wider guard rails through the management API", () => {
       fc.property(
         reach(8).chain((caller) => fc.tuple(fc.constant(caller), narrower(caller))),
         ([caller, result]) => {
-          for (const action of ["create", "rotate"] as const) expect(allowed(caller, { action, result })).toBe(true);
+          expect(allowed(caller, { action: "create", result })).toBe(true);
+          expect(covers(caller, result)).toBe(true);
         },
       ),
       { numRuns: 500 },
@@ -193,7 +210,7 @@ describe("no wider guard rails through the management API", () => {
           JSON.stringify([self.subAccounts, self.allowedIpAddresses, self.expiresAt]) ===
           JSON.stringify([result.subAccounts, result.allowedIpAddresses, result.expiresAt]);
         expect(allowed(self, { action: "edit", before: self, result, self: true })).toBe(same);
-        expect(allowed(self, { action: "rotate", result: self })).toBe(true);
+        expect(covers(self, self)).toBe(true);
       }),
       { numRuns: 500 },
     );
@@ -228,23 +245,48 @@ describe("no wider guard rails through the management API", () => {
     ["no Expires", { ...within, expiresAt: null }, /expires on 2027-01-31.*not never/],
     ["a later Expires", { ...within, expiresAt: day(31) }, /2027-01-31 or earlier, not 2027-02-01/],
   ] as [string, Reach, RegExp][])("refuses %s, naming the guard rail and what to do", (_name, result, message) => {
-    for (const action of ["create", "rotate"] as const) {
-      expect(() => requireNoWiderReach(limited, { action, result })).toThrow(
+    expect(() => requireNoWiderReach(limited, { action: "create", result })).toThrow(
+      expect.objectContaining({ kind: "forbidden", message: expect.stringMatching(message) }),
+    );
+    const scopes = ["locations.readonly"];
+    for (const action of coveredActions) {
+      expect(() => requireCovers({ ...limited, scopes }, { ...result, scopes }, action)).toThrow(
         expect.objectContaining({ kind: "forbidden", message: expect.stringMatching(message) }),
       );
     }
-    expect(() => requireNoWiderReach(limited, { action: "rotate", result })).toThrow(/Narrow that integration/);
+    expect(() => requireCovers({ ...limited, scopes }, { ...result, scopes }, "rotate")).toThrow(
+      /acts only on integrations it covers.*rotate \(and so take the token of\).*Ask a person to rotate it/,
+    );
   });
 
   it("allows what fits: a chosen subset, a range inside, an earlier Expires, a sub-account of its own", () => {
     expect(() => requireNoWiderReach(limited, { action: "create", result: within })).not.toThrow();
     const sub: Reach = { ...within, locationId: "loc-2", subAccounts: { all: true } };
-    expect(() => requireNoWiderReach(limited, { action: "rotate", result: sub })).not.toThrow();
+    expect(covers(limited, sub)).toBe(true);
     const everything: Reach = { locationId: null, subAccounts: { all: true }, allowedIpAddresses: [], expiresAt: null };
     expect(() => requireNoWiderReach(everything, { action: "create", result: limited })).not.toThrow();
     expect(() =>
       requireNoWiderReach(everything, { action: "edit", before: limited, result: everything, self: false }),
     ).not.toThrow();
+  });
+
+  it("acts only on integrations whose every scope it holds (.write covering .readonly), and always on itself", () => {
+    const open: Reach = { locationId: null, subAccounts: { all: true }, allowedIpAddresses: [], expiresAt: null };
+    const me = { ...open, scopes: caller };
+    for (const action of coveredActions) {
+      expect(() => requireCovers(me, { ...open, scopes: ["locations.readonly", "users.write"] }, action)).toThrow(
+        expect.objectContaining({
+          kind: "forbidden",
+          message: expect.stringMatching(
+            /acts only on integrations it covers.*does not hold users\.write\. Ask a person/,
+          ),
+        }),
+      );
+      expect(() =>
+        requireCovers(me, { ...open, scopes: ["private-integrations.readonly", "private-integrations.write"] }, action),
+      ).not.toThrow();
+      expect(() => requireCovers({ ...limited, scopes: caller }, { ...limited, scopes: caller }, action)).not.toThrow();
+    }
   });
 
   it("its own guard rails: 403 naming the ones changed, even for a narrowing", () => {

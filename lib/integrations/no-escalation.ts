@@ -6,9 +6,9 @@ import { isEntryWithin } from "./ip-allowlist";
 /**
  * The management API's rules against escalation (SPEC.md › Private integrations under automation):
  * an integration acting on others needs `private-integrations.write` (`.readonly` for reads;
- * `.write` includes `.readonly`), and can give another integration only scopes it holds itself,
- * never `private-integrations.write`, and no wider guard rails than its own, so no token can mint
- * or obtain a stronger one.
+ * `.write` includes `.readonly`), acts only on integrations it covers, and can give another
+ * integration only scopes it holds itself, never `private-integrations.write`, and no wider guard
+ * rails than its own, so no token can mint, widen or obtain a stronger one.
  */
 
 export const MANAGE_SCOPE = "private-integrations.write" satisfies Scope;
@@ -41,20 +41,6 @@ export function requireNoEscalation(callerScopes: readonly string[], requested: 
 }
 
 /**
- * Refuses (403 forbidden) a rotation by an integration of one whose scopes it does not all hold:
- * the new token would be stronger than the caller's own. Rotating itself is always allowed.
- */
-export function requireNoStrongerToken(callerScopes: readonly string[], targetScopes: readonly string[]): void {
-  const held = heldScopes(callerScopes);
-  const beyond = targetScopes.filter((scope) => !held.has(scope));
-  if (beyond.length) {
-    throw forbidden(
-      `An integration can only rotate integrations whose scopes it holds itself; this one does not hold ${beyond.join(", ")}.`,
-    );
-  }
-}
-
-/**
  * What an integration reaches besides its scopes: its guard rails (guard-rails.ts) and, for a
  * sub-account integration, its one sub-account.
  */
@@ -66,21 +52,11 @@ export interface Reach extends GuardRails {
 /** A change by an integration acting through the management API, as `requireNoWiderReach` checks it. */
 export type ReachChange =
   | { action: "create"; result: Reach }
-  | { action: "edit"; before: Reach; result: Reach; self: boolean }
-  /** The integration rotated: its token is what the caller obtains. */
-  | { action: "rotate"; result: Reach };
-
-const obtains: Record<ReachChange["action"], string> = {
-  create: "create",
-  edit: "edit",
-  rotate: "rotate (and so take the token of)",
-};
+  | { action: "edit"; before: Reach; result: Reach; self: boolean };
 
 const whatToDo: Record<ReachChange["action"], string> = {
   create: "Ask for no more in the request, or ask a person to create it on the Private Integrations screen.",
   edit: "Ask for no more in the request (a field left out keeps the integration's value), or ask a person to edit it on the Private Integrations screen.",
-  rotate:
-    "Narrow that integration's guard rails first (PATCH /private-integrations/{id}), or ask a person to rotate it on the Private Integrations screen.",
 };
 
 const guardRailNames: Record<string, string> = {
@@ -91,12 +67,12 @@ const guardRailNames: Record<string, string> = {
 
 /**
  * The guard-rail half of "no escalation" (SPEC.md › Private integrations under automation; the
- * scope half is above): an integration acting through the management API never gives, keeps or
- * obtains more reach than it has. The integration that a create or edit leaves behind, or whose
- * new token a rotation hands over, must reach no sub-account the caller cannot, accept no address
- * the caller's Allowed IP addresses refuse, and expire no later than the caller. An integration
- * may not change its own guard rails at all (a person can); it may rotate itself. Refuses with 403
- * forbidden naming the guard rail and what to do. People are never checked by it.
+ * scope half is above): an integration acting through the management API never gives or keeps
+ * more reach than it has. The integration that a create or edit leaves behind must reach no
+ * sub-account the caller cannot, accept no address the caller's Allowed IP addresses refuse, and
+ * expire no later than the caller (what it may act on at all is `requireCovers`). An integration
+ * may not change its own guard rails at all (a person can). Refuses with 403 forbidden naming the
+ * guard rail and what to do. People are never checked by it.
  */
 export function requireNoWiderReach(caller: Reach, change: ReachChange): void {
   if (change.action === "edit" && change.self) {
@@ -110,7 +86,49 @@ export function requireNoWiderReach(caller: Reach, change: ReachChange): void {
   const beyond = reachBeyond(caller, change.result);
   if (beyond) {
     throw forbidden(
-      `This integration ${beyond.rule}, so it can only ${obtains[change.action]} integrations ${beyond.need}. ${whatToDo[change.action]}`,
+      `This integration ${beyond.rule}, so it can only ${change.action} integrations ${beyond.need}. ${whatToDo[change.action]}`,
+    );
+  }
+}
+
+/** An integration as `requireCovers` weighs it: its scopes and its reach. */
+export interface Holding extends Reach {
+  scopes: readonly string[];
+}
+
+/** What an integration does to another through the management API once the other exists. */
+export type CoveredAction = "edit" | "rotate" | "expire-now" | "cancel-rotation" | "delete";
+
+const coveredWords: Record<CoveredAction, { acts: string; person: string }> = {
+  edit: { acts: "edit", person: "edit it" },
+  rotate: { acts: "rotate (and so take the token of)", person: "rotate it" },
+  "expire-now": { acts: "expire the old token of", person: "use Expire Now" },
+  "cancel-rotation": { acts: "cancel the rotation of", person: "use Cancel rotation" },
+  delete: { acts: "delete", person: "delete it" },
+};
+
+/**
+ * SPEC.md: an integration acts only on integrations it covers. Every scope of `target` must be one
+ * the caller holds and its sub-accounts, allowed addresses and expiry each within the caller's, as
+ * they are before the action: else a narrower token could loosen, delete or take the token of a
+ * wider one. An integration covers itself (same scopes and reach). Refuses with 403 forbidden
+ * naming the rule; the way out is a person, since the API cannot first narrow what it does not
+ * cover. People are never checked by it.
+ */
+export function requireCovers(caller: Holding, target: Holding, action: CoveredAction): void {
+  const { acts, person } = coveredWords[action];
+  const ask = `Ask a person to ${person} on the Private Integrations screen.`;
+  const held = heldScopes(caller.scopes);
+  const missing = target.scopes.filter((scope) => !held.has(scope));
+  if (missing.length) {
+    throw forbidden(
+      `An integration acts only on integrations it covers, so it can only ${acts} integrations whose every scope it holds itself; this one does not hold ${missing.join(", ")}. ${ask}`,
+    );
+  }
+  const beyond = reachBeyond(caller, target);
+  if (beyond) {
+    throw forbidden(
+      `An integration acts only on integrations it covers. This integration ${beyond.rule}, so it can only ${acts} integrations ${beyond.need}. ${ask}`,
     );
   }
 }
@@ -149,7 +167,10 @@ export function reachBeyond(caller: Reach, target: Reach): { rule: string; need:
 }
 
 /** Every sub-account `target` reaches (all of them, later ones included, or some) the caller reaches too. */
-function subAccountsWithin(caller: Reach, target: Reach): boolean {
+export function subAccountsWithin(
+  caller: Pick<Reach, "locationId" | "subAccounts">,
+  target: Pick<Reach, "locationId" | "subAccounts">,
+): boolean {
   if (caller.locationId) return target.locationId === caller.locationId;
   if (caller.subAccounts.all) return true;
   const mine = new Set(caller.subAccounts.locationIds);

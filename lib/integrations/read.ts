@@ -1,7 +1,15 @@
 import { membersById } from "@/lib/accounts/users";
 import { db } from "@/lib/db/client";
-import { notFound } from "@/lib/refusal";
-import { type IntegrationOwner, type LifecycleActor, type ResolvedOwner, requireIntegrationAccess } from "./access";
+import { forbidden, notFound } from "@/lib/refusal";
+import {
+  type IntegrationOwner,
+  isIntegrationActor,
+  type LifecycleActor,
+  type ResolvedOwner,
+  requireIntegrationAccess,
+} from "./access";
+import { ALL_SUB_ACCOUNTS } from "./guard-rails";
+import { subAccountsWithin } from "./no-escalation";
 import { type IntegrationRow, type PrivateIntegrationView, type TeamMemberName, toView } from "./views";
 
 /** Reading private integrations for the screens: the rows of one owner, and their views. */
@@ -65,6 +73,32 @@ export async function viewOf(owner: ResolvedOwner, row: IntegrationRow, now: Dat
 export const notFoundMessage =
   "This private integration does not exist here any more; reload the page to see the current list.";
 
+/**
+ * SPEC.md: an integration limited to chosen Sub-accounts sees only integrations within them (an
+ * agency integration whose Sub-accounts are some of them, or a sub-account integration of one),
+ * in the list and one by one (its usage too): it could act on no other, and what reaches a
+ * sub-account it does not is none of its business. People and other integrations see every one.
+ */
+export function isVisibleTo(
+  actor: LifecycleActor,
+  row: Pick<IntegrationRow, "locationId" | "allSubAccounts" | "chosenLocations">,
+): boolean {
+  if (!isIntegrationActor(actor) || !actor.allowedLocationIds) return true;
+  return subAccountsWithin(
+    { locationId: null, subAccounts: { all: false, locationIds: [...actor.allowedLocationIds] } },
+    {
+      locationId: row.locationId,
+      subAccounts: row.allSubAccounts
+        ? ALL_SUB_ACCOUNTS
+        : { all: false, locationIds: row.chosenLocations.map((c) => c.locationId) },
+    },
+  );
+}
+
+/** What an integration limited to chosen Sub-accounts hears for one outside them: the rule, not "not found". */
+export const notVisibleMessage =
+  "This integration is limited to chosen Sub-accounts, so it sees and acts on only integrations within them: a sub-account integration of one of them, or an agency integration whose Sub-accounts are some of them. This one reaches others; ask a person to see or change it on the Private Integrations screen.";
+
 /** The integrations of an agency (agency level only) or of one sub-account, newest first. */
 export async function listPrivateIntegrations(
   actor: LifecycleActor,
@@ -77,8 +111,10 @@ export async function listPrivateIntegrations(
     include: integrationInclude,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
   });
-  const creators = await creatorsOf(resolved.companyId, rows);
-  return rows.map((row) => toView(row, now, creators));
+  // Filtered here, not in SQL: one rule (isVisibleTo) for the list and the single read.
+  const visible = rows.filter((row) => isVisibleTo(actor, row));
+  const creators = await creatorsOf(resolved.companyId, visible);
+  return visible.map((row) => toView(row, now, creators));
 }
 
 export async function getPrivateIntegration(
@@ -93,6 +129,7 @@ export async function getPrivateIntegration(
     include: integrationInclude,
   });
   if (!row) throw notFound(notFoundMessage);
+  if (!isVisibleTo(actor, row)) throw forbidden(notVisibleMessage);
   return viewOf(resolved, row, now);
 }
 

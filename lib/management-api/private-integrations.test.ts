@@ -7,8 +7,8 @@ import { createPrivateIntegration, rotateLater } from "@/lib/integrations/lifecy
 import { setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
 import { getPrivateIntegration } from "@/lib/integrations/read";
 import { revokeLeakedIntegrationTokens } from "@/lib/integrations/revoke-leaked";
-import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { integrationPrincipal } from "@/lib/testing/integration-principal";
 import type { Principal } from "@/lib/tokens/principal";
 import {
   createIntegration,
@@ -23,18 +23,6 @@ import { toApiIntegration } from "./shape";
 let A: TestAgency;
 let B: TestAgency;
 const agency = (T: TestAgency) => ({ level: "agency", companyId: T.company.id }) as const;
-
-/** The Principal a request with a new integration's token would carry. */
-async function principalWith(T: TestAgency, scopes: string[], locationId?: string): Promise<Principal> {
-  const owner = locationId ? ({ level: "location", locationId } as const) : agency(T);
-  const { token } = await createPrivateIntegration(T.owner, owner, {
-    name: `Caller ${scopes[0]}`,
-    scopes: scopes as never,
-  });
-  const verified = await verifyPrivateIntegrationToken(token);
-  if (!verified.ok) throw new Error("the new token did not verify");
-  return verified.principal;
-}
 
 beforeAll(async () => {
   A = await makeAgency({ locations: 2, privateIntegrationsLab: true });
@@ -110,15 +98,15 @@ describe("who may call it", () => {
     expect(() => integrationActorOf(app, "read")).toThrow(
       expect.objectContaining({ status: 403, code: "forbidden", description: expect.stringMatching(/access token/) }),
     );
-    const sub = await principalWith(A, ["locations.readonly"], A.locations[0]!.id);
+    const sub = await integrationPrincipal(A, ["locations.readonly"], { locationId: A.locations[0]!.id });
     expect(() => integrationActorOf(sub, "read")).toThrow(
       expect.objectContaining({ status: 403, code: "forbidden", description: expect.stringMatching(/agency/) }),
     );
   });
 
   it(".write includes .readonly; .readonly does not write (403 insufficient_scope naming the scope)", async () => {
-    const writer = await principalWith(A, ["private-integrations.write"]);
-    const reader = await principalWith(A, ["private-integrations.readonly"]);
+    const writer = await integrationPrincipal(A, ["private-integrations.write"]);
+    const reader = await integrationPrincipal(A, ["private-integrations.readonly"]);
     expect(integrationActorOf(writer, "read").integrationId).toBe(writer.integrationId);
     expect(integrationActorOf(reader, "read").integrationId).toBe(reader.integrationId);
     let thrown: unknown;
@@ -136,7 +124,7 @@ describe("who may call it", () => {
 describe("the operations", () => {
   it("create under an agency maximum: without expiresAt, 400 naming the maximum under the API's field name", async () => {
     const C = await makeAgency({ locations: 0, privateIntegrationsLab: true });
-    const caller = await principalWith(C, ["private-integrations.write", "locations.readonly"]);
+    const caller = await integrationPrincipal(C, ["private-integrations.write", "locations.readonly"]);
     const now = new Date();
     await setMaximumTokenLifetime(C.owner, "30", now);
     const refused = createIntegration(caller, { name: "Forever", scopes: ["locations.readonly"] }, now);
@@ -149,7 +137,7 @@ describe("the operations", () => {
   });
 
   it("the audit log names the acting integration (its name now; null once it is deleted)", async () => {
-    const caller = await principalWith(A, ["private-integrations.write", "locations.readonly"]);
+    const caller = await integrationPrincipal(A, ["private-integrations.write", "locations.readonly"]);
     const { privateIntegration } = await createIntegration(caller, { name: "Audited", scopes: ["locations.readonly"] });
     const [entry] = await listAuditLog(A.owner, agency(A), { integrationId: privateIntegration.id });
     expect(entry).toMatchObject({
@@ -172,14 +160,18 @@ describe("the operations", () => {
   });
 
   it("an unknown scope is 400 invalid_scope", async () => {
-    const caller = await principalWith(A, ["private-integrations.write"]);
+    const caller = await integrationPrincipal(A, ["private-integrations.write"]);
     await expect(createIntegration(caller, { name: "X", scopes: ["nope.read"] })).rejects.toMatchObject({
       code: "invalid_scope",
     });
   });
 
   it("edit changes only the fields sent: scopes and guard rails left out stay", async () => {
-    const caller = await principalWith(A, ["private-integrations.write", "locations.readonly", "users.readonly"]);
+    const caller = await integrationPrincipal(A, [
+      "private-integrations.write",
+      "locations.readonly",
+      "users.readonly",
+    ]);
     const created = await createIntegration(caller, {
       name: "Patch me",
       description: "kept",
@@ -201,7 +193,7 @@ describe("the operations", () => {
   });
 
   it("another agency's integration and sub-account answer exactly as unknown ones", async () => {
-    const caller = await principalWith(A, ["private-integrations.write"]);
+    const caller = await integrationPrincipal(A, ["private-integrations.write"]);
     const { integration } = await createPrivateIntegration(B.owner, agency(B), {
       name: "B's",
       scopes: ["locations.readonly"],
@@ -217,7 +209,7 @@ describe("the operations", () => {
   });
 
   it("usage answers the last N UTC days, today last, zeros included", async () => {
-    const caller = await principalWith(A, ["private-integrations.readonly"]);
+    const caller = await integrationPrincipal(A, ["private-integrations.readonly"]);
     const { integration } = await createPrivateIntegration(A.owner, agency(A), {
       name: "Used",
       scopes: ["locations.readonly"],

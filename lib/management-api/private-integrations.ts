@@ -2,7 +2,6 @@ import { requireAgencyPrivateIntegration, requireScope } from "@/lib/api/bearer"
 import { HttpError } from "@/lib/api/http-error";
 import { db } from "@/lib/db/client";
 import type { IntegrationActor, IntegrationOwner } from "@/lib/integrations/access";
-import { requireIntegrationAccess } from "@/lib/integrations/access";
 import * as lifecycle from "@/lib/integrations/lifecycle";
 import { MANAGE_SCOPE, READ_SCOPE } from "@/lib/integrations/no-escalation";
 import { getPrivateIntegration, listPrivateIntegrations } from "@/lib/integrations/read";
@@ -77,7 +76,10 @@ function requireKnownScopes(scopes: readonly string[] | undefined): void {
   }
 }
 
-/** A form's field errors under the API's field names (expires → expiresAt, …). */
+/**
+ * A form's field errors under the API's field names (expires → expiresAt, …), every one in
+ * `fieldErrors`; the description names the first, as the HTTP frame's own 400s do ("field: …").
+ */
 async function withApiFieldNames<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -86,7 +88,8 @@ async function withApiFieldNames<T>(run: () => Promise<T>): Promise<T> {
     const fieldErrors = Object.fromEntries(
       Object.entries(fieldErrorsOfRefusal(error)).map(([field, message]) => [apiFieldName(field), message]),
     );
-    throw new Refusal("invalid", error.message, apiFieldName(error.field), { fieldErrors });
+    const field = apiFieldName(error.field);
+    throw new Refusal("invalid", `${field}: ${error.message}`, field, { fieldErrors });
   }
 }
 
@@ -185,7 +188,10 @@ export async function deleteIntegration(principal: Principal, id: string, now: D
   await lifecycle.deletePrivateIntegration(actor, await ownerOf(actor, id), id, now);
 }
 
-/** Requests per UTC day by outcome, the last `days` days (1 to 90, default 30), today last. */
+/**
+ * Requests per UTC day by outcome, the last `days` days (1 to 90, default 30), today last. Read as
+ * the list reads: a caller limited to chosen Sub-accounts is refused (403) one outside them.
+ */
 export async function integrationUsage(
   principal: Principal,
   id: string,
@@ -193,6 +199,6 @@ export async function integrationUsage(
   now: Date = new Date(),
 ): Promise<{ days: UsageDay[] }> {
   const actor = integrationActorOf(principal, "read");
-  await requireIntegrationAccess(actor, await ownerOf(actor, id), "read");
+  await getPrivateIntegration(actor, await ownerOf(actor, id), id, now);
   return { days: await integrationUsageDays(id, days, now) };
 }

@@ -82,7 +82,9 @@ export const apiPrivateIntegrationAnswerSchema = z
   .object({ privateIntegration: apiPrivateIntegrationSchema })
   .meta({ examples: [{ privateIntegration: integrationExample }] });
 
-const expiresAtInput = z.string().regex(ymd, { error: "Use YYYY-MM-DD, e.g. 2026-12-31." }).nullable().meta({
+// The date's form is the lifecycle's to check (as `Expires`), so a 400 names it with every other
+// invalid field at once; the pattern is for the document only.
+const expiresAtInput = z.string().meta({ pattern: ymd.source }).nullable().meta({
   description: "The last day (UTC) its tokens work, YYYY-MM-DD; null for never (refused under an agency maximum).",
 });
 const subAccountsInput = z

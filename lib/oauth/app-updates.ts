@@ -1,6 +1,5 @@
 import { recordAudit } from "@/lib/accounts/audit";
 import type { Actor } from "@/lib/accounts/permissions";
-import { canAccessLocation } from "@/lib/accounts/permissions";
 import { isAgencyAdmin } from "@/lib/accounts/roles";
 import {
   type InstallationForUpdate,
@@ -12,7 +11,7 @@ import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import type { Prisma, PrismaClient, UserType } from "@/lib/generated/prisma/client";
 import { conflict, forbidden, notFound } from "@/lib/refusal";
-import { canInstall, type InstallationPlace } from "./authorize/install-choice";
+import { canApproveUpdate } from "./authorize/install-choice";
 
 /**
  * Consent to a new version of an installed app (SPEC.md › Apps that grow without reinstalls): an
@@ -35,18 +34,6 @@ export interface PendingUpdate {
   scopes: string[];
   added: string[];
   removed: string[];
-}
-
-/** For an agency install, the agency's owners and admins; for a sub-account install, those and the sub-account's admins. */
-export function canApproveUpdate(actor: Actor, installation: InstallationPlace): boolean {
-  if (actor.companyId !== installation.companyId || !canInstall(actor, installation.app)) return false;
-  if (isAgencyAdmin(actor.role)) return true;
-  return (
-    installation.userType === "Location" &&
-    actor.role === "account_admin" &&
-    installation.locationId !== null &&
-    canAccessLocation(actor, { id: installation.locationId, companyId: installation.companyId })
-  );
 }
 
 const pendingSelect = {

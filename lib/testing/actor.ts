@@ -16,3 +16,15 @@ export const actorAs = (role: Role, overrides: Partial<Actor> = {}): Actor => ({
   locationIds: [],
   ...overrides,
 });
+
+/**
+ * What `getSignedIn` answers for `actor` in tests that run server actions outside Next.js: a
+ * session that authenticated `authenticatedAgoMs` ago (just now by default, so `Confirm it's you`
+ * passes; 11 minutes or more ago makes guarded actions ask for it).
+ */
+export const signedInAs = (actor: Actor, authenticatedAgoMs = 0) => ({
+  actor,
+  mustChangePassword: false,
+  mustSetUpTwoFactor: false,
+  session: { id: `test-session-${actor.id}`, authenticatedAt: new Date(Date.now() - authenticatedAgoMs) },
+});

@@ -108,8 +108,11 @@ export function apiClient(routes: DirectRoute[], defaults: ApiRequest = {}): Api
 export const operatorCommand = (api: ApiClient, command: string, flags: Record<string, unknown> = {}) =>
   api.post("/api/operator", { token: operatorKey(), json: { command, flags }, peer: "127.0.0.1" });
 
-/** An address of its own (IPv6 documentation range), for tests that must not share a per-address limit. */
-export const freshAddress = () => `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`;
+/**
+ * An address of its own (IPv6 documentation range), for tests that must not share a per-address
+ * limit: in a /64 of its own, since limits count an IPv6 address by its /64.
+ */
+export const freshAddress = () => `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
 
 function buildRequest(method: Method, path: string, options: ApiRequest): Request {
   const headers: Record<string, string> = {};

@@ -10,6 +10,9 @@ const template = inject("pgliteTemplate");
 if (template) process.env.PGLITE_TEMPLATE = template;
 process.env.SERVER_SECRET ??= "test-server-secret-test-server-secret-0123456789";
 process.env.LOG_LEVEL ??= "silent";
+// As on the e2e server: fixtures save apps with webhook URLs on a local receiver or an unresolvable
+// .test host. Tests of the guard turn it on themselves (allowPrivate: false, or the variable at 0).
+process.env.WEBHOOK_ALLOW_PRIVATE ??= "1";
 resetEnvCache();
 
 beforeAll(async () => {

@@ -1,10 +1,11 @@
 import Link from "next/link";
+import { notFound } from "next/navigation";
 import { z } from "zod";
 import { PageHeader } from "@/components/page-header";
 import { AuditLogView } from "@/components/private-integrations/audit-log";
 import { PrivateIntegrationsManager } from "@/components/private-integrations/manager";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
-import { BackLink, NoPermission, Notice } from "@/components/ui/notice";
+import { NoPermission, Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
 import { checkIntegrationAccess, type IntegrationOwner } from "@/lib/integrations/access";
 import { listAuditLog } from "@/lib/integrations/audit-log";
@@ -55,11 +56,13 @@ export async function PrivateIntegrationsScreen({
     : { level: "agency", companyId: actor.companyId };
   const access = await checkIntegrationAccess(actor, owner);
   if (!access.ok) {
+    // A 404 (each route's not-found.tsx: ./not-found-screen.tsx): a page cannot set its status, notFound() does.
+    if (access.reason === "not_found") notFound();
     // The same page heading as the screen itself, so the page has its h1 whatever the gate says.
     return (
       <>
         <PageHeader title="Private Integrations" />
-        <AccessNotice reason={access.reason} message={access.message} level={owner.level} />
+        <AccessNotice reason={access.reason} message={access.message} />
       </>
     );
   }
@@ -109,15 +112,7 @@ function dialogToOpen(searchParams: Record<string, string | string[] | undefined
   return parsed.success ? { integrationId: parsed.data.integration, action: parsed.data.action } : undefined;
 }
 
-function AccessNotice({
-  reason,
-  message,
-  level,
-}: {
-  reason: "not_found" | "labs_off" | "forbidden";
-  message: string;
-  level: "agency" | "location";
-}) {
+function AccessNotice({ reason, message }: { reason: "labs_off" | "forbidden"; message: string }) {
   if (reason === "labs_off") {
     return (
       <Notice title="Private Integrations must be enabled in Labs" tone="warning">
@@ -129,14 +124,6 @@ function AccessNotice({
           before anyone can create or manage private integrations. An agency owner or admin can turn it on there.
         </p>
         <p>Tokens already issued keep working.</p>
-      </Notice>
-    );
-  }
-  if (reason === "not_found") {
-    return (
-      <Notice title={level === "location" ? "Sub-account not found" : "Agency not found"} tone="warning">
-        <p>There is nothing here that you can open. Pick a sub-account from the sub-account switcher.</p>
-        <BackLink href="/settings">Back to your settings</BackLink>
       </Notice>
     );
   }

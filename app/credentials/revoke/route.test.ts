@@ -125,6 +125,18 @@ describe("POST /credentials/revoke", () => {
     expect((await revoke(body)).status).toBe(202);
   });
 
+  it("counts an IPv6 client by its /64: another address of the same /64 is the same caller", async () => {
+    const prefix = freshAddress().replace(/::1$/, "");
+    const body = { credentials: [generatePrivateIntegrationToken()] };
+    for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR; i++) {
+      expect((await revoke(body, `${prefix}::${(i + 1).toString(16)}`)).status).toBe(202);
+    }
+    const sameSlash64 = await revoke(body, `${prefix.toUpperCase()}:ffff:ffff:ffff:ffff`);
+    expect(sameSlash64.status).toBe(429);
+    expect(sameSlash64.body.error).toBe("rate_limited");
+    expect((await revoke(body)).status).toBe(202);
+  });
+
   it("the GitHub partner endpoint counts in the same hourly limit", async () => {
     const address = freshAddress();
     const body = { credentials: [generatePrivateIntegrationToken()] };

@@ -4,7 +4,7 @@ import { Card, ErrorScreen } from "@/components/oauth/error-screen";
 import { InstallForm } from "@/components/oauth/install-form";
 import { installSettingLabels } from "@/lib/apps/settings";
 import { requireActor } from "@/lib/auth/session";
-import { installChoiceFor } from "@/lib/oauth/authorize/install-choice";
+import { installChoiceFor, listedGrant } from "@/lib/oauth/authorize/install-choice";
 import { authorizeParamsFrom } from "@/lib/oauth/authorize/params";
 import { validateAuthorizeRequest } from "@/lib/oauth/authorize/validate";
 import { scopeCatalog } from "@/lib/scopes";
@@ -29,17 +29,27 @@ export default async function ChooseLocationPage({
 
   const actor = await requireActor();
   const { app, developerName, scopes } = check.request;
-  const choice = await installChoiceFor(actor, app);
+  const choice = await installChoiceFor(actor, app, scopes);
   // A real 403 (forbidden.tsx beside this page explains why).
   if (!choice.allowed) forbidden();
 
   const hidden = Object.fromEntries(
     Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
   );
+  // What approving grants: a re-install by someone who may not approve updates holds back new scopes.
+  const granted = listedGrant(choice, scopes);
   const locations =
     choice.level === "agency"
       ? choice.locations
-      : choice.locations.map((l) => ({ id: l.id, name: l.name, note: l.installed ? "installed" : undefined }));
+      : choice.locations.map((l) => ({
+          id: l.id,
+          name: l.name,
+          note: !l.installed
+            ? undefined
+            : l.withheld.length && granted.withheld.length === 0
+              ? `installed; keeps its approved scopes, without ${l.withheld.join(", ")}`
+              : "installed",
+        }));
   const everyLocation = choice.level === "agency" ? choice.locations.map((l) => l.id) : [];
   const selected =
     choice.level === "agency" && !choice.approveAllLocations
@@ -65,13 +75,22 @@ export default async function ChooseLocationPage({
           {app.name} asks to:
         </h2>
         <ul className="mt-2 space-y-1.5">
-          {scopes.map((scope) => (
+          {granted.scopes.map((scope) => (
             <li key={scope} className="text-sm">
               <span className="text-slate-800">{scopeCatalog[scope].description}</span>{" "}
               <code className="rounded bg-slate-100 px-1 text-xs text-slate-600">{scope}</code>
             </li>
           ))}
         </ul>
+        {granted.withheld.length ? (
+          <p className="mt-2 text-sm text-slate-600">
+            Not granted by installing again: {granted.withheld.join(", ")}. They wait until{" "}
+            {choice.level === "agency"
+              ? "the agency's owner or an admin"
+              : "the agency's owner or an admin, or the sub-account's admin,"}{" "}
+            approves the app's update.
+          </p>
+        ) : null}
       </section>
       <div className="mt-6">
         <InstallForm

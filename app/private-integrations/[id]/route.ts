@@ -2,6 +2,7 @@ import { json, otherMethods } from "@/lib/api/handler";
 import { tokenErrors } from "@/lib/api/openapi/operation";
 import { parseJson } from "@/lib/api/parse";
 import { tokenRoute } from "@/lib/api/token-route";
+import { coverRule, notCoveredRefusal, visibilityRule } from "@/lib/management-api/operations";
 import { deleteIntegration, updateIntegration } from "@/lib/management-api/private-integrations";
 import {
   apiIntegrationIdSchema,
@@ -21,8 +22,7 @@ export const PATCH = tokenRoute<Params>(
     operationId: "updatePrivateIntegration",
     tag: "Private integrations",
     summary: "Edit a private integration",
-    description:
-      "As Edit on the screen: name, description, scopes and guard rails; a field left out keeps its value. The token does not change and works with the new scopes at once. Scopes it already had may stay; a scope added must be one the caller holds, never private-integrations.write. The integration edited must stay within the caller's own guard rails, and an integration cannot change its own guard rails (a person can).",
+    description: `As Edit on the screen: name, description, scopes and guard rails; a field left out keeps its value. The token does not change and works with the new scopes at once. ${coverRule} ${visibilityRule} A scope added must be one the caller holds, never private-integrations.write. The integration edited must stay within the caller's own guard rails, and an integration cannot change its own guard rails (a person can).`,
     scope: "private-integrations.write",
     only: "agency_private_integration",
     pathParams: apiIntegrationIdSchema,
@@ -35,7 +35,7 @@ export const PATCH = tokenRoute<Params>(
     },
     errors: tokenErrors(
       "private-integrations.write",
-      `${callerRefusals} ${labsRefusal} Adding a scope the caller does not hold, or private-integrations.write. ${widerGuardRailsRefusal} A change of the caller's own guard rails.`,
+      `${callerRefusals} ${labsRefusal} ${notCoveredRefusal} Outside the caller's chosen Sub-accounts. Adding a scope the caller does not hold, or private-integrations.write. ${widerGuardRailsRefusal} A change of the caller's own guard rails.`,
       {
         invalid_request:
           "Not JSON, no field, a field of the wrong type or unknown, or a bad guard rail (an expiresAt beyond the agency maximum names it).",
@@ -54,12 +54,12 @@ export const DELETE = tokenRoute<Params>(
     operationId: "deletePrivateIntegration",
     tag: "Private integrations",
     summary: "Delete a private integration",
-    description: "As Delete on the screen: every token of it stops working at once.",
+    description: `As Delete on the screen: every token of it stops working at once. ${coverRule}`,
     scope: "private-integrations.write",
     only: "agency_private_integration",
     pathParams: apiIntegrationIdSchema,
     success: { status: 204, description: "Deleted." },
-    errors: tokenErrors("private-integrations.write", `${callerRefusals} ${labsRefusal}`, {
+    errors: tokenErrors("private-integrations.write", `${callerRefusals} ${labsRefusal} ${notCoveredRefusal}`, {
       not_found: unknownIdRefusal,
     }),
   },

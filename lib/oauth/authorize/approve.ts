@@ -49,12 +49,12 @@ export async function approveInstall(options: ApproveInstallOptions): Promise<Ap
   const install = () =>
     db().$transaction(async (tx) => {
       const { locationIds, choice } = await chooseLocations(tx, target);
-      const installation = await upsertInstallation(tx, { app, actor, scopes, target, choice });
+      const installation = await upsertInstallation(tx, { app, actor, scopes, target, choice, now });
       const removed = await reconcileSubAccounts(tx, target, installation, locationIds, now);
-      await issueCode(tx, { code, request, installationId: installation.id, userId: actor.id, now });
+      const granted = installation.grant.scopes;
+      await issueCode(tx, { code, request, scopes: granted, installationId: installation.id, userId: actor.id, now });
       await recordInstall(tx, {
         app,
-        scopes,
         userId: actor.id,
         target,
         installation,

@@ -1,8 +1,10 @@
 import type { Actor } from "@/lib/accounts/permissions";
 import type { AppView } from "@/lib/apps/app-view";
+import { installationForUpdateSelect, moveInstallation, scopeChanges } from "@/lib/apps/installation-updates";
 import type { Tx } from "@/lib/db/client";
 import type { Scope } from "@/lib/scopes";
 import { revokeGrants } from "../grants/revoke-grants";
+import { grantOfInstall, type InstallGrant } from "./install-choice";
 import type { ResolvedTarget } from "./resolve-target";
 
 /** The installation's "all sub-accounts" flags, as stored on the row. */
@@ -51,24 +53,40 @@ export interface UpsertedInstallation {
   reinstall: boolean;
   /** The sub-accounts of the install being replaced; empty when it was not installed. */
   installedLocationIds: string[];
+  /** What the install grants: the installation's version and scopes now, and its code's scopes. */
+  grant: InstallGrant;
+  /** An approver's re-install moved the installation from this version: it counts as approval. */
+  approved?: { fromVersionId: string; added: string[]; removed: string[] };
 }
 
-/** Creates the Installation or re-authorizes the existing row of the same app and place. */
+/**
+ * Creates the Installation or re-authorizes the existing row of the same app and place, with the
+ * grant of `grantOfInstall`: only an approver's re-install moves it to a newer version, and that
+ * move is the approval's own (`moveInstallation`: live grants widened, `INSTALLATION_UPDATED`).
+ */
 export async function upsertInstallation(
   tx: Tx,
-  args: { app: AppView; actor: Actor; scopes: Scope[]; target: ResolvedTarget; choice: LocationChoice },
+  args: { app: AppView; actor: Actor; scopes: Scope[]; target: ResolvedTarget; choice: LocationChoice; now: Date },
 ): Promise<UpsertedInstallation> {
   const { app, target } = args;
+  // Locked before it is read: an approval, decline or removal committing meanwhile is read, not overwritten.
+  await tx.$executeRaw`SELECT 1 FROM "Installation" WHERE "installKey" = ${target.installKey} FOR NO KEY UPDATE`;
   const existing = await tx.installation.findUnique({
     where: { installKey: target.installKey },
-    select: { id: true, status: true, locations: { select: { locationId: true } } },
+    select: { ...installationForUpdateSelect, status: true, locations: { select: { locationId: true } } },
   });
+  const grant = grantOfInstall(args.actor, app, args.scopes, existing);
+  if (existing && grant.approvesUpdate) {
+    await moveInstallation(tx, existing, grant, { webhookUrl: app.webhookUrl, userId: args.actor.id, now: args.now });
+  }
   const data = {
-    versionId: app.versionId,
+    versionId: grant.versionId,
     installedByUserId: args.actor.id,
-    scopes: args.scopes,
+    scopes: grant.scopes,
     status: "installed" as const,
     uninstalledAt: null,
+    // On the newest version nothing is left to decline; an older one keeps its decline.
+    ...(grant.versionId === app.versionId ? { declinedVersionId: null } : {}),
     // A re-install replaces the choice: some sub-accounts turn both off.
     ...args.choice,
   };
@@ -89,6 +107,11 @@ export async function upsertInstallation(
     id: installation.id,
     reinstall: Boolean(existing),
     installedLocationIds: existing?.status === "installed" ? existing.locations.map((l) => l.locationId) : [],
+    grant,
+    approved:
+      existing && grant.approvesUpdate
+        ? { fromVersionId: existing.versionId, ...scopeChanges(existing.scopes, grant.scopes) }
+        : undefined,
   };
 }
 

@@ -2,6 +2,7 @@ import { json, otherMethods } from "@/lib/api/handler";
 import { tokenErrors } from "@/lib/api/openapi/operation";
 import { parseJson } from "@/lib/api/parse";
 import { tokenRoute } from "@/lib/api/token-route";
+import { coverRule, notCoveredRefusal } from "@/lib/management-api/operations";
 import { rotateIntegration } from "@/lib/management-api/private-integrations";
 import {
   apiIntegrationIdSchema,
@@ -10,7 +11,6 @@ import {
   callerRefusals,
   labsRefusal,
   unknownIdRefusal,
-  widerGuardRailsRefusal,
 } from "@/lib/management-api/shape";
 
 /** POST /private-integrations/{id}/rotate: a new token, shown once; the old one now or later. */
@@ -19,8 +19,7 @@ export const POST = tokenRoute<{ id: string }>(
     operationId: "rotatePrivateIntegration",
     tag: "Private integrations",
     summary: "Rotate a private integration's token",
-    description:
-      'mode "now": Rotate and expire this token now (the old token stops working at once; also brings a Revoked integration back). mode "later": Rotate and expire this token later (both work for overlapDays, 7 unless given; the integration reads rotating). The answer holds the new token, shown this once. The caller can rotate only integrations whose scopes it holds and whose guard rails are within its own; it can always rotate itself.',
+    description: `mode "now": Rotate and expire this token now (the old token stops working at once; also brings a Revoked integration back). mode "later": Rotate and expire this token later (both work for overlapDays, 7 unless given; the integration reads rotating). The answer holds the new token, shown this once. ${coverRule}`,
     scope: "private-integrations.write",
     only: "agency_private_integration",
     pathParams: apiIntegrationIdSchema,
@@ -31,16 +30,12 @@ export const POST = tokenRoute<{ id: string }>(
       name: "IssuedPrivateIntegrationToken",
       schema: apiIssuedTokenSchema,
     },
-    errors: tokenErrors(
-      "private-integrations.write",
-      `${callerRefusals} ${labsRefusal} The integration holds a scope the caller does not. ${widerGuardRailsRefusal}`,
-      {
-        invalid_request: "Not JSON, or not one of the two modes, or an overlapDays other than 1, 3, 7, 14 or 30.",
-        not_found: unknownIdRefusal,
-        conflict:
-          "A rotation is already in progress, the integration has expired (extend it first), or it is revoked and mode is later.",
-      },
-    ),
+    errors: tokenErrors("private-integrations.write", `${callerRefusals} ${labsRefusal} ${notCoveredRefusal}`, {
+      invalid_request: "Not JSON, or not one of the two modes, or an overlapDays other than 1, 3, 7, 14 or 30.",
+      not_found: unknownIdRefusal,
+      conflict:
+        "A rotation is already in progress, the integration has expired (extend it first), or it is revoked and mode is later.",
+    }),
   },
   async (request, { principal, params }) =>
     json(await rotateIntegration(principal, params.id, await parseJson(request, apiRotateSchema))),

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { AppVersionsSection } from "@/components/app-updates/app-versions";
 import { AppForm } from "@/components/developer/app-form";
 import { ReplaceSecret } from "@/components/developer/replace-secret";
 import { PageHeader } from "@/components/page-header";
 import { CodeBlock } from "@/components/ui/code-block";
-import { BackLink, Notice } from "@/components/ui/notice";
+import { Notice } from "@/components/ui/notice";
 import { Panel } from "@/components/ui/panel";
 import { UsageChart } from "@/components/usage/usage-chart";
 import type { AppView } from "@/lib/apps/app-view";
@@ -36,13 +37,11 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
     app = await getDeveloperApp(appId, actor);
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
+    // A 404 (./not-found.tsx): a page cannot set its status, notFound() does.
+    if (error.kind !== "forbidden") notFound();
     return (
-      <Notice
-        title={error.kind === "forbidden" ? "You don't have permission to manage apps" : "App not found"}
-        tone="warning"
-      >
+      <Notice title="You don't have permission to manage apps" tone="warning">
         <p>{error.message}</p>
-        {error.kind === "not_found" ? <BackLink href="/developer/apps">Back to your apps</BackLink> : null}
       </Notice>
     );
   }

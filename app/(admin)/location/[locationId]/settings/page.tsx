@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { PageHeader } from "@/components/page-header";
 import { SettingsLinks } from "@/components/settings-links";
-import { BackLink, Notice } from "@/components/ui/notice";
 import { findAccessibleLocation } from "@/lib/accounts/companies";
 import { locationNavigation } from "@/lib/accounts/navigation";
 import { requireActor } from "@/lib/auth/session";
@@ -12,14 +12,8 @@ export default async function LocationSettingsPage({ params }: { params: Promise
   const { locationId } = await params;
   const actor = await requireActor();
   const location = await findAccessibleLocation(actor, locationId);
-  if (!location) {
-    return (
-      <Notice title="Sub-account not found" tone="warning">
-        <p>There is no sub-account here that you can open. Pick one from the sub-account switcher.</p>
-        <BackLink href="/settings">Back to your settings</BackLink>
-      </Notice>
-    );
-  }
+  // A 404 (../not-found.tsx): a page cannot set its status, notFound() does.
+  if (!location) notFound();
   const links = locationNavigation(actor, location).filter((l) => !l.href.endsWith("/settings"));
   return (
     <>

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { updatePlace } from "@/components/app-updates/pending-updates";
 import { UpdateDecision } from "@/components/app-updates/update-decision";
 import { PageHeader } from "@/components/page-header";
@@ -20,8 +21,10 @@ export default async function ReviewUpdatePage({ params }: { params: Promise<{ i
     update = await getPendingUpdate(actor, installationId);
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
+    // A 404 (./not-found.tsx): a page cannot set its status, notFound() does.
+    if (error.kind !== "forbidden") notFound();
     return (
-      <Notice title={error.kind === "forbidden" ? "You can't review this update" : "App not found"} tone="warning">
+      <Notice title="You can't review this update" tone="warning">
         <p>{error.message}</p>
       </Notice>
     );

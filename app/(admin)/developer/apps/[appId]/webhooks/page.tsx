@@ -3,11 +3,12 @@
 // keys); the log's table frame is already the shared DataTable, what is left is its own rows.
 import type { Metadata } from "next";
 import Link from "next/link";
+import { notFound } from "next/navigation";
 import { Fragment } from "react";
 import { PageHeader } from "@/components/page-header";
 import { CodeBlock } from "@/components/ui/code-block";
 import { DataTable } from "@/components/ui/data-table";
-import { NoPermission, Notice } from "@/components/ui/notice";
+import { NoPermission } from "@/components/ui/notice";
 import { Panel, panelClass } from "@/components/ui/panel";
 import { Outcome, StatusBadge, Timestamp } from "@/components/webhooks/delivery-log";
 import { EndpointHealth } from "@/components/webhooks/endpoint-health";
@@ -44,16 +45,9 @@ export default async function AppWebhooksPage({
         </NoPermission>
       );
     }
-    if (error instanceof Refusal && error.kind === "not_found") {
-      // Same answer for "does not exist" and "another agency's app": ids are not disclosed.
-      return (
-        <Notice title="App not found" tone="warning">
-          <p>
-            There is no app here that you can open. Pick one from <Link href="/developer/apps">your apps</Link>.
-          </p>
-        </Notice>
-      );
-    }
+    // Same answer for "does not exist" and "another agency's app": ids are not disclosed. A 404
+    // (../not-found.tsx): a page cannot set its status, notFound() does.
+    if (error instanceof Refusal && error.kind === "not_found") notFound();
     throw error;
   }
   const { app } = log;
