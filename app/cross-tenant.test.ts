@@ -1,6 +1,7 @@
 // Over 250 lines on purpose: the cross-tenant suite proves completeness (every action and route
 // method has a case), which only holds when every case is in one file with the probe that lists
 // them.
+
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
@@ -11,8 +12,10 @@ import { type Method, routeFinder } from "@/lib/api/direct-router";
 import { isInternal, type Operation } from "@/lib/api/openapi/operation";
 import { tokenRoute } from "@/lib/api/token-route";
 import type { CreatedApp } from "@/lib/apps/registry";
+import { startSession } from "@/lib/auth/sessions";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { signedInAs } from "@/lib/testing/actor";
 import { type ApiRequest, apiClient } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, newContact, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { codeGrant, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/testing/oauth";
@@ -34,7 +37,7 @@ import { leftToNext } from "@/scripts/route-table";
 let signedIn: Actor | null = null;
 vi.mock("@/lib/auth/session", () => ({
   getActor: async () => signedIn,
-  getSignedIn: async () => (signedIn ? { actor: signedIn, mustChangePassword: false } : null),
+  getSignedIn: async () => (signedIn ? signedInAs(signedIn) : null),
 }));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 // The probe below sends B's tokens hundreds of times: a 429 would hide what a handler does.
@@ -56,6 +59,9 @@ interface World {
     companyToken: { access: string; refresh: string };
     locationToken: string;
     pendingCode: string;
+    /** A passkey and a session of A's member (the account screen's ids). */
+    passkeyId: string;
+    sessionId: string;
   };
   B: TestAgency & {
     app: CreatedApp;
@@ -87,6 +93,13 @@ beforeAll(async () => {
     agencyPrivateIntegrations: false,
     locationPrivateIntegrations: false,
   });
+  const passkey = await db().passkey.create({
+    data: { id: `pk-${member.id}`, userId: member.id, name: "A's key", publicKey: Buffer.from("not a key") },
+  });
+  const { sid: sessionId } = await startSession(
+    { id: member.id, sessionVersion: 0 },
+    { userAgent: "", address: "203.0.113.1" },
+  );
   const appA = await makeApp(A.company.id, { webhookUrl: "https://hooks.example.test/a" });
   const allOfA = { level: "agency" as const, locationIds: A.locations.map((l) => l.id) };
   const company = await installAndExchange(A.owner, appA, allOfA);
@@ -142,6 +155,8 @@ beforeAll(async () => {
       companyToken: { access: company.access_token, refresh: company.refresh_token },
       locationToken: location.access_token,
       pendingCode,
+      passkeyId: passkey.id,
+      sessionId,
     },
     B: {
       ...B,
@@ -167,7 +182,16 @@ async function snapshot(companyId: string): Promise<string> {
         include: { memberships: true, installationLocations: true, contacts: true },
         orderBy: { id: "asc" },
       },
-      users: { include: { memberships: true }, orderBy: { id: "asc" } },
+      users: {
+        include: {
+          memberships: true,
+          sessions: { orderBy: { id: "asc" } },
+          totpFactor: true,
+          passkeys: { orderBy: { id: "asc" } },
+          recoveryCodes: { orderBy: { id: "asc" } },
+        },
+        orderBy: { id: "asc" },
+      },
       labsFeatures: true,
       auditLogs: { orderBy: { id: "asc" } },
       apps: {
@@ -369,6 +393,11 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       ],
     },
     removeMember: { forms: () => [{ userId: w.A.member.id }, { userId: w.A.sub.id }] },
+    // B's owner sets B's own policy (A unchanged); A's sub-account user is not an owner.
+    switchRequireTwoFactor: {
+      forms: () => [{ enabled: "true", companyId: w.A.company.id }],
+      outcome: (a) => (byB(a) ? "own agency" : "refused"),
+    },
     resetMemberPassword: { forms: () => [{ userId: w.A.member.id }, { userId: w.A.sub.id }] },
   },
   // Changes the caller's own password only: A's ids sent along are ignored, and A is unchanged.
@@ -383,6 +412,21 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       forms: (a) => (byB(a) ? [{ userId: w.A.member.id, enabled: "false" }] : []),
       outcome: () => "own agency",
     },
+    // Two-factor, passkeys, sessions and Confirm it's you: the caller's own only; A's ids sent
+    // along (A's member's passkey and session included) are never reached.
+    ...ownAccountOnly({
+      beginTotpSetupAction: () => ({ userId: w.A.member.id }),
+      confirmTotpSetupAction: () => ({ userId: w.A.member.id, code: "123456" }),
+      removeTotpAction: () => ({ userId: w.A.member.id }),
+      regenerateRecoveryCodesAction: () => ({ userId: w.A.member.id }),
+      passkeyRegistrationOptionsAction: () => ({ userId: w.A.member.id }),
+      addPasskeyAction: () => ({ userId: w.A.member.id, name: "Taken over", response: "{}" }),
+      removePasskeyAction: () => ({ passkeyId: w.A.passkeyId, userId: w.A.member.id }),
+      signOutSessionAction: () => ({ sessionId: w.A.sessionId }),
+      confirmIdentityAction: () => ({ userId: w.A.member.id, password: "not-the-password" }),
+      passkeyConfirmOptionsAction: () => ({ userId: w.A.member.id }),
+      confirmMethodAction: () => ({ userId: w.A.member.id }),
+    }),
   },
   // The caller's own notifications only.
   "(admin)/settings/notifications/actions.ts": {
@@ -390,6 +434,10 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       forms: (a) => (byB(a) ? [{ userId: w.A.member.id }] : []),
       outcome: () => "own agency",
     },
+  },
+  // Signed out: the options of a passkey prompt, for no one's data.
+  "login/actions.ts": {
+    passkeyOptionsAction: { forms: () => [{ userId: w.A.member.id }], outcome: () => "own agency" },
   },
   "oauth/chooselocation/actions.ts": {
     approveInstallAction: {
@@ -408,6 +456,16 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
     cancelInstallAction: { forms: () => [authorize()], outcome: () => "nothing to change" },
   },
 };
+
+/** Cases of actions on the signed-in person's own account: B's owner sends A's ids; A's own people have no case. */
+function ownAccountOnly(cases: Record<string, () => Fields>): Record<string, ActionCase> {
+  return Object.fromEntries(
+    Object.entries(cases).map(([name, fields]) => [
+      name,
+      { forms: (a: Attacker) => (byB(a) ? [fields()] : []), outcome: () => "own agency" as const },
+    ]),
+  );
+}
 
 function form(fields: Fields): FormData {
   const data = new FormData();

@@ -50,7 +50,7 @@ test.describe("axe-core on every screen", () => {
     await visit(page, "/login", "/login");
     await page.getByLabel("Email").fill("nobody@e2e.test");
     await page.getByLabel("Password").fill("wrong-password-1");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByRole("alert")).toBeVisible();
     await expectAccessible(page, "/login with a refusal");
     await visit(page, "/docs", "/docs");

@@ -16,7 +16,7 @@ test.describe("sign-in", () => {
     await page.goto("/login");
     await page.getByLabel("Email").fill(owner.email);
     await page.getByLabel("Password").fill("not the password");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.locator("form").getByRole("alert")).toContainText("e-mail address or password is not right");
     await expect(page).toHaveURL(/\/login/);
   });
@@ -27,12 +27,12 @@ test.describe("sign-in", () => {
     for (let i = 0; i < 5; i++) {
       await page.getByLabel("Email").fill(owner.email);
       await page.getByLabel("Password").fill(`wrong-${i}`);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       await expect(page.locator("form").getByRole("alert")).toBeVisible();
     }
     await expect(page.locator("form").getByRole("alert")).toContainText("Too many failed sign-ins");
     await page.getByLabel("Password").fill(e2ePassword);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.locator("form").getByRole("alert")).toContainText("Too many failed sign-ins");
     await expect(page).toHaveURL(/\/login/);
   });
@@ -43,7 +43,7 @@ test.describe("sign-in", () => {
     await expect(page).toHaveURL(/\/login\?callbackUrl=%2Fsettings%2Fteam/);
     await page.getByLabel("Email").fill(owner.email);
     await page.getByLabel("Password").fill(e2ePassword);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page).toHaveURL(/\/settings\/team$/);
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/login/);

@@ -24,7 +24,7 @@ test.describe("install screen /oauth/chooselocation", () => {
     await expect(page).toHaveURL(/\/login\?callbackUrl=%2Foauth%2Fchooselocation/);
     await page.getByLabel("Email").fill(admin.email);
     await page.getByLabel("Password").fill(e2ePassword);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page).toHaveURL(/\/oauth\/chooselocation\?/);
 
     // Consent names the app and its scopes.

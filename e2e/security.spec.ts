@@ -12,7 +12,7 @@ import { type Answer, send } from "./support/http";
 import { rememberSecret } from "./support/secrets";
 import { checkSecretsAtRest } from "./support/secrets-at-rest";
 import { expect, test } from "./support/test";
-import { createAgency, e2ePassword } from "./support/world";
+import { createAgency, e2ePassword, signIn } from "./support/world";
 
 /**
  * Issue 15 through the real production server (scripts/start.ts → scripts/serve.mjs): the client
@@ -235,6 +235,29 @@ test.describe("behind one trusted proxy (TRUSTED_PROXY_HOPS=1)", () => {
   });
 });
 
+/**
+ * The hidden fields of the form with the field `named`, as the server rendered them: React's
+ * `$ACTION_…` fields, which a browser without JavaScript posts to run the form's server action.
+ */
+function hiddenFields(html: string, named: string): Record<string, string> {
+  const form = html
+    .split("<form")
+    .map((part) => part.split("</form>")[0] ?? "")
+    .find((part) => part.includes(`name="${named}"`));
+  const decode = (text: string) =>
+    text.replace(
+      /&(quot|amp|lt|gt|#x27|#39);/g,
+      (_, entity: string) => ({ quot: '"', amp: "&", lt: "<", gt: ">", "#x27": "'", "#39": "'" })[entity] ?? "",
+    );
+  const fields: Record<string, string> = {};
+  for (const [, attributes = ""] of (form ?? "").matchAll(/<input([^>]*)>/g)) {
+    const attribute = (name: string) => new RegExp(`(?:^|\\s)${name}="([^"]*)"`).exec(attributes)?.[1];
+    const name = attribute("name");
+    if (attribute("type") === "hidden" && name) fields[decode(name)] = decode(attribute("value") ?? "");
+  }
+  return fields;
+}
+
 /** SPEC.md's 400 invalid_request, as the edge (lib/api/direct-router.ts, scripts/serve.mjs) writes it. */
 function expectEdgeRefusal(answer: RawAnswer, description: RegExp) {
   expect(answer.status).toBe(400);
@@ -271,6 +294,33 @@ test.describe("the edges of the HTTP server (SPEC.md), over raw TCP", () => {
       const answer = await raw(line);
       expectEdgeRefusal(answer, /could not be read as HTTP/);
       expect(answer.headers.allow, line).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+    }
+  });
+
+  test("CONNECT and a request to Upgrade the connection: the JSON error body, not a closed connection", async () => {
+    const upgrades = [
+      // A WebSocket handshake, to a screen and to an API route.
+      ...["/", "/api/health"].map((path) => [
+        `GET ${path} HTTP/1.1`,
+        host,
+        "Connection: Upgrade",
+        "Upgrade: websocket",
+        "Sec-WebSocket-Version: 13",
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+      ]),
+      // HTTP/2 over cleartext, as `curl --http2` asks for it.
+      [
+        "GET /login HTTP/1.1",
+        host,
+        "Connection: Upgrade, HTTP2-Settings",
+        "Upgrade: h2c",
+        "HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA",
+      ],
+    ];
+    for (const head of [[`CONNECT evil.example:443 HTTP/1.1`, "Host: evil.example:443"], ...upgrades]) {
+      const answer = await rawRequest(e2ePort, head.join("\r\n"));
+      expectEdgeRefusal(answer, head[0]!.startsWith("CONNECT") ? /CONNECT is not served here/ : /does not upgrade/);
+      expect(answer.headers.connection, head[0]).toBe("close");
     }
   });
 
@@ -341,6 +391,48 @@ test.describe("the edges of the HTTP server (SPEC.md), over raw TCP", () => {
       expect(answer.status, origin).toBe(403);
       expect(JSON.parse(answer.body)).toMatchObject({ error: "forbidden", statusCode: 403 });
     }
+  });
+
+  test("the password form posted without JavaScript from another origin: 403 with the JSON body, nothing changed", async ({
+    page,
+    browser,
+  }) => {
+    const { owner } = await createAgency();
+    await signIn(page, owner.email);
+    // Signed in: this client carries the session cookie, as the browser does when another site posts the form.
+    const client = page.context().request;
+    const form = hiddenFields(await (await client.get("/settings/account")).text(), "currentPassword");
+    expect(
+      Object.keys(form).some((name) => name.startsWith("$ACTION_")),
+      "the form's action fields",
+    ).toBe(true);
+    const newPassword = `e2e-changed-${randomBytes(6).toString("hex")}`;
+    rememberSecret(newPassword, "typed: new password");
+    const post = (origin: string) =>
+      client.post("/settings/account", {
+        headers: { origin },
+        multipart: { ...form, currentPassword: e2ePassword, newPassword },
+        maxRedirects: 0,
+      });
+    for (const origin of ["http://evil.example", "null"]) {
+      const refused = await post(origin);
+      expect(refused.status(), origin).toBe(403);
+      expect(await refused.json()).toMatchObject({
+        error: "forbidden",
+        error_description: expect.stringMatching(/this site's own pages/),
+        statusCode: 403,
+        traceId: refused.headers()["x-trace-id"],
+      });
+    }
+    const signsIn = async (password: string) => {
+      const context = await browser.newContext();
+      await signIn(await context.newPage(), owner.email, password);
+      await context.close();
+    };
+    await signsIn(e2ePassword);
+    // The same post from this site's own page changes it: the refused ones were the working form.
+    expect((await post(new URL(e2eBaseUrl).origin)).status()).toBe(200);
+    await signsIn(newPassword);
   });
 
   test("a screen's form post without a declared length is read 1 MB at most (proxy.ts)", async () => {

@@ -6,7 +6,7 @@ import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
 /**
  * Issue 22 in Chromium against the production server (SPEC.md › The edges of the HTTP server):
  * after sign-in the browser only goes to a path of this origin, and signing out ends the session
- * on the server.
+ * on the server. And a signed-in person's "not found" screens answer 404.
  */
 const ours = new URL(e2eBaseUrl).origin;
 
@@ -42,7 +42,7 @@ test.describe("after sign-in the browser stays on our origin, whatever callbackU
       await page.goto(`/login?callbackUrl=${encodeURIComponent(callbackUrl)}`);
       await page.getByLabel("Email").fill(owner.email);
       await page.getByLabel("Password").fill(e2ePassword);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       expect(await landedOrigin(page), `signing in with callbackUrl ${JSON.stringify(callbackUrl)}`).toBe(ours);
 
       // Signed in now: the sign-in screen sends the browser on at once, on the server.
@@ -93,5 +93,38 @@ test.describe("signing out ends the session on the server", () => {
         .getByRole("region", { name: `${member.name} (${member.email})` })
         .getByRole("switch", { name: "Sub-account private integrations" }),
     ).toHaveAttribute("aria-checked", "false");
+  });
+});
+
+test.describe('a "not found" screen answers 404, with its link back', () => {
+  test("unknown ids, and another agency's sub-account", async ({ page }) => {
+    const { owner } = await createAgency({ labs: true });
+    const other = await createAgency({ locations: 1, labs: true });
+    await signIn(page, owner.email);
+    const apps = ["App not found", "Back to your apps", "/developer/apps"] as const;
+    const subAccount = ["Sub-account not found", "Back to your settings", "/settings"] as const;
+    const screens: [path: string, title: string, back: string, href: string][] = [
+      ["/developer/apps/no-such-app", ...apps],
+      ["/developer/apps/no-such-app/webhooks", ...apps],
+      ["/marketplace/updates/no-such-installation", "App not found", "Back to the marketplace", "/marketplace"],
+      ["/location/no-such-location/settings", ...subAccount],
+      ["/location/no-such-location/settings/private-integrations/", ...subAccount],
+      [`/location/${other.locationIds[0]}/settings/private-integrations`, ...subAccount],
+    ];
+    for (const [path, title, back, href] of screens) {
+      const response = await page.goto(path);
+      expect(response?.status(), path).toBe(404);
+      const main = page.getByRole("main");
+      await expect(main.getByRole("heading", { name: title }), path).toBeVisible();
+      await expect(main.getByRole("link", { name: back }), path).toHaveAttribute("href", href);
+    }
+    // The way back leads to the screen it names.
+    await page.getByRole("main").getByRole("link", { name: "Back to your settings" }).click();
+    await expect(page).toHaveURL(/\/settings$/);
+    await expect(page.getByRole("heading", { level: 1, name: /^Welcome, / })).toBeVisible();
+    // A path no screen has, under a screen's folder: the JSON 404 of paths nothing serves.
+    const unknown = await page.request.get("/settings/no-such-screen");
+    expect(unknown.status()).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: "not_found", statusCode: 404 });
   });
 });

@@ -33,7 +33,7 @@ async function signInFails(page: Page, email: string, password: string) {
   await page.goto("/login");
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.locator("form").getByRole("alert")).toContainText("e-mail address or password is not right");
 }
 
@@ -211,7 +211,7 @@ test.describe("return paths after sign-in stay on this origin", () => {
     await page.goto("/login?callbackUrl=/%5Cevil.example/x");
     await page.getByLabel("Email").fill(owner.email);
     await page.getByLabel("Password").fill(e2ePassword);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page).toHaveURL(/^http:\/\/localhost:\d+\/settings$/);
   });
 

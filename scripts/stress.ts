@@ -32,7 +32,7 @@ import {
 import { crashMidDelivery } from "./stress/crash";
 import { type Instance, makeInstance, startSlowReceiver, stressDir, stressSecret } from "./stress/instances";
 import { keyRotation, webhookKeyRotation } from "./stress/key-rotation";
-import { propagation } from "./stress/propagation";
+import { propagation, sessionPropagation } from "./stress/propagation";
 import { pgliteTokenRaces, strictRefreshRace, tokenRaces } from "./stress/races";
 import { enqueueInstallEvents, issueCode, makeWorld, openFreshDatabase, postForm } from "./stress/world";
 import { freshPostgresDatabase } from "./support/database";
@@ -58,6 +58,7 @@ async function postgresScenarios(serverUrl: string) {
     results["postgres.startMs"] = [await one.start(), await two.start()];
     await tokenRaces("postgres", [one, two], world);
     await propagation(one, two, world);
+    await sessionPropagation(one, two, world);
     await keyRotation(one, two, world);
     await webhookKeyRotation(one, two);
     const expected = await enqueueInstallEvents(world, receiver, sizes.events);

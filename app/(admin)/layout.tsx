@@ -1,6 +1,7 @@
 import { headers } from "next/headers";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { ConfirmIdentityProvider } from "@/components/account/confirm-identity";
 import { NavigationMenu } from "@/components/app-shell/navigation-menu";
 import { LocationSwitcher } from "@/components/location-switcher";
 import { NotificationsLink } from "@/components/notifications/notifications-link";
@@ -11,6 +12,7 @@ import { agencyNavigation, locationNavigation, reachableLocations } from "@/lib/
 import { isAgencyRole, roleLabels } from "@/lib/accounts/roles";
 import { requireActor } from "@/lib/auth/session";
 import { unreadNotificationCount } from "@/lib/reminders/notifications";
+import { confirmIdentityAction, confirmMethodAction, passkeyConfirmOptionsAction } from "./settings/account/actions";
 
 /**
  * The signed-in shell: who you are, where you are, and only the links you may use. From the md
@@ -66,7 +68,15 @@ export default async function AdminLayout({ children }: { children: ReactNode })
       </header>
       <div className="mx-auto flex max-w-6xl gap-8 px-4 py-6 sm:px-6 md:py-8">
         <aside className="hidden w-56 shrink-0 space-y-6 md:block">{navigation}</aside>
-        <main className="min-w-0 flex-1">{children}</main>
+        <main className="min-w-0 flex-1">
+          <ConfirmIdentityProvider
+            confirm={confirmIdentityAction}
+            method={confirmMethodAction}
+            passkeyOptions={passkeyConfirmOptionsAction}
+          >
+            {children}
+          </ConfirmIdentityProvider>
+        </main>
       </div>
     </div>
   );

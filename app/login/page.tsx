@@ -4,6 +4,7 @@ import { LoginForm } from "@/components/login-form";
 import { safeReturnPath } from "@/lib/auth/same-origin";
 import { getActor } from "@/lib/auth/session";
 import { appUrl } from "@/lib/env";
+import { passkeyOptionsAction } from "./actions";
 
 export const metadata: Metadata = { title: "Sign in" };
 
@@ -20,7 +21,11 @@ export default async function LoginPage({
       <div className="w-full max-w-sm rounded-xl bg-surface p-8 shadow-sm ring-1 ring-slate-200">
         <h1 className="text-xl font-semibold">Sign in</h1>
         <p className="mt-1 mb-6 text-sm text-slate-600">Manage your agency, sub-accounts, apps and integrations.</p>
-        <LoginForm callbackUrl={callbackUrl} />
+        <LoginForm
+          callbackUrl={callbackUrl}
+          passkeyOptions={passkeyOptionsAction}
+          appOrigin={new URL(appUrl()).origin}
+        />
       </div>
     </main>
   );

@@ -1,6 +1,8 @@
 "use client";
 
 import { useActionState, useState } from "react";
+import { useGuardedAction } from "@/components/account/confirm-identity";
+import type { FormAction } from "@/components/private-integrations/types";
 import { FormMessage } from "@/components/ui/field";
 import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
 import { ClientSecretPanel, WebhookSecretPanel } from "./secret-panel";
@@ -41,7 +43,8 @@ export function ReplaceSecret(
   props: { action: Action; appId: string } & ({ kind: "client"; clientId: string } | { kind: "webhook" }),
 ) {
   const text = kinds[props.kind];
-  const [state, formAction] = useActionState(props.action, {});
+  // A new secret is shown once: the server may first ask `Confirm it's you`.
+  const [state, formAction] = useActionState(useGuardedAction(props.action as FormAction) as Action, {});
   const [confirming, setConfirming] = useState(false);
   const secret = state.data?.[text.field];
   if (typeof secret === "string") {

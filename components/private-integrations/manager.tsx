@@ -4,6 +4,7 @@
 "use client";
 
 import { type ReactNode, useEffect, useRef, useState } from "react";
+import { useGuardedActions } from "@/components/account/confirm-identity";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
@@ -44,7 +45,7 @@ export function PrivateIntegrationsManager({
   groups,
   subAccountOptions,
   maximumLifetimeDays,
-  actions,
+  actions: unguardedActions,
   renderedAt,
   initialFilter,
   audit = [],
@@ -72,6 +73,8 @@ export function PrivateIntegrationsManager({
   /** A notification's link (`?integration=<id>&action=…`): the dialog to open at once. */
   open?: { integrationId: string; action: "rotate-later" | "rotate-now" | "extend" };
 }) {
+  // Create, rotations, Delete and Save maximum may ask `Confirm it's you` first (the server says when).
+  const actions = useGuardedActions(unguardedActions);
   const opened = open && items.some((i) => i.id === open.integrationId) ? open : undefined;
   // `Extend expiry` is the Edit form, whose Expires field extends it.
   const [mode, setMode] = useState<Mode>(

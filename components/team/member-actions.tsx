@@ -1,6 +1,7 @@
 "use client";
 
 import { useRef, useState } from "react";
+import { useGuardedAction } from "@/components/account/confirm-identity";
 import { ConfirmDialog } from "@/components/private-integrations/confirm-dialog";
 import { Modal } from "@/components/private-integrations/modal";
 import type { FormAction } from "@/components/private-integrations/types";
@@ -13,13 +14,15 @@ import { buttonClass } from "@/components/ui/submit-button";
  */
 export function MemberActions({
   member,
-  remove,
-  resetPassword,
+  remove: unguardedRemove,
+  resetPassword: unguardedResetPassword,
 }: {
   member: { id: string; name: string; email: string };
   remove: FormAction;
   resetPassword: FormAction;
 }) {
+  const remove = useGuardedAction(unguardedRemove);
+  const resetPassword = useGuardedAction(unguardedResetPassword);
   const [confirmingRemove, setConfirmingRemove] = useState(false);
   const [confirmingReset, setConfirmingReset] = useState(false);
   const [oneTimePassword, setOneTimePassword] = useState<string>();

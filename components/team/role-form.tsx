@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState, useState } from "react";
+import { useGuardedAction } from "@/components/account/confirm-identity";
 import { ActionMessage } from "@/components/ui/action-message";
 import type { ActionState } from "@/lib/auth/actions";
 import { Choice, checkboxClass, inputClass } from "../ui/field";
@@ -26,7 +27,7 @@ export function RoleForm({
   locations: { id: string; name: string }[];
   locationIds: string[];
 }) {
-  const [state, formAction] = useActionState(action, {});
+  const [state, formAction] = useActionState(useGuardedAction(action), {});
   const [chosenRole, setChosenRole] = useState(role);
   const error = state.error ?? state.fieldErrors?.role ?? state.fieldErrors?.locationIds;
   const subAccountRole = chosenRole.startsWith("account_");

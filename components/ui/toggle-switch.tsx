@@ -1,6 +1,7 @@
 "use client";
 
 import { useActionState, useOptimistic, useTransition } from "react";
+import { useGuardedAction } from "@/components/account/confirm-identity";
 import { ActionMessage } from "@/components/ui/action-message";
 import type { ActionState } from "@/lib/auth/actions";
 
@@ -26,7 +27,8 @@ export function ToggleSwitch({
   disabled?: boolean;
   description?: string;
 }) {
-  const [state, formAction] = useActionState(action, {});
+  // A switch that changes a credential's reach may first ask `Confirm it's you` (the server says when).
+  const [state, formAction] = useActionState(useGuardedAction(action), {});
   const [optimistic, setOptimistic] = useOptimistic(checked);
   const [pending, startTransition] = useTransition();
 

@@ -125,14 +125,21 @@ export async function createUser(input: NewUser, actor?: Actor): Promise<Actor> 
 export async function loadSignedIn(
   userId: string,
   sessionVersion: number,
-): Promise<{ actor: Actor; mustChangePassword: boolean } | null> {
+): Promise<{ actor: Actor; mustChangePassword: boolean; mustSetUpTwoFactor: boolean } | null> {
   const row = await db().user.findFirst({
     where: { id: userId, sessionVersion, removedAt: null },
-    select: { ...actorSelect, mustChangePassword: true },
+    select: {
+      ...actorSelect,
+      mustChangePassword: true,
+      company: { select: { requireTwoFactor: true } },
+      totpFactor: { select: { confirmedAt: true } },
+      _count: { select: { passkeys: true } },
+    },
   });
   if (!row) return null;
-  const { mustChangePassword, ...rest } = row;
-  return { actor: toActor(rest), mustChangePassword };
+  const { mustChangePassword, company, totpFactor, _count, ...rest } = row;
+  const hasSecondFactor = Boolean(totpFactor?.confirmedAt) || _count.passkeys > 0;
+  return { actor: toActor(rest), mustChangePassword, mustSetUpTwoFactor: company.requireTwoFactor && !hasSecondFactor };
 }
 
 /** The agency's team as the Team screen lists it: removed members are no longer in it. */

@@ -2,12 +2,18 @@ import { redirect } from "next/navigation";
 import type { z } from "zod";
 import type { Actor } from "@/lib/accounts/permissions";
 import { getSignedIn } from "@/lib/auth/session";
+import { isRecentlyAuthenticated } from "@/lib/auth/sessions";
 import { describeError, log } from "@/lib/log";
 import { fieldErrorsOfRefusal, Refusal } from "@/lib/refusal";
 
 /** What a server action hands back to its form (`useActionState`). */
 export type ActionState = {
   ok?: boolean;
+  /**
+   * The action needs a recent authentication (`Confirm it's you`): nothing was changed; the form
+   * asks the person to confirm, then sends the same data again.
+   */
+  confirmIdentity?: boolean;
   message?: string;
   error?: string;
   fieldErrors?: Record<string, string>;
@@ -69,20 +75,38 @@ export function actionError(error: unknown): ActionState {
  * password not yet replaced, unless the action is the one that replaces it).
  */
 export async function actingPerson(
-  options: { whilePasswordMustChange?: boolean } = {},
-): Promise<{ actor: Actor } | { error: string }> {
+  options: { whilePasswordMustChange?: boolean; whileTwoFactorMissing?: boolean; confirmIdentity?: boolean } = {},
+  now = new Date(),
+): Promise<{ actor: Actor; sessionId: string } | { error: string; confirmIdentity?: true }> {
   const signedIn = await getSignedIn();
   if (!signedIn) return { error: "Your session has ended. Sign in again." };
   if (signedIn.mustChangePassword && !options.whilePasswordMustChange) {
     return { error: "Choose your own password first, in Settings › Account." };
   }
-  return { actor: signedIn.actor };
+  if (signedIn.mustSetUpTwoFactor && !options.whileTwoFactorMissing) {
+    return { error: "Your agency requires two-factor authentication: set it up first, in Settings › Account." };
+  }
+  if (options.confirmIdentity && !isRecentlyAuthenticated(signedIn.session, now)) {
+    return { error: confirmIdentityMessage, confirmIdentity: true };
+  }
+  return { actor: signedIn.actor, sessionId: signedIn.session.id };
 }
+
+/** Said when a guarded action is refused for want of a recent authentication. */
+export const confirmIdentityMessage =
+  "Confirm it's you: this needs you to have signed in or confirmed in the last 10 minutes. Nothing was changed.";
 
 /** How one action departs from the common way of answering its form. */
 export interface ActionOptions<S extends z.ZodType> {
   /** Let a person who must replace a reset password run it (the password change itself). */
   whilePasswordMustChange?: boolean;
+  /** Let a person whose agency requires two-factor run it before they have set it up (the set-up itself). */
+  whileTwoFactorMissing?: boolean;
+  /**
+   * Shows or changes a credential: needs an authentication in the last 10 minutes (SPEC.md ›
+   * Confirm it's you); otherwise nothing runs and the form is told to confirm.
+   */
+  confirmIdentity?: boolean;
   /** Said instead of field errors when the form does not parse: for forms of hidden fields only. */
   unreadable?: string;
   /** Added to a refusal of the person (signed out, password to replace): what to do after it. */
@@ -98,6 +122,7 @@ type Run<S extends z.ZodType, Who> = (
   input: z.infer<S>,
   who: Who,
   raw: Record<string, unknown>,
+  sessionId: string,
 ) => Promise<ActionResult>;
 
 /**
@@ -119,7 +144,7 @@ export function formAction<S extends z.ZodType>(
     }
     let result: ActionResult;
     try {
-      result = await run(parsed.data, undefined, raw);
+      result = await run(parsed.data, undefined, raw, "");
     } catch (error) {
       return { ...actionError(error), values: echoValues(raw), ...options.keep?.(parsed.data) };
     }
@@ -140,7 +165,14 @@ export function actorAction<S extends z.ZodType>(
 ): (prev: ActionState, formData: FormData) => Promise<ActionState> {
   return async (prev, formData) => {
     const person = await actingPerson(options);
-    if ("error" in person) return options.nextStep ? { error: `${person.error} ${options.nextStep}` } : person;
-    return formAction(schema, (input, _none, raw) => run(input, person.actor, raw), options)(prev, formData);
+    if ("error" in person) {
+      if (person.confirmIdentity) return person;
+      return options.nextStep ? { error: `${person.error} ${options.nextStep}` } : person;
+    }
+    return formAction(
+      schema,
+      (input, _none, raw) => run(input, person.actor, raw, person.sessionId),
+      options,
+    )(prev, formData);
   };
 }

@@ -7,6 +7,17 @@ import { throttlePolicy } from "./throttle";
 
 /** Counts the passwords actually compared (each one is a guess the attacker got). */
 const compared = vi.hoisted(() => ({ count: 0 }));
+// next-auth's handler runs in a request, where next/headers has cookies; here a store of our own.
+vi.mock("next/headers", () => {
+  const store = new Map<string, string>();
+  return {
+    cookies: async () => ({
+      get: (name: string) => (store.has(name) ? { name, value: store.get(name) } : undefined),
+      set: (name: string, value: string) => store.set(name, value),
+      delete: (name: string) => store.delete(name),
+    }),
+  };
+});
 vi.mock("@/lib/accounts/users", async (importOriginal) => {
   const original = await importOriginal<typeof import("@/lib/accounts/users")>();
   return {

@@ -1,23 +1,22 @@
+import { cookies } from "next/headers";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { checkCredentials } from "@/lib/accounts/users";
-import { clientAddress } from "@/lib/client-address";
 import { derivedKey } from "@/lib/crypto/secrets";
-import { env } from "@/lib/env";
-import { endSession, isSessionLive, newSessionClaims, sessionLifetimeMs } from "./ended-sessions";
+import { passkeyStep } from "./passkey-sign-in";
 import { safeReturnPath } from "./same-origin";
-import { throttledSignIn } from "./throttle";
+import { endSession, liveSession, sessionLifetimeMs, startSession } from "./sessions";
+import { type CookieJar, noteBrowser, passwordStep, type SignedInUser, secondFactorStep } from "./sign-in";
 
-/** Shown on the sign-in screen; the login form maps these codes to sentences. */
-export const signInErrors = {
-  invalid: "The e-mail address or password is not right. Check both and try again.",
-  throttled: "Too many failed sign-ins. For your safety, wait a few minutes before trying again.",
-} as const;
+export { signInErrors } from "./sign-in";
 
 /** What getServerSession hands back with these options. */
 export interface SessionWithUser {
   userId?: string;
   sessionVersion?: number;
+  /** This sign-in's id (`UserSession.id`). */
+  sessionId?: string;
+  /** When this session last proved who its person is (ISO), for `Confirm it's you`. */
+  authenticatedAt?: string;
 }
 
 /** next-auth's session cookie: `__Secure-` prefixed when the app is served over https. */
@@ -25,6 +24,33 @@ export function sessionCookie(): { name: string; secure: boolean } {
   const secure = (process.env.NEXTAUTH_URL ?? "").startsWith("https://");
   return { name: `${secure ? "__Secure-" : ""}next-auth.session-token`, secure };
 }
+
+/**
+ * The request's cookies (next-auth's handler is a route handler and the passkey steps begin in server
+ * actions: what is written reaches the answer).
+ */
+export async function requestCookies(): Promise<CookieJar> {
+  const store = await cookies();
+  const { secure } = sessionCookie();
+  const written = new Map<string, string | null>();
+  return {
+    get: (name) => {
+      const value = written.get(name);
+      return value === null ? undefined : (value ?? store.get(name)?.value);
+    },
+    set: (name, value, { maxAgeSeconds }) => {
+      written.set(name, value);
+      store.set(name, value, { httpOnly: true, sameSite: "lax", path: "/", secure, maxAge: maxAgeSeconds });
+    },
+    delete: (name) => {
+      written.set(name, null);
+      store.delete(name);
+    },
+  };
+}
+
+const headersOf = (request: { headers?: unknown } | undefined) =>
+  (request?.headers ?? undefined) as Record<string, unknown> | undefined;
 
 let options: NextAuthOptions | undefined;
 
@@ -35,38 +61,61 @@ export function authOptions(): NextAuthOptions {
     session: { strategy: "jwt", maxAge: sessionLifetimeMs / 1000 },
     pages: { signIn: "/login", error: "/login" },
     providers: [
+      // Step one. A person with two-factor is refused with `second-factor` and continues below.
       CredentialsProvider({
+        id: "credentials",
         name: "Email",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
         async authorize(credentials, request) {
-          const email = String(credentials?.email ?? "").slice(0, 254);
-          const password = String(credentials?.password ?? "").slice(0, 200);
-          const address = clientAddress(request?.headers, env().TRUSTED_PROXY_HOPS);
-          const result = await throttledSignIn(email, address, () => checkCredentials(email, password));
-          if (!result.ok) throw new Error(result.reason);
-          const { actor } = result;
-          return { id: actor.id, email: actor.email, name: actor.name, sessionVersion: actor.sessionVersion };
+          return passwordStep(credentials ?? {}, headersOf(request), await requestCookies());
+        },
+      }),
+      // Step two, in the browser that passed step one within 5 minutes.
+      CredentialsProvider({
+        id: "second-factor",
+        name: "Authentication code",
+        credentials: { code: { label: "Authentication code", type: "text" } },
+        async authorize(credentials, request) {
+          return secondFactorStep(credentials ?? {}, headersOf(request), await requestCookies());
+        },
+      }),
+      // A passkey: on its own (discoverable, no e-mail or password), or as the second step above.
+      CredentialsProvider({
+        id: "passkey",
+        name: "Passkey",
+        credentials: { response: { label: "Passkey", type: "text" }, flow: { label: "Flow", type: "text" } },
+        async authorize(credentials, request) {
+          return passkeyStep(credentials ?? {}, headersOf(request), await requestCookies());
         },
       }),
     ],
     callbacks: {
       // The session holds only the user id, the user's session version at sign-in and this
       // session's own id and start; roles and permissions are read fresh on each request, a
-      // changed version ends all of the person's sessions, signing out ends this one.
+      // changed version ends all of the person's sessions, ending its row ends this one.
       async jwt({ token, user }) {
         if (user) {
-          token.sub = user.id;
-          token.sessionVersion = (user as { sessionVersion?: number }).sessionVersion ?? 0;
-          Object.assign(token, newSessionClaims());
+          const signedIn = user as unknown as SignedInUser;
+          token.sub = signedIn.id;
+          token.sessionVersion = signedIn.sessionVersion ?? 0;
+          Object.assign(token, await startSession(signedIn, signedIn));
+          await noteBrowser(signedIn);
         }
         return token;
       },
-      // Runs on every getServerSession and /api/auth/session: a signed-out (or too old) session
+      // Runs on every getServerSession and /api/auth/session: an ended (or too old) session
       // comes back without a user, so no screen, action or route sees anyone.
       async session({ session, token }) {
-        if (!(await isSessionLive(token))) return { expires: session.expires };
+        const live = await liveSession(token);
+        if (!live) return { expires: session.expires };
         const version = typeof token.sessionVersion === "number" ? token.sessionVersion : undefined;
-        return { ...session, userId: token.sub, sessionVersion: version };
+        return {
+          ...session,
+          userId: live.userId,
+          sessionVersion: version,
+          sessionId: live.id,
+          authenticatedAt: live.authenticatedAt.toISOString(),
+        };
       },
       // Every URL next-auth sends a browser to stays on our origin (same rule as the login page).
       async redirect({ url, baseUrl }) {

@@ -17,22 +17,34 @@ export const accountPath = "/settings/account";
  * or their credentials changed after this session began (its version no longer matches). Once
  * per request: the layout and the page both ask, and React's cache makes that one query.
  */
-export const getSignedIn = cache(async (): Promise<{ actor: Actor; mustChangePassword: boolean } | null> => {
+export interface SignedIn {
+  actor: Actor;
+  mustChangePassword: boolean;
+  /** The agency requires two-factor and this person has no second factor yet. */
+  mustSetUpTwoFactor: boolean;
+  /** This browser's session: its id, and when it last proved who its person is. */
+  session: { id: string; authenticatedAt: Date };
+}
+
+export const getSignedIn = cache(async (): Promise<SignedIn | null> => {
   // Reading the cookies first makes every page that asks for the session render per request, so
   // `next build` never tries to prerender one (and never needs the server secret).
   await cookies();
   const session = (await getServerSession(authOptions())) as SessionWithUser | null;
   // No userId: signed out, or none at all (the session callback in options.ts checks the session id).
-  if (!session?.userId) return null;
+  if (!session?.userId || !session.sessionId || !session.authenticatedAt) return null;
   // Sessions from before versions existed carry none: they hold until the first change.
-  return loadSignedIn(session.userId, session.sessionVersion ?? 0);
+  const loaded = await loadSignedIn(session.userId, session.sessionVersion ?? 0);
+  if (!loaded) return null;
+  return { ...loaded, session: { id: session.sessionId, authenticatedAt: new Date(session.authenticatedAt) } };
 });
 
 export const getActor = cache(async (): Promise<Actor | null> => (await getSignedIn())?.actor ?? null);
 
 /**
  * In a page or layout: the signed-in person, or a redirect to sign in and back. A person who
- * must change a reset password is sent to the account screen from every other page. The
+ * must change a reset password, or set up the two-factor authentication their agency requires, is
+ * sent to the account screen from every other page. The
  * (admin) layout passes `passwordChangeRedirect: false`: a redirect thrown by a layout that the
  * target page shares makes the client router refetch that page forever, so pages redirect.
  */
@@ -44,7 +56,8 @@ export async function requireActor(options: { passwordChangeRedirect?: boolean }
     redirect(back ? `/login?callbackUrl=${encodeURIComponent(back)}` : "/login");
   }
   const here = asked.split("?")[0];
-  if (signedIn.mustChangePassword && options.passwordChangeRedirect !== false && here !== accountPath) {
+  const mustVisitAccount = signedIn.mustChangePassword || signedIn.mustSetUpTwoFactor;
+  if (mustVisitAccount && options.passwordChangeRedirect !== false && here !== accountPath) {
     redirect(accountPath);
   }
   return signedIn.actor;

@@ -5,6 +5,7 @@ import { labsSet } from "./commands/labs-set";
 import { locationCreate } from "./commands/location-create";
 import { signingKeyRotate } from "./commands/signing-key-rotate";
 import { userCreate } from "./commands/user-create";
+import { userReset2fa } from "./commands/user-reset-2fa";
 import { userSetPassword } from "./commands/user-set-password";
 import { webhookKeyRotate } from "./commands/webhook-key-rotate";
 
@@ -14,6 +15,7 @@ export const commands: Record<string, CliCommand> = {
   "location:create": locationCreate,
   "user:create": userCreate,
   "user:set-password": userSetPassword,
+  "user:reset-2fa": userReset2fa,
   "labs:set": labsSet,
   "app:create": appCreate,
   "signing-key:rotate": signingKeyRotate,

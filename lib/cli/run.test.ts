@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { checkCredentials } from "@/lib/accounts/users";
+import { beginTotpSetup, confirmTotpSetup } from "@/lib/auth/two-factor/authenticator-app";
+import { secondFactorsOf } from "@/lib/auth/two-factor/factors";
+import { totpCodeAt } from "@/lib/auth/two-factor/totp";
 import { db } from "@/lib/db/client";
 import { Refusal } from "@/lib/refusal";
 import { testPassword } from "@/lib/testing/fixtures";
@@ -91,6 +94,24 @@ describe("the operator commands", () => {
     expect(await checkCredentials(email, "a fresh one")).toMatchObject({ id: user.id, sessionVersion: 1 });
   });
 
+  it("user:reset-2fa removes the person's second factors and prints the id", async () => {
+    const company = await runCommand("company:create", { name: "Lost Phone Agency" });
+    const email = `phone-${Date.now()}@example.test`;
+    const user = await runCommand("user:create", {
+      email,
+      password: testPassword,
+      name: "Lost Phone",
+      role: "agency_owner",
+      company: String(company.id),
+    });
+    const { secret } = await beginTotpSetup({ id: String(user.id), email });
+    await confirmTotpSetup(String(user.id), totpCodeAt(secret, new Date()));
+    expect((await secondFactorsOf(String(user.id))).on).toBe(true);
+    expect(await runCommand("user:reset-2fa", { email })).toEqual({ id: user.id });
+    expect(await secondFactorsOf(String(user.id))).toMatchObject({ on: false, recoveryCodesLeft: 0 });
+    expect(await checkCredentials(email, testPassword)).toMatchObject({ sessionVersion: 1 });
+  });
+
   it("webhook-key:rotate prints the new kid and the one it replaced; both sign webhooks", async () => {
     const release = await holdWebhookKeyRotationLock();
     try {
@@ -122,6 +143,8 @@ describe("the operator commands", () => {
     ["user:create", { email: "a@b.test", password: "x", name: "A", role: "boss", company: "x" }, "--role"],
     ["user:set-password", { email: "a@b.test" }, "--password is required"],
     ["user:set-password", { email: "nobody@example.test", password: "x" }, "no user with the e-mail address"],
+    ["user:reset-2fa", {}, "--email is required"],
+    ["user:reset-2fa", { email: "nobody@example.test" }, "no user with the e-mail address"],
   ] as const)("%s %o refuses with a message", async (command, flags, words) => {
     await expect(runCommand(command, flags as never)).rejects.toThrow(words);
   });

@@ -227,6 +227,10 @@ export function reminderEmail(n: PendingEmail, now: Date): ReminderEmail {
       ].join("\n"),
     };
   }
+  if (n.kind === "recovery_code_used") {
+    // Mailed when the code is used (lib/auth/security-events.ts); listed here only in case.
+    return { to: n.email, subject: "A recovery code was used to sign in", text: `${appUrl()}/settings/account` };
+  }
   const integrationName = n.integrationName ?? "a private integration";
   const where = n.locationName ? `the sub-account ${n.locationName}` : `the agency ${n.companyName}`;
   const link = `${appUrl()}${reminderPath({ id: n.integrationId ?? "", locationId: n.locationId }, n.kind)}`;

@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { integrationManagers, sendReminderEmails } from "./check";
-import { type Mailer, smtpMailer } from "./mailer";
+import { type Mailer, type ReminderEmail, smtpMailer } from "./mailer";
 
 /**
  * Notices of events, as the reminders are notified (SPEC.md › Usage and reminders): a private
@@ -120,6 +120,15 @@ function track(sending: Promise<unknown>): void {
     .catch((error: unknown) => log.error("event e-mails not sent", { error: describeError(error) }))
     .finally(() => pending.delete(settled));
   pending.add(settled);
+}
+
+/**
+ * Sends one e-mail in the background (a security notice to a person): the change it reports has
+ * happened and never waits for SMTP; a failure is logged. Nothing without SMTP_URL.
+ */
+export function mailInBackground(email: ReminderEmail, options: { mailer?: Mailer } = {}): void {
+  const mailer = options.mailer ?? eventMailer();
+  if (mailer) track(mailer(email));
 }
 
 /** Waits for the e-mails of events being sent (tests, and a server that stops). */

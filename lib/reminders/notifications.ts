@@ -41,6 +41,9 @@ export async function listNotifications(userId: string, limit = 100): Promise<No
   });
   return rows.flatMap((n): NotificationView[] => {
     const common = { id: n.id, kind: n.kind, dueDate: n.dueDate, createdAt: n.createdAt, read: n.readAt !== null };
+    if (n.kind === "recovery_code_used") {
+      return [{ ...common, integrationName: null, locationName: null, appName: null, href: "/settings/account" }];
+    }
     if (n.kind === "refresh_token_revoked" || n.kind === "webhook_endpoint_disabled") {
       if (!n.app) return [];
       const href = appNoticePath(n.app.id, n.kind);

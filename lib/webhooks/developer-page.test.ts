@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
+import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import { insertAppRow } from "@/lib/testing/webhook-delivery";
 import type { WebhookReceiver } from "@/lib/testing/webhook-receiver";
@@ -15,7 +16,7 @@ import { webhookKeysJwks } from "./signing-key";
 const session = vi.hoisted(() => ({ actor: null as Actor | null }));
 vi.mock("@/lib/auth/session", () => ({
   getActor: async () => session.actor,
-  getSignedIn: async () => (session.actor ? { actor: session.actor, mustChangePassword: false } : null),
+  getSignedIn: async () => (session.actor ? signedInAs(session.actor) : null),
 }));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 const { redeliverEvent } = await import("@/app/(admin)/developer/apps/[appId]/webhooks/actions");

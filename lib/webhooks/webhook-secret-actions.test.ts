@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
+import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import { makeApp } from "@/lib/testing/oauth";
 import { openWebhookSecret, webhookSecretsForSigning } from "./webhook-secret";
@@ -9,7 +10,7 @@ import { openWebhookSecret, webhookSecretsForSigning } from "./webhook-secret";
 const session = vi.hoisted(() => ({ actor: null as Actor | null }));
 vi.mock("@/lib/auth/session", () => ({
   getActor: async () => session.actor,
-  getSignedIn: async () => (session.actor ? { actor: session.actor, mustChangePassword: false } : null),
+  getSignedIn: async () => (session.actor ? signedInAs(session.actor) : null),
 }));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 const { createAppAction, rotateWebhookSecretAction } = await import("@/app/(admin)/developer/apps/actions");

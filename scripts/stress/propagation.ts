@@ -1,5 +1,8 @@
 // A change made through one instance is refused by the other within a second, read cache and all.
+import { endOtherSessions } from "@/lib/auth/sessions";
+import { db } from "@/lib/db/client";
 import { createPrivateIntegration, deletePrivateIntegration } from "@/lib/integrations/lifecycle";
+import { signInCookie } from "../bench/server";
 import { check, results, sizes } from "./context";
 import { type Instance, sleep } from "./instances";
 import { getLocation, issueCode, postForm, type World } from "./world";
@@ -61,5 +64,30 @@ export async function propagation(one: Instance, two: Instance, world: World) {
   check(
     before === 200 && revoked.status === 200 && ms !== null && ms <= 1000,
     `an access token revoked at instance 1 (answer ${revoked.status}) is refused by instance 2 after ${ms} ms (before: ${before})`,
+  );
+}
+
+/** Whether a screen of `baseUrl` answers the session cookie as signed in (a signed-out one is sent to /login). */
+async function signedInAt(baseUrl: string, cookie: string): Promise<boolean> {
+  const answer = await fetch(`${baseUrl}/settings/account`, { headers: { cookie }, redirect: "manual" });
+  await answer.body?.cancel();
+  return answer.status === 200;
+}
+
+/** A session ended through instance 1 (`Sign out` on the sessions list) is signed out on instance 2 at once. */
+export async function sessionPropagation(one: Instance, two: Instance, world: World) {
+  const cookie = await signInCookie(one.url, world.owner.email, world.ownerPassword);
+  const before = await signedInAt(two.url, cookie);
+  const sessions = await db().userSession.findMany({
+    where: { userId: world.owner.id, endedAt: null },
+    orderBy: { signedInAt: "desc" },
+    take: 1,
+  });
+  const ended = await endOtherSessions(world.owner, "another-session", sessions[0]?.id);
+  const ms = await timeUntil(async () => !(await signedInAt(two.url, cookie)), 2000);
+  results["postgres.sessionEndPropagationMs"] = ms;
+  check(
+    before && ended === 1 && ms !== null && ms <= 1000,
+    `a session ended through instance 1 is signed out on instance 2 after ${ms} ms (signed in there before: ${before})`,
   );
 }

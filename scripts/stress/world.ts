@@ -22,6 +22,8 @@ export async function openFreshDatabase(url: string) {
 
 export interface World {
   owner: Actor;
+  /** The owner's password, for signing in to the screens over HTTP. */
+  ownerPassword: string;
   companyId: string;
   locationIds: string[];
   client: { clientId: string; clientSecret: string };
@@ -30,6 +32,8 @@ export interface World {
 export const suffix = () => Math.random().toString(36).slice(2, 8);
 
 /** An agency with sub-accounts, its owner, and an app without a webhook (for the token races). */
+const ownerPassword = "stress-owner-password";
+
 export async function makeWorld(locations: number): Promise<World> {
   const company = await createCompany({ name: `Stress agency ${suffix()}` });
   const locationIds: string[] = [];
@@ -37,7 +41,7 @@ export async function makeWorld(locations: number): Promise<World> {
     locationIds.push((await createLocation({ companyId: company.id, name: `Sub-account ${i + 1}` })).id);
   const owner = await createUser({
     email: `owner-${suffix()}@stress.test`,
-    password: "stress-owner-password",
+    password: ownerPassword,
     name: "Stress Owner",
     role: "agency_owner",
     companyId: company.id,
@@ -52,6 +56,7 @@ export async function makeWorld(locations: number): Promise<World> {
   });
   return {
     owner,
+    ownerPassword,
     companyId: company.id,
     locationIds,
     client: { clientId: app.app.clientId, clientSecret: app.clientSecret },

@@ -1,6 +1,7 @@
 // Over 250 lines on purpose: the screens' server actions as one table (create, lifecycle, guard
 // rails, details) over one seeded agency and one mocked session; split, each part would seed and
 // mock it again.
+
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -14,6 +15,7 @@ import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { getPrivateIntegration, readMaximumTokenLifetime } from "@/lib/integrations/read";
 import { integrationStatus } from "@/lib/integrations/triage";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
+import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 
 /** The screens' server actions: the session, zod, the gates and the show-once answer. */
@@ -21,7 +23,7 @@ import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 let signedIn: Actor | null = null;
 vi.mock("@/lib/auth/session", () => ({
   getActor: async () => signedIn,
-  getSignedIn: async () => (signedIn ? { actor: signedIn, mustChangePassword: false } : null),
+  getSignedIn: async () => (signedIn ? signedInAs(signedIn) : null),
 }));
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 

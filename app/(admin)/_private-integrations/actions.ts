@@ -18,7 +18,7 @@ import {
   updatePrivateIntegration,
 } from "@/lib/integrations/lifecycle";
 import { previewMaximumTokenLifetime, setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
-import { privateIntegrationInputSchema } from "@/lib/integrations/schemas";
+import { privateIntegrationFormSchema } from "@/lib/integrations/schemas";
 import { integrationUsageDetails } from "@/lib/usage/integration-details";
 
 /**
@@ -47,8 +47,11 @@ function done(owner: IntegrationOwner, result: ActionState): ActionState {
   return { ok: true, ...result };
 }
 
+/** Creating, rotating and deleting integrations and saving the maximum need a recent authentication. */
+const guarded = { confirmIdentity: true } as const;
+
 export const createIntegration = actorAction(
-  ownerFields.extend(privateIntegrationInputSchema.shape),
+  ownerFields.extend(privateIntegrationFormSchema.shape),
   async (input, actor) => {
     const owner = ownerOf(input.locationId, actor);
     const { integration, token } = await createPrivateIntegration(actor, owner, input);
@@ -57,10 +60,11 @@ export const createIntegration = actorAction(
       data: { token, integrationId: integration.id, name: integration.name },
     });
   },
+  guarded,
 );
 
 export const updateIntegration = actorAction(
-  target.extend(privateIntegrationInputSchema.shape),
+  target.extend(privateIntegrationFormSchema.shape),
   async (input, actor) => {
     const owner = ownerOf(input.locationId, actor);
     const integration = await updatePrivateIntegration(actor, owner, input.integrationId, input);
@@ -80,16 +84,21 @@ export const rotateIntegrationLater = actorAction(
       data: { token, oldTokenExpiresAt: expiresAt?.toISOString() },
     });
   },
+  guarded,
 );
 
-export const rotateIntegrationNow = actorAction(target, async (input, actor) => {
-  const owner = ownerOf(input.locationId, actor);
-  const { integration, token } = await rotateNow(actor, owner, input.integrationId);
-  return done(owner, {
-    message: `“${integration.name}” has a new token; the old one no longer works.`,
-    data: { token },
-  });
-});
+export const rotateIntegrationNow = actorAction(
+  target,
+  async (input, actor) => {
+    const owner = ownerOf(input.locationId, actor);
+    const { integration, token } = await rotateNow(actor, owner, input.integrationId);
+    return done(owner, {
+      message: `“${integration.name}” has a new token; the old one no longer works.`,
+      data: { token },
+    });
+  },
+  guarded,
+);
 
 export const expireOldToken = actorAction(target, async (input, actor) => {
   const owner = ownerOf(input.locationId, actor);
@@ -105,11 +114,15 @@ export const cancelIntegrationRotation = actorAction(target, async (input, actor
   });
 });
 
-export const deleteIntegration = actorAction(target, async (input, actor) => {
-  const owner = ownerOf(input.locationId, actor);
-  const deleted = await deletePrivateIntegration(actor, owner, input.integrationId);
-  return done(owner, { message: `“${deleted.name}” was deleted; its tokens no longer work.` });
-});
+export const deleteIntegration = actorAction(
+  target,
+  async (input, actor) => {
+    const owner = ownerOf(input.locationId, actor);
+    const deleted = await deletePrivateIntegration(actor, owner, input.integrationId);
+    return done(owner, { message: `“${deleted.name}” was deleted; its tokens no longer work.` });
+  },
+  guarded,
+);
 
 /**
  * An integration's usage for its details, read when they open (ARCHITECTURE.md › Private
@@ -160,4 +173,5 @@ export const setMaximumLifetime = actorAction(
         : "";
     return done(owner, { message: rule + capped, data: { maximumDays: change.maximumDays, capped: change.capped } });
   },
+  guarded,
 );

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
+import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { makeApp, testRedirectUri } from "@/lib/testing/oauth";
 import { approveInstallAction } from "./actions";
 
 /** The install screen's Install, for a person whose password was reset and not yet replaced. */
 
-let signedIn: { actor: Actor; mustChangePassword: boolean } | null = null;
+let signedIn: ReturnType<typeof signedInAs> | null = null;
 vi.mock("@/lib/auth/session", () => ({ getSignedIn: async () => signedIn }));
 
 let agency: TestAgency;
@@ -34,14 +34,14 @@ function installForm(): FormData {
 
 describe("approveInstallAction", () => {
   it("refuses while the person must replace a reset password, and installs nothing", async () => {
-    signedIn = { actor: agency.owner, mustChangePassword: true };
+    signedIn = { ...signedInAs(agency.owner), mustChangePassword: true };
     const result = await approveInstallAction({}, installForm());
     expect(result.error).toMatch(/Choose your own password first/);
     expect(await db().installation.count({ where: { companyId: agency.company.id } })).toBe(0);
   });
 
   it("installs once the password is their own (Next.js redirects to the app)", async () => {
-    signedIn = { actor: agency.owner, mustChangePassword: false };
+    signedIn = { ...signedInAs(agency.owner), mustChangePassword: false };
     await expect(approveInstallAction({}, installForm())).rejects.toMatchObject({
       digest: expect.stringContaining("NEXT_REDIRECT"),
     });

@@ -27,6 +27,8 @@ const appForm = {
   keep: (input: { scopes: string[] }) => ({ data: { scopes: input.scopes } }),
 };
 const appIdForm = { unreadable: "The form could not be read. Reload the page." };
+/** A new client or webhook secret is shown once: it needs a recent authentication (`Confirm it's you`). */
+const secretForm = { ...appIdForm, confirmIdentity: true };
 
 function appFields(input: z.infer<typeof appFormSchema>) {
   return {
@@ -73,7 +75,7 @@ export const regenerateSecretAction = actorAction(
     revalidatePath(`/developer/apps/${input.appId}`);
     return { ok: true, message: "A new client secret is in use; the old one no longer works.", data: { clientSecret } };
   },
-  appIdForm,
+  secretForm,
 );
 
 export const rotateWebhookSecretAction = actorAction(
@@ -89,5 +91,5 @@ export const rotateWebhookSecretAction = actorAction(
       data: { webhookSecret, previousSignsUntil: previousSignsUntil?.toISOString() ?? null },
     };
   },
-  appIdForm,
+  secretForm,
 );

@@ -15,6 +15,7 @@ const actions: Record<NotificationView["kind"], string> = {
   integration_revoked: "Rotate and expire this token now",
   refresh_token_revoked: "Installed apps",
   webhook_endpoint_disabled: "Webhooks",
+  recovery_code_used: "Account",
 };
 
 /** What happened, in one sentence naming the integration or the app. */
@@ -47,6 +48,13 @@ function Message({ n }: { n: NotificationView }) {
         <>
           A refresh token of the app {name} was reported as leaked on {date}: its family was revoked, and the app needs
           to be authorised again.
+        </>
+      );
+    case "recovery_code_used":
+      return (
+        <>
+          One of your recovery codes was used to sign in on {date}. If that was not you, change your password and review
+          your sign-in methods.
         </>
       );
     case "webhook_endpoint_disabled":

@@ -11,7 +11,16 @@ import { canChangeMemberPermissions, canManageMember, canManageTeam } from "@/li
 import { isAgencyRole, roleLabels, roles } from "@/lib/accounts/roles";
 import { listTeam } from "@/lib/accounts/users";
 import { requireActor } from "@/lib/auth/session";
-import { addTeamMember, changeRole, removeMember, resetMemberPassword, togglePermission } from "./actions";
+import { twoFactorOnFor } from "@/lib/auth/two-factor/factors";
+import { requiresTwoFactor } from "@/lib/auth/two-factor-policy";
+import {
+  addTeamMember,
+  changeRole,
+  removeMember,
+  resetMemberPassword,
+  switchRequireTwoFactor,
+  togglePermission,
+} from "./actions";
 
 export const metadata: Metadata = { title: "Team" };
 
@@ -24,7 +33,12 @@ export default async function TeamPage() {
       </NoPermission>
     );
   }
-  const [team, locations] = await Promise.all([listTeam(actor.companyId), listLocations(actor.companyId)]);
+  const [team, locations, required] = await Promise.all([
+    listTeam(actor.companyId),
+    listLocations(actor.companyId),
+    requiresTwoFactor(actor.companyId),
+  ]);
+  const withTwoFactor = await twoFactorOnFor(team.map((m) => m.id));
   const locationNames = new Map(locations.map((l) => [l.id, l.name]));
   const roleOptions = roles
     .filter((r) => r !== "agency_owner" || actor.role === "agency_owner")
@@ -33,6 +47,19 @@ export default async function TeamPage() {
   return (
     <>
       <PageHeader title="Team" description="Who can sign in to your agency, their roles, and what they may manage." />
+      {actor.role === "agency_owner" ? (
+        <Panel titleId="policy-title" title="Sign-in policy" className="mb-6 p-5" titleClassName="mb-3">
+          <ToggleSwitch
+            label="Require two-factor authentication"
+            checked={required}
+            action={switchRequireTwoFactor}
+            fields={{}}
+            description="Members of the agency and its sub-accounts without a second factor must set one up before they can do anything else."
+          />
+        </Panel>
+      ) : required ? (
+        <p className="mb-6 text-sm text-slate-600">The agency requires two-factor authentication of every member.</p>
+      ) : null}
       <ul className="space-y-4">
         {team.map((member) => (
           <li key={member.id}>
@@ -41,6 +68,12 @@ export default async function TeamPage() {
                 <div>
                   <h2 className="font-medium">{member.name}</h2>
                   <p className="text-sm text-slate-600">{member.email}</p>
+                  <p className="mt-1 text-xs text-slate-600">
+                    Two-factor:{" "}
+                    <span className={withTwoFactor.has(member.id) ? "font-medium text-emerald-800" : "font-medium"}>
+                      {withTwoFactor.has(member.id) ? "On" : "Off"}
+                    </span>
+                  </p>
                   <p className="mt-1 text-xs text-slate-500">
                     {roleLabels[member.role]}
                     {member.locationIds.length
