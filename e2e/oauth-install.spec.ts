@@ -157,7 +157,7 @@ test.describe("install screen /oauth/chooselocation", () => {
 });
 
 test.describe("developer screens and uninstall", () => {
-  test("create an app, see the secret once with Copy, regenerate it, install and uninstall", async ({
+  test("create an app, see the secret once with Copy, rotate it, revoke the old one, install and uninstall", async ({
     page,
     request,
   }) => {
@@ -180,19 +180,46 @@ test.describe("developer screens and uninstall", () => {
     const clientId = (await page.getByTestId("client-id").textContent())!.trim();
     expect(clientSecret.length).toBeGreaterThan(30);
 
-    // The app page never shows the secret again; regenerating shows a new one once.
+    // The app page never shows the secret again; `Generate new client secret` shows a new one once.
     await page.getByRole("link", { name: "Go to the app" }).click();
     await page.waitForURL(/\/developer\/apps\/[^/]+$/);
     await expect(page.getByText(clientSecret)).toHaveCount(0);
+    await expect(page.getByTestId("current-client-secret")).toContainText("Never used");
     // A click that lands before the page is hydrated opens nothing (seen once on a loaded CI
     // machine): click again until the confirmation is there.
     await expect(async () => {
-      await page.getByRole("button", { name: "Regenerate secret" }).click();
+      await page.getByRole("button", { name: "Generate new client secret" }).click();
       await expect(page.getByRole("button", { name: "Confirm" })).toBeVisible({ timeout: 2_000 });
     }).toPass({ timeout: 30_000 });
+    await expect(page.getByRole("radio", { name: "24 hours" })).toBeChecked();
+    await page.getByRole("radio", { name: "1 hour" }).check();
     await page.getByRole("button", { name: "Confirm" }).click();
     const newSecret = (await page.getByTestId("client-secret").textContent())!.trim();
     expect(newSecret).not.toBe(clientSecret);
+
+    // The old secret keeps working for the hour chosen, listed with when it was last used.
+    const previous = page.getByTestId("previous-client-secret");
+    await expect(previous).toContainText(`…${clientSecret.slice(-4)}`);
+    await expect(previous).toContainText("Works until");
+    await expect(page.getByTestId("current-client-secret")).toContainText(`…${newSecret.slice(-4)}`);
+    const inOverlap = await request.post("/oauth/introspect", {
+      form: { token: "not-a-token", client_id: clientId, client_secret: clientSecret },
+    });
+    expect(await inOverlap.json()).toEqual({ active: false });
+    await expect(async () => {
+      await page.reload();
+      await expect(previous).toContainText("last used", { timeout: 1_000 });
+    }).toPass({ timeout: 15_000 });
+    await expect(previous).not.toContainText("never used");
+
+    // `Revoke previous secret` stops it at once.
+    await expect(async () => {
+      await previous.getByRole("button", { name: "Revoke previous secret" }).click();
+      await expect(page.getByRole("button", { name: "Confirm" })).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByText("The previous client secret no longer works.")).toBeVisible();
+    await expect(previous).toHaveCount(0);
 
     // Install it, exchange with the new secret (the old one is refused), then uninstall.
     await page.goto(installPath(clientId, "d"));

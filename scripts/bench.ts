@@ -8,7 +8,7 @@
 // --scale-days <n> (30), --scale-families <n> (1000), --scale-refreshes <per family a day> (24),
 // --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md),
 // --only <ids> (comma-separated scenario ids, e.g. e,g,f,R: a quick look at a few scenarios; the peers
-// start only when R or N is among them, peer (L) only when Lb, Lc or Le is), --cpu-prof <dir> (the server writes a V8 CPU profile there
+// start only when R, Rh or N is among them, the bare app only for N, peer (L) only when Lb, Lc or Le is), --cpu-prof <dir> (the server writes a V8 CPU profile there
 // when it stops: open it in Chrome's DevTools, or summarise it with scripts/bench/profile.ts).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -31,6 +31,7 @@ import {
 import { type Peer, startBareNext, startLimitPeer, startOidcProviderPeer } from "./bench/peers";
 import {
   type DatabaseRun,
+  installationTokenTargets,
   keepHandKeptPart,
   limitTargets,
   machine,
@@ -117,20 +118,24 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const peers: Peer[] = [];
     let peerRuns: Scenario[] = [];
     let peerDatabase: Awaited<ReturnType<typeof freshDatabase>> | undefined;
-    if (kind === "postgres" && (selected("R") || selected("N"))) {
+    if (kind === "postgres" && ["R", "Rh", "N"].some(selected)) {
       peerDatabase = await freshDatabase("postgres", "bench_peer");
+      // The bare app is built first: only when (N) runs (an --only run of (R) or (Rh) skips its build).
+      const bareToo = selected("N");
       say(
-        `${labels[kind]}: starting node-oidc-provider (seeding ${tokensNeeded} refresh tokens) and a bare Next.js app`,
+        `${labels[kind]}: starting node-oidc-provider (seeding ${tokensNeeded} refresh tokens)${bareToo ? " and a bare Next.js app" : ""}`,
       );
-      const oidc = await startOidcProviderPeer(peerDatabase.url, port + 1, tokensNeeded);
+      const oidc = await startOidcProviderPeer(peerDatabase.url, port + 1, tokensNeeded, seed.installation);
       peers.push(oidc);
       // The servers' finally below is not reached yet: a peer that fails to start stops the one before it.
-      const bare = await startBareNext(port + 2).catch(async (error: unknown) => {
-        await oidc.stop();
-        throw error;
-      });
-      peers.push(bare);
-      peerRuns = peerScenarios(oidc, bare);
+      const bare = bareToo
+        ? await startBareNext(port + 2).catch(async (error: unknown) => {
+            await oidc.stop();
+            throw error;
+          })
+        : undefined;
+      if (bare) peers.push(bare);
+      peerRuns = peerScenarios(oidc, bare, seed);
     }
 
     if (limitPeer) {
@@ -311,7 +316,7 @@ async function main() {
     run.database === "postgres" ? targets(run) : pgliteTargets(run, postgresRun);
   const sections = runs.map(
     (run) =>
-      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.`,
+      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.\n\nTarget (issue 40): ${installationTokenTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.`,
   );
   console.log(`\nMeasured on ${machine(pgVersion)}.`);
   for (const section of sections) console.log(`\n${section}`);

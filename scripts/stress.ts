@@ -5,6 +5,8 @@
 //      answer is 200 and the one family survives; restarted with the window at 0, exactly one 200 and
 //      the reuse revokes the family); deletion and revocation through one instance refused by the
 //      other within a second; one instance SIGKILLed mid-delivery and restarted (no webhook lost);
+//      one client assertion sent to both at once (exactly one 200, the other 401 invalid_client), and
+//      an app key removed on the database refused by both at once;
 //   3. one production server on the embedded PGlite: the same races, and SIGKILL mid-delivery + restart.
 //   In 2, access-token signing keys are also rotated, through one instance and by the clock: once,
 //   and every token from before and after is verified by both instances; the webhook key is rotated
@@ -17,6 +19,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { disconnectDb } from "@/lib/db/client";
+import { appKeyScenarios } from "./stress/app-keys";
 import {
   basePort,
   check,
@@ -59,6 +62,7 @@ async function postgresScenarios(serverUrl: string) {
     await tokenRaces("postgres", [one, two], world);
     await propagation(one, two, world);
     await sessionPropagation(one, two, world);
+    await appKeyScenarios(one, two, world, env.APP_URL);
     await keyRotation(one, two, world);
     await webhookKeyRotation(one, two);
     const expected = await enqueueInstallEvents(world, receiver, sizes.events);

@@ -1,5 +1,8 @@
+import { exportJWK, generateKeyPair as joseKeyPair } from "jose";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
+import { generateKeyPair } from "@/lib/apps/keys";
+import { rotateClientSecret } from "@/lib/apps/secrets";
 import { beginTotpSetup, confirmTotpSetup } from "@/lib/auth/two-factor/authenticator-app";
 import { totpCodeAt } from "@/lib/auth/two-factor/totp";
 import { db } from "@/lib/db/client";
@@ -31,7 +34,7 @@ const account = await import("@/app/(admin)/settings/account/actions");
 
 type Action = (prev: object, form: FormData) => Promise<{ ok?: boolean; confirmIdentity?: boolean; error?: string }>;
 
-let w: { agency: TestAgency; member: Actor; integrationId: string; appId: string };
+let w: { agency: TestAgency; member: Actor; integrationId: string; appId: string; keyId: string; publicJwk: string };
 
 async function world() {
   const agency = await makeAgency({ locations: 1, privateIntegrationsLab: true });
@@ -44,10 +47,22 @@ async function world() {
     { name: "Guarded", description: "", scopes: ["locations.readonly"] },
   );
   const app = await makeApp(agency.company.id);
+  // A previous client secret inside its overlap, for `Revoke previous secret` to stop.
+  await rotateClientSecret(app.app.id, { overlap: "7d" }, owner);
+  // A key of the app for `Remove`, and a public key of another pair for `Add public key`.
+  const { key } = await generateKeyPair(app.app.id);
+  const publicJwk = JSON.stringify(await exportJWK((await joseKeyPair("ES256")).publicKey));
   const { secret } = await beginTotpSetup(owner);
   const before = new Date(Date.now() - 60_000);
   await confirmTotpSetup(owner.id, totpCodeAt(secret, before), before);
-  return { agency: { ...agency, owner }, member, integrationId: integration.id, appId: app.app.id };
+  return {
+    agency: { ...agency, owner },
+    member,
+    integrationId: integration.id,
+    appId: app.app.id,
+    keyId: key.id,
+    publicJwk,
+  };
 }
 
 beforeAll(async () => {
@@ -63,6 +78,7 @@ async function everything(): Promise<string> {
     db().privateIntegration.findMany({ where: { companyId }, include: { tokens: true }, orderBy: { id: "asc" } }),
     db().user.findMany({ where: { companyId }, orderBy: { id: "asc" } }),
     db().app.findMany({ where: { companyId }, orderBy: { id: "asc" } }),
+    db().appKey.findMany({ where: { app: { companyId } }, orderBy: { id: "asc" } }),
     db().totpFactor.findMany({ where: { userId: w.agency.owner.id } }),
     db().recoveryCode.findMany({ where: { userId: w.agency.owner.id }, orderBy: { id: "asc" } }),
   ]);
@@ -102,8 +118,29 @@ const guarded: [string, () => Action, () => Record<string, string | string[]>][]
   ["a member's role", () => team.changeRole as Action, () => ({ userId: w.member.id, role: "agency_admin" })],
   ["Remove a member", () => team.removeMember as Action, () => ({ userId: w.member.id })],
   ["Reset password", () => team.resetMemberPassword as Action, () => ({ userId: w.member.id })],
-  ["an app's new client secret", () => apps.regenerateSecretAction as Action, () => ({ appId: w.appId })],
+  [
+    "an app's new client secret",
+    () => apps.rotateClientSecretAction as Action,
+    () => ({ appId: w.appId, overlap: "1h" }),
+  ],
+  [
+    "revoke an app's previous client secret",
+    () => apps.revokePreviousClientSecretAction as Action,
+    () => ({ appId: w.appId }),
+  ],
   ["an app's new webhook secret", () => apps.rotateWebhookSecretAction as Action, () => ({ appId: w.appId })],
+  ["add an app's public key", () => apps.addAppKeyAction as Action, () => ({ appId: w.appId, jwk: w.publicJwk })],
+  [
+    "generate an app's key pair",
+    () => apps.generateAppKeyPairAction as Action,
+    () => ({ appId: w.appId, alg: "ES256" }),
+  ],
+  [
+    "an app's JWKS URL",
+    () => apps.setJwksUrlAction as Action,
+    () => ({ appId: w.appId, jwksUrl: "https://keys.example.test/jwks.json" }),
+  ],
+  ["remove an app's key", () => apps.removeAppKeyAction as Action, () => ({ appId: w.appId, keyId: w.keyId })],
   ["regenerate recovery codes", () => account.regenerateRecoveryCodesAction as Action, () => ({})],
   ["remove the authenticator app", () => account.removeTotpAction as Action, () => ({})],
 ];

@@ -1,10 +1,16 @@
 "use client";
 
-import { useActionState, useState } from "react";
+import { useActionState, useId, useState } from "react";
 import { useGuardedAction } from "@/components/account/confirm-identity";
 import type { FormAction } from "@/components/private-integrations/types";
 import { FormMessage } from "@/components/ui/field";
 import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
+import {
+  type ClientSecretOverlap,
+  clientSecretOverlapLabels,
+  clientSecretOverlaps,
+  DEFAULT_CLIENT_SECRET_OVERLAP,
+} from "@/lib/apps/client-secret-overlap";
 import { ClientSecretPanel, WebhookSecretPanel } from "./secret-panel";
 
 /** What the server action answers (lib's ActionState): the new secret in `data`, once. */
@@ -18,11 +24,12 @@ type Action = (prev: ReplaceState, formData: FormData) => Promise<ReplaceState>;
 const kinds = {
   client: {
     field: "clientSecret",
-    open: "Regenerate secret",
-    question: "Regenerate the client secret?",
-    consequence: "The current secret stops working at once. Every server using it must be updated with the new one.",
-    confirmVariant: "danger",
-    pendingLabel: "Regenerating…",
+    open: "Generate new client secret",
+    question: "Generate a new client secret?",
+    consequence:
+      "A new secret is made and shown once. The current one keeps working beside it for the time you choose, so your servers can switch over without an outage; you can revoke it sooner.",
+    confirmVariant: "primary",
+    pendingLabel: "Generating…",
   },
   webhook: {
     field: "webhookSecret",
@@ -36,8 +43,9 @@ const kinds = {
 } as const;
 
 /**
- * Replace an app's client secret (the old one stops at once) or webhook secret (the old one signs
- * 24 h more), confirmed first; the new one is shown once.
+ * Replace an app's client secret (the old one keeps working for the overlap chosen: 1 hour, 24
+ * hours or 7 days) or webhook secret (the old one signs 24 h more), confirmed first; the new one
+ * is shown once.
  */
 export function ReplaceSecret(
   props: { action: Action; appId: string } & ({ kind: "client"; clientId: string } | { kind: "webhook" }),
@@ -46,6 +54,8 @@ export function ReplaceSecret(
   // A new secret is shown once: the server may first ask `Confirm it's you`.
   const [state, formAction] = useActionState(useGuardedAction(props.action as FormAction) as Action, {});
   const [confirming, setConfirming] = useState(false);
+  const [overlap, setOverlap] = useState<ClientSecretOverlap>(DEFAULT_CLIENT_SECRET_OVERLAP);
+  const legendId = useId();
   const secret = state.data?.[text.field];
   if (typeof secret === "string") {
     return (
@@ -66,6 +76,28 @@ export function ReplaceSecret(
         <form action={formAction} role="dialog" aria-label={text.question} className="space-y-2">
           <input type="hidden" name="appId" value={props.appId} />
           <p className="text-sm text-slate-700">{text.consequence}</p>
+          {props.kind === "client" ? (
+            <fieldset className="space-y-1 text-sm" aria-describedby={`${legendId}-until`}>
+              <legend className="font-medium text-slate-800">How long does the current secret keep working?</legend>
+              <div className="flex flex-wrap gap-x-4 gap-y-1">
+                {clientSecretOverlaps.map((choice) => (
+                  <label key={choice} className="flex min-h-6 items-center gap-1.5 text-slate-800">
+                    <input
+                      type="radio"
+                      name="overlap"
+                      value={choice}
+                      checked={overlap === choice}
+                      onChange={() => setOverlap(choice)}
+                    />
+                    {clientSecretOverlapLabels[choice]}
+                  </label>
+                ))}
+              </div>
+              <p id={`${legendId}-until`} className="text-slate-600">
+                It stops {clientSecretOverlapLabels[overlap]} after you confirm, or when you revoke it.
+              </p>
+            </fieldset>
+          ) : null}
           <div className="flex gap-2">
             <SubmitButton variant={text.confirmVariant} pendingLabel={text.pendingLabel}>
               Confirm

@@ -43,13 +43,13 @@ function SecretPanel({
   );
 }
 
-/** The client credentials, the secret shown this once (at creation and at each regeneration). */
+/** The client credentials, the secret shown this once (at creation and at each rotation). */
 export function ClientSecretPanel({ clientId, clientSecret }: { clientId: string; clientSecret: string }) {
   return (
     <SecretPanel
       titleId="secret-title"
       title="Copy the client secret now"
-      note="It is shown only this once and stored only as a hash. If you lose it, regenerate it (the old one stops working)."
+      note="It is shown only this once and stored only as a hash. If you lose it, generate a new one on the app's page: the one it replaces keeps working for the time you choose, or until you revoke it."
       values={[
         { term: "Client ID", value: clientId, testId: "client-id", copyLabel: "Copy client ID" },
         { term: "Client secret", value: clientSecret, testId: "client-secret" },

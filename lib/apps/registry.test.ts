@@ -6,7 +6,7 @@ import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, makeApp } from "@/lib/testing/oauth";
 import { refusal } from "@/lib/testing/refusal";
 import { createApp, listDeveloperApps, updateApp } from "./registry";
-import { regenerateClientSecret } from "./secrets";
+import { revokePreviousClientSecret, rotateClientSecret } from "./secrets";
 
 let agency: TestAgency;
 
@@ -76,7 +76,7 @@ describe("createApp", () => {
   });
 });
 
-describe("updateApp and regenerateClientSecret", () => {
+describe("updateApp and rotateClientSecret", () => {
   it("changed scopes make a new version; other changes do not", async () => {
     const { app } = await makeApp(agency.company.id);
     const renamed = await updateApp(app.id, { name: "Renamed" }, agency.owner);
@@ -91,17 +91,20 @@ describe("updateApp and regenerateClientSecret", () => {
     const { app } = await makeApp(agency.company.id);
     const other = await makeAgency({ locations: 0 });
     expect((await refusal(updateApp(app.id, { name: "x" }, other.owner))).kind).toBe("not_found");
-    expect((await refusal(regenerateClientSecret(app.id, other.owner))).kind).toBe("not_found");
+    expect((await refusal(rotateClientSecret(app.id, {}, other.owner))).kind).toBe("not_found");
+    expect((await refusal(revokePreviousClientSecret(app.id, other.owner))).kind).toBe("not_found");
   });
 
-  it("a regenerated secret works at once and the old one stops", async () => {
+  it("a rotated secret works at once; the old one until its overlap ends or it is revoked", async () => {
     const created = await makeApp(agency.company.id);
     const form = (secret: string) => ({ client_id: created.app.clientId, client_secret: secret });
     const request = () => formRequest("/oauth/token", {});
     expect((await authenticateClient(request(), form(created.clientSecret))).app.id).toBe(created.app.id);
-    const { clientSecret } = await regenerateClientSecret(created.app.id, agency.owner);
+    const { clientSecret } = await rotateClientSecret(created.app.id, { overlap: "1h" }, agency.owner);
     expect(clientSecret).not.toBe(created.clientSecret);
     expect((await authenticateClient(request(), form(clientSecret))).app.id).toBe(created.app.id);
+    expect((await authenticateClient(request(), form(created.clientSecret))).app.id).toBe(created.app.id);
+    await revokePreviousClientSecret(created.app.id, agency.owner);
     await expect(authenticateClient(request(), form(created.clientSecret))).rejects.toMatchObject({
       code: "invalid_client",
       status: 401,

@@ -1,5 +1,6 @@
 import type { CliCommand } from "./command";
 import { appCreate } from "./commands/app-create";
+import { appRotateSecret } from "./commands/app-rotate-secret";
 import { companyCreate } from "./commands/company-create";
 import { labsSet } from "./commands/labs-set";
 import { locationCreate } from "./commands/location-create";
@@ -18,6 +19,7 @@ export const commands: Record<string, CliCommand> = {
   "user:reset-2fa": userReset2fa,
   "labs:set": labsSet,
   "app:create": appCreate,
+  "app:rotate-secret": appRotateSecret,
   "signing-key:rotate": signingKeyRotate,
   "webhook-key:rotate": webhookKeyRotate,
 };

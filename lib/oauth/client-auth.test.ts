@@ -1,15 +1,26 @@
+// Over 250 lines on purpose: client authentication against a cache that may be a moment old, on one and on two instances, sharing one app.
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { HttpError } from "@/lib/api/http-error";
 import { readForm } from "@/lib/api/parse";
-import { regenerateClientSecret } from "@/lib/apps/secrets";
+import {
+  revokePreviousClientSecret,
+  revokePreviousClientSecretInDatabase,
+  rotateClientSecret,
+  rotateClientSecretInDatabase,
+} from "@/lib/apps/secrets";
+import { hashSecret } from "@/lib/crypto/secrets";
+import { databaseHandle } from "@/lib/db/client";
 import { readCacheStats } from "@/lib/db/read-cache";
 import { basicAuth } from "@/lib/testing/api-client";
 import { waitFor } from "@/lib/testing/elsewhere";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
-import { authenticateCachedClient, authenticateClient } from "./client-auth";
+import { secondInstance } from "@/lib/testing/second-instance";
+import { type AuthenticatedClient, authenticateCachedClient, authenticateClient, ClientChanged } from "./client-auth";
 import { findAppByClientId } from "./client-lookup";
+import { authorizationCodeGrant } from "./grants/authorization-code";
+import { refreshTokenGrant } from "./grants/refresh-token";
 import { tokenEndpoint } from "./token-endpoint";
 
 // The real lookup, counted: a refusal must cost the same database reads whether the id exists.
@@ -20,12 +31,13 @@ vi.mock("./client-lookup", async (importOriginal) => {
 
 /**
  * The token endpoint may read the app from the read cache, which another instance's change
- * empties only when its NOTIFY arrives. Each grant's statement checks that the hash the client was
- * authenticated against is still the app's, so a regenerated secret stops at once all the same,
+ * empties only when its NOTIFY arrives. Each grant's statement checks that the app still accepts
+ * the hash the client was authenticated with (the current secret's, or the previous one's inside
+ * its overlap), so a secret dropped by a second rotation or revoked stops at once all the same,
  * and a refused request consumes nothing.
  */
-describe("the token endpoint with a client secret regenerated a moment ago", () => {
-  it("refuses the old secret (invalid_client) without consuming the refresh token or the code", async () => {
+describe("the token endpoint with a client secret dropped a moment ago", () => {
+  it("refuses it (invalid_client) without consuming the refresh token or the code; the previous one works", async () => {
     const agency = await makeAgency({ locations: 1 });
     const app = await makeApp(agency.company.id);
     const locationId = agency.locations[0]!.id;
@@ -42,7 +54,9 @@ describe("the token endpoint with a client secret regenerated a moment ago", () 
     // Reads the app (into the cache, when it is listening) with the current secret.
     const second = await refresh(app.clientSecret, first.refresh_token);
     const { code } = await install(agency.owner, app.app.clientId, { level: "agency", locationIds: [locationId] });
-    const { clientSecret } = await regenerateClientSecret(app.app.id, agency.owner);
+    // Two rotations: the first secret is dropped (only one previous), the second one is the previous.
+    const { clientSecret: previous } = await rotateClientSecret(app.app.id, {}, agency.owner);
+    const { clientSecret } = await rotateClientSecret(app.app.id, {}, agency.owner);
 
     await expect(refresh(app.clientSecret, second.refresh_token as string)).rejects.toMatchObject({
       code: "invalid_client",
@@ -59,8 +73,89 @@ describe("the token endpoint with a client secret regenerated a moment ago", () 
       );
     await expect(exchange(app.clientSecret)).rejects.toMatchObject({ code: "invalid_client" });
 
-    expect((await refresh(clientSecret, second.refresh_token as string)).refresh_token).toEqual(expect.any(String));
+    const third = await refresh(previous, second.refresh_token as string);
+    await revokePreviousClientSecret(app.app.id, agency.owner);
+    await expect(refresh(previous, third.refresh_token as string)).rejects.toMatchObject({ code: "invalid_client" });
+    await expect(exchange(previous)).rejects.toMatchObject({ code: "invalid_client" });
+
+    expect((await refresh(clientSecret, third.refresh_token as string)).refresh_token).toEqual(expect.any(String));
     expect((await exchange(clientSecret)).refresh_token).toEqual(expect.any(String));
+  });
+});
+
+/**
+ * The same on PostgreSQL with the change made by another instance: this one still holds the app,
+ * with the dropped secret, in its read cache (until the NOTIFY arrives). A client authenticated
+ * from that cache a moment before is refused by the grant's own statement, deterministically.
+ */
+describe.runIf(databaseHandle().kind === "postgresql")("a rotation or revocation made by another instance", () => {
+  const other = secondInstance();
+
+  it("stops a dropped or revoked secret at once though this instance has the app in its read cache", async () => {
+    const agency = await makeAgency({ locations: 1 });
+    const app = await makeApp(agency.company.id);
+    const locationId = agency.locations[0]!.id;
+    const target = { level: "agency" as const, locationIds: [locationId] };
+    const first = await installAndExchange(agency.owner, app, target);
+    const { clientSecret: s1 } = await rotateClientSecret(app.app.id, {}, agency.owner);
+    const s0 = app.clientSecret;
+    const refreshForm = (secret: string, token: string) => ({
+      grant_type: "refresh_token",
+      client_id: app.app.clientId,
+      client_secret: secret,
+      refresh_token: token,
+    });
+    const codeForm = (secret: string, code: string) => ({
+      grant_type: "authorization_code",
+      client_id: app.app.clientId,
+      client_secret: secret,
+      code,
+      user_type: "Company",
+    });
+    /** The client as the cache authenticates it with `secret`, once the cache holds the app. */
+    const fromCache = async (form: Record<string, string>) => {
+      let client: AuthenticatedClient | undefined;
+      await waitFor(async () => {
+        await authenticateClient(formRequest("/oauth/token", form), form, { cached: true });
+        client = authenticateCachedClient(formRequest("/oauth/token", form), form);
+        return client !== undefined;
+      });
+      return client as AuthenticatedClient;
+    };
+    const refresh = (form: Record<string, string>) => tokenEndpoint(formRequest("/oauth/token", form));
+
+    // s0 is the previous secret, answered from the cache.
+    const { code } = await install(agency.owner, app.app.clientId, target);
+    const staleForRefresh = await fromCache(refreshForm(s0, first.refresh_token));
+    expect(staleForRefresh.secretHash).toBe(hashSecret(s0));
+    const staleForCode = await fromCache(codeForm(s0, code));
+
+    // Another instance rotates again: s0 is dropped at once, s1 becomes the previous secret.
+    const { clientSecret: s2 } = await other().$transaction((tx) =>
+      rotateClientSecretInDatabase(tx, app.app.id, "24h", agency.owner, new Date()),
+    );
+    const now = new Date();
+    await expect(
+      refreshTokenGrant({ form: refreshForm(s0, first.refresh_token), client: staleForRefresh, now }),
+    ).rejects.toBeInstanceOf(ClientChanged);
+    await expect(
+      authorizationCodeGrant({ form: codeForm(s0, code), client: staleForCode, now }),
+    ).rejects.toBeInstanceOf(ClientChanged);
+    await expect(refresh(refreshForm(s0, first.refresh_token))).rejects.toMatchObject({ code: "invalid_client" });
+    await expect(refresh(codeForm(s0, code))).rejects.toMatchObject({ code: "invalid_client" });
+
+    // Nothing was consumed: s1, the previous secret now, refreshes; then another instance revokes it.
+    const second = (await refresh(refreshForm(s1, first.refresh_token))) as { refresh_token: string };
+    const staleS1 = await fromCache(refreshForm(s1, second.refresh_token));
+    expect(staleS1.secretHash).toBe(hashSecret(s1));
+    await other().$transaction((tx) => revokePreviousClientSecretInDatabase(tx, app.app.id, agency.owner));
+    await expect(
+      refreshTokenGrant({ form: refreshForm(s1, second.refresh_token), client: staleS1, now: new Date() }),
+    ).rejects.toBeInstanceOf(ClientChanged);
+    await expect(refresh(refreshForm(s1, second.refresh_token))).rejects.toMatchObject({ code: "invalid_client" });
+
+    expect((await refresh(refreshForm(s2, second.refresh_token))).refresh_token).toEqual(expect.any(String));
+    expect((await refresh(codeForm(s2, code))).refresh_token).toEqual(expect.any(String));
   });
 });
 

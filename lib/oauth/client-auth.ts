@@ -1,7 +1,10 @@
+// Over 250 lines on purpose: every way an app authenticates (Basic, form, cached, private_key_jwt) and their one refusal text, kept together so they stay alike.
 import type { AppView } from "@/lib/apps/app-view";
-import { secretMatchesHash } from "@/lib/crypto/secrets";
+import { currentTime } from "@/lib/clock";
 import { cachedRead, peekCachedRead } from "@/lib/db/read-cache";
+import { authenticateByAssertion, type PendingAssertion, verifyAssertion } from "./client-assertion";
 import { findAppByClientId } from "./client-lookup";
+import { acceptedSecretHash, noteClientSecretUse } from "./client-secret";
 import { invalidClient, invalidRequest } from "./errors";
 
 /**
@@ -11,17 +14,25 @@ import { invalidClient, invalidRequest } from "./errors";
  * `WWW-Authenticate: Basic` when the client tried Basic (RFC 6749 §5.2).
  */
 
-export type ClientAuthMethod = "client_secret_basic" | "client_secret_post";
+export type ClientAuthMethod = "client_secret_basic" | "client_secret_post" | "private_key_jwt";
 
 export interface AuthenticatedClient {
   app: AppView;
   method: ClientAuthMethod;
   /**
-   * The stored hash the secret was checked against, as read. A lookup from the read cache may be
-   * up to a second old, so a grant that issues checks in its own statement that this is still the
-   * app's hash (a regenerated secret stops at once) and throws `ClientChanged` when it is not.
+   * The stored hash the secret matched, as read: the current secret's, or the previous one's inside
+   * its overlap (./client-secret.ts). A lookup from the read cache may be up to a second old, so a
+   * grant that issues checks in its own statement that the app still accepts it (a secret replaced
+   * twice or revoked stops at once) and throws `ClientChanged` when it does not.
+   * Null when the client authenticated with a key (private_key_jwt): the key's row was found on
+   * the database when the assertion's `jti` was consumed, so there is nothing to check again.
    */
-  secretHash: string;
+  secretHash: string | null;
+  /**
+   * private_key_jwt with `deferAssertion`: the verified assertion whose `jti` the grant's own
+   * statement must consume before it issues anything (installation tokens: one round trip).
+   */
+  assertion?: PendingAssertion;
 }
 
 export interface ClientAuthOptions {
@@ -30,6 +41,13 @@ export interface ClientAuthOptions {
    * `secretHash` against the database in the statement that acts (the token endpoint's grants).
    */
   cached?: boolean;
+  /** When the request is answered: the previous secret works until its overlap ends. Default: now. */
+  now?: Date;
+  /**
+   * private_key_jwt: verify the assertion but leave its `jti` to the caller, which consumes it in
+   * the statement that acts (`AuthenticatedClient.assertion`). Only for a caller that does.
+   */
+  deferAssertion?: boolean;
 }
 
 /** The app's secret changed after the (cached) lookup the client was authenticated with. */
@@ -45,9 +63,6 @@ export function clientChanged(): ClientChanged {
 }
 
 const basicChallenge = { "www-authenticate": 'Basic realm="oauth", charset="UTF-8"' };
-
-// An HMAC of nothing in particular, so an unknown client_id costs the same as a wrong secret.
-const DUMMY_HASH = "0".repeat(64);
 
 /** RFC 6749 §2.3.1: client_id and client_secret are form-urlencoded before Basic encoding. */
 function formDecode(value: string): string {
@@ -82,12 +97,16 @@ export async function authenticateClient(
   form: Record<string, string | undefined>,
   options: ClientAuthOptions = {},
 ): Promise<AuthenticatedClient> {
+  if (sendsAssertion(form)) {
+    return authenticateWithKey(request, form, options.now ?? currentTime(), options.deferAssertion === true);
+  }
   const { clientId, clientSecret, method } = presentedCredentials(request, form);
   const verified = await verifyClientSecret(
     clientId,
     clientSecret,
     method === "client_secret_basic" ? basicChallenge : undefined,
     options.cached === true,
+    options.now ?? currentTime(),
   );
   return { app: verified.app, method, secretHash: verified.secretHash };
 }
@@ -101,13 +120,41 @@ export async function authenticateClient(
 export function authenticateCachedClient(
   request: Request,
   form: Record<string, string | undefined>,
+  now = currentTime(),
 ): AuthenticatedClient | undefined {
+  if (sendsAssertion(form)) return undefined;
   const { clientId, clientSecret, method } = presentedCredentials(request, form);
   const app = cacheableClientId(clientId) ? peekCachedRead<StoredClient>(clientKey(clientId))?.value : undefined;
-  // The same HMAC whether or not the app is cached: a refusal then costs an unknown client_id what
-  // it costs a wrong secret here too (verifyClientSecret says why).
-  if (!secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH) || !app) return undefined;
-  return { app: viewOf(app), method, secretHash: app.clientSecretHash };
+  // The same HMAC and comparisons whether or not the app is cached: a refusal then costs an unknown
+  // client_id what it costs a wrong secret here too (verifyClientSecret says why).
+  const secretHash = acceptedSecretHash(clientSecret, app, now);
+  if (secretHash === undefined || !app) return undefined;
+  noteClientSecretUse(app.id, secretHash, now);
+  return { app: viewOf(app), method, secretHash };
+}
+
+const sendsAssertion = (form: Record<string, string | undefined>) =>
+  form.client_assertion !== undefined || form.client_assertion_type !== undefined;
+
+/** private_key_jwt (./client-assertion.ts): the assertion is the only credential sent. */
+async function authenticateWithKey(
+  request: Request,
+  form: Record<string, string | undefined>,
+  now: Date,
+  deferAssertion: boolean,
+): Promise<AuthenticatedClient> {
+  if (/^basic\s/i.test(request.headers.get("authorization") ?? "") || form.client_secret !== undefined) {
+    throw invalidRequest(
+      "Authenticate the client one way only: a client_assertion, HTTP Basic or client_secret, not two of them.",
+      "assertion and secret",
+    );
+  }
+  if (deferAssertion) {
+    const { app, pending } = await verifyAssertion(form, now);
+    return { app: viewOf(app), method: "private_key_jwt", secretHash: null, assertion: pending };
+  }
+  const { app } = await authenticateByAssertion(form, now);
+  return { app: viewOf(app), method: "private_key_jwt", secretHash: null };
 }
 
 /** The client's credentials as presented (HTTP Basic or the form), or the refusal of their shape. */
@@ -158,7 +205,7 @@ function presentedCredentials(
  * HTTP Basic only (GET endpoints of an app, e.g. /webhooks/events): no form to carry credentials.
  * Missing or wrong credentials are 401 invalid_client with a Basic challenge, as at /oauth/token.
  */
-export async function authenticateClientBasic(request: Request): Promise<AppView> {
+export async function authenticateClientBasic(request: Request, now = currentTime()): Promise<AppView> {
   const authorization = request.headers.get("authorization") ?? "";
   if (!/^basic\s/i.test(authorization)) {
     throw invalidClient(
@@ -168,7 +215,7 @@ export async function authenticateClientBasic(request: Request): Promise<AppView
     );
   }
   const { clientId, clientSecret } = readBasic(authorization);
-  return (await verifyClientSecret(clientId, clientSecret, basicChallenge, false)).app;
+  return (await verifyClientSecret(clientId, clientSecret, basicChallenge, false, now)).app;
 }
 
 type StoredClient = Awaited<ReturnType<typeof findAppByClientId>>;
@@ -200,37 +247,44 @@ async function findClient(clientId: string, cached: boolean): Promise<{ app: Sto
  * server): anything else would tell a stranger which client ids exist. The log's detail says which.
  */
 const CLIENT_REFUSED =
-  "Client authentication failed: the client_id and client_secret do not match an app. Copy both from the app's page under Developer › Apps (regenerating the secret replaces the old one).";
+  "Client authentication failed: the client_id and client_secret do not match an app. Copy both from the app's page under Developer › Apps (a secret replaced by a new one works only until its overlap ends or it is revoked).";
 
 async function verifyClientSecret(
   clientId: string,
   clientSecret: string,
   headers: Record<string, string> | undefined,
   cached: boolean,
+  now: Date,
 ): Promise<{ app: AppView; secretHash: string }> {
   let { app, fromDatabase } = await findClient(clientId, cached);
-  // The dummy hash costs an unknown client_id the same HMAC and comparison as a wrong secret.
-  let secretOk = secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH);
-  if (!secretOk && !fromDatabase) {
-    // Every refusal is decided on the database: the secret may have been regenerated a moment ago.
+  // Dummy hashes cost an unknown client_id the same HMAC and comparisons as a wrong secret.
+  let secretHash = acceptedSecretHash(clientSecret, app, now);
+  if (secretHash === undefined && !fromDatabase) {
+    // Every refusal is decided on the database: the secret may have been replaced a moment ago.
     // An answer read just now is not read again, so an unknown client_id and a wrong secret both
     // cost exactly one database read.
     app = await findAppByClientId(clientId);
-    secretOk = secretMatchesHash(clientSecret, app?.clientSecretHash ?? DUMMY_HASH);
+    secretHash = acceptedSecretHash(clientSecret, app, now);
   }
-  if (!app || !secretOk) {
+  if (!app || secretHash === undefined) {
     throw invalidClient(CLIENT_REFUSED, app ? `wrong secret for client ${app.clientId}` : "unknown client", headers);
   }
-  return { app: viewOf(app), secretHash: app.clientSecretHash };
+  noteClientSecretUse(app.id, secretHash, now);
+  return { app: viewOf(app), secretHash };
 }
 
-/** A stored app without its secret's hash; one per stored app object, so a cached app is copied once. */
+/** A stored app without its secrets' hashes; one per stored app object, so a cached app is copied once. */
 const views = new WeakMap<NonNullable<StoredClient>, AppView>();
 
 function viewOf(app: NonNullable<StoredClient>): AppView {
   let view = views.get(app);
   if (!view) {
-    const { clientSecretHash: _, ...rest } = app;
+    const {
+      clientSecretHash: _current,
+      previousClientSecretHash: _previous,
+      previousClientSecretExpiresAt: _until,
+      ...rest
+    } = app;
     view = rest;
     views.set(app, view);
   }

@@ -5,10 +5,28 @@ import { z } from "zod";
  * step by step, RFC 6749 style (lib/oauth/token-endpoint.ts), so these describe what they read.
  */
 const userType = z.enum(["Company", "Location"]);
+/** private_key_jwt (RFC 7523 §2.2): wherever client_id + client_secret authenticate an app. */
+const clientAssertionFields = {
+  client_assertion_type: z.literal("urn:ietf:params:oauth:client-assertion-type:jwt-bearer").optional().meta({
+    description: "private_key_jwt: with client_assertion, instead of client_secret or HTTP Basic.",
+  }),
+  client_assertion: z.string().optional().meta({
+    description:
+      "private_key_jwt: a JWT signed (ES256 or RS256) by one of the app's keys, with iss and sub the client_id, aud the token endpoint's URL or the issuer, exp at most 5 minutes ahead and a jti accepted once.",
+  }),
+};
 export const tokenForm = z.object({
-  grant_type: z.enum(["authorization_code", "refresh_token"]),
-  client_id: z.string().optional().meta({ description: "Or HTTP Basic." }),
-  client_secret: z.string().optional().meta({ description: "Or HTTP Basic." }),
+  grant_type: z.enum(["authorization_code", "refresh_token", "client_credentials"]),
+  client_id: z.string().optional().meta({ description: "Or HTTP Basic; optional with a client_assertion." }),
+  client_secret: z.string().optional().meta({ description: "Or HTTP Basic, or private_key_jwt instead." }),
+  ...clientAssertionFields,
+  companyId: z.string().optional().meta({
+    description: "client_credentials: the agency whose installation of the app gets a Company token.",
+  }),
+  locationId: z.string().optional().meta({
+    description:
+      "client_credentials: the sub-account (the app's own install there, or an agency install that chose it) that gets a Location token.",
+  }),
   code: z
     .string()
     .optional()
@@ -33,8 +51,10 @@ export const tokenForm = z.object({
 export const tokenResponse = z.object({
   access_token: z.string().meta({ description: "ES256 JWT." }),
   token_type: z.literal("Bearer"),
-  expires_in: z.literal(86399),
-  refresh_token: z.string(),
+  expires_in: z.union([z.literal(86399), z.literal(3600)]).meta({
+    description: "86399; 3600 for an installation token (client_credentials).",
+  }),
+  refresh_token: z.string().optional().meta({ description: "Not in client_credentials answers." }),
   scope: z.string().meta({ description: "Space-separated." }),
   refreshTokenId: z.string().optional().meta({ description: "Not in /oauth/locationToken answers." }),
   userType,
@@ -44,7 +64,7 @@ export const tokenResponse = z.object({
     .boolean()
     .optional()
     .meta({ description: "true for Company, false for Location; not in /oauth/locationToken answers." }),
-  userId: z.string(),
+  userId: z.string().optional().meta({ description: "Not in client_credentials answers." }),
   approvedLocations: z
     .array(z.string())
     .optional()
@@ -64,6 +84,7 @@ export const revokeForm = z.object({
   token_type_hint: z.enum(["access_token", "refresh_token"]).optional(),
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
+  ...clientAssertionFields,
 });
 export const introspection = z.looseObject({
   active: z.boolean(),

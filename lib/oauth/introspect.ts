@@ -15,7 +15,7 @@ import { readOAuthForm } from "./token-endpoint";
 
 export async function introspectToken(request: Request, now = new Date()): Promise<Record<string, unknown>> {
   const form = await readOAuthForm(request);
-  const client = await authenticateClient(request, form);
+  const client = await authenticateClient(request, form, { now });
   const { token } = readTokenParams(form);
   const inactive = { active: false };
 

@@ -30,7 +30,7 @@ const notYours = () =>
 
 export async function revokeToken(request: Request, now = new Date()): Promise<void> {
   const form = await readOAuthForm(request);
-  const client = await authenticateClient(request, form);
+  const client = await authenticateClient(request, form, { now });
   const { token } = readTokenParams(form);
   if (isJwtShaped(token)) {
     const result = await verifyAccessToken(token, now);

@@ -3,6 +3,7 @@ import { currentTime } from "@/lib/clock";
 import { authenticateCachedClient, authenticateClient, ClientChanged } from "./client-auth";
 import { invalidClient, invalidRequest, unsupportedGrantType } from "./errors";
 import { authorizationCodeGrant, type GrantContext } from "./grants/authorization-code";
+import { clientCredentialsGrant } from "./grants/client-credentials";
 import { refreshTokenGrant } from "./grants/refresh-token";
 
 /**
@@ -10,7 +11,8 @@ import { refreshTokenGrant } from "./grants/refresh-token";
  * grant. Each step throws the RFC 6749 §5.2 error it stands for.
  *   1. the body is application/x-www-form-urlencoded, each parameter at most once (readForm)
  *   2. grant_type is present and one we support
- *   3. the client authenticates (form or HTTP Basic; the app may come from the read cache)
+ *   3. the client authenticates (form or HTTP Basic, the app maybe from the read cache; or a
+ *      client_assertion, private_key_jwt, whose jti is consumed on the database)
  *   4. the grant module checks its own parameters, consumes the code or refresh token and issues
  * `Cache-Control: no-store` is set on every answer by the route (RFC 6749 §5.1).
  */
@@ -18,6 +20,7 @@ import { refreshTokenGrant } from "./grants/refresh-token";
 const grants = {
   authorization_code: authorizationCodeGrant,
   refresh_token: refreshTokenGrant,
+  client_credentials: clientCredentialsGrant,
 } as const satisfies Record<string, (ctx: GrantContext) => Promise<Record<string, unknown>>>;
 
 export type SupportedGrantType = keyof typeof grants;
@@ -32,11 +35,11 @@ export async function readOAuthForm(request: Request): Promise<Record<string, st
 function checkGrantType(form: Record<string, string>): SupportedGrantType {
   const grantType = form.grant_type;
   if (!grantType) {
-    throw invalidRequest(`grant_type is required: use ${supportedGrantTypes.join(" or ")}.`);
+    throw invalidRequest(`grant_type is required: use ${supportedGrantTypes.join(", ")}.`);
   }
   if (!Object.hasOwn(grants, grantType)) {
     throw unsupportedGrantType(
-      `grant_type "${grantType.slice(0, 40)}" is not supported; use ${supportedGrantTypes.join(" or ")}.`,
+      `grant_type "${grantType.slice(0, 40)}" is not supported; use ${supportedGrantTypes.join(", ")}.`,
     );
   }
   return grantType as SupportedGrantType;
@@ -45,19 +48,26 @@ function checkGrantType(form: Record<string, string>): SupportedGrantType {
 export async function tokenEndpoint(request: Request, now = currentTime()): Promise<Record<string, unknown>> {
   const form = await readOAuthForm(request);
   const grantType = checkGrantType(form);
-  // The app may come from the read cache: each grant's statement checks that the secret's hash is
-  // still the app's, and when it is not the client is authenticated again against the database.
-  const client = authenticateCachedClient(request, form) ?? (await authenticateClient(request, form, { cached: true }));
+  // The app may come from the read cache: each grant's statement checks that the app still accepts
+  // the secret's hash, and when it does not the client is authenticated again against the database.
+  // An installation token's statement consumes the assertion's jti itself (one round trip).
+  const deferAssertion = grantType === "client_credentials";
+  const client =
+    authenticateCachedClient(request, form, now) ??
+    (await authenticateClient(request, form, { cached: true, now, deferAssertion }));
   try {
     return await grants[grantType]({ form, client, now });
   } catch (error) {
     if (!(error instanceof ClientChanged)) throw error;
   }
-  const fresh = await authenticateClient(request, form);
+  const fresh = await authenticateClient(request, form, { now, deferAssertion });
   try {
     return await grants[grantType]({ form, client: fresh, now });
   } catch (error) {
     if (!(error instanceof ClientChanged)) throw error;
-    throw invalidClient("The client secret was just regenerated. Send the app's current secret.", "secret changed");
+    throw invalidClient(
+      "The client secret was just replaced or revoked. Send the app's current secret.",
+      "secret changed",
+    );
   }
 }

@@ -61,9 +61,9 @@ export interface IssuedAccessToken {
  * issues (so the token exists exactly when the grant that issued it does) and signs the token
  * with `signAccessToken` once the statement has told what it carries.
  */
-export function newAccessTokenRow(now: Date): AccessTokenRow {
+export function newAccessTokenRow(now: Date, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): AccessTokenRow {
   const iat = Math.floor(now.getTime() / 1000);
-  const exp = iat + ACCESS_TOKEN_TTL_SECONDS;
+  const exp = iat + ttlSeconds;
   return { jti: randomUUID(), iat, exp, expiresAt: new Date(exp * 1000) };
 }
 
@@ -102,7 +102,7 @@ export function signAccessToken(
     claims = { client_id, versionId, authClass, authClassId: companyId, companyId, scope, iss, sub, jti, iat, exp };
   }
   const accessToken = signCompact(encodedHeader(key), claims, key.privateKey);
-  return { accessToken, jti: row.jti, expiresAt: row.expiresAt, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+  return { accessToken, jti: row.jti, expiresAt: row.expiresAt, expiresIn: exp - iat };
 }
 
 /**

@@ -1,3 +1,4 @@
+// Over 250 lines on purpose: every address a server-side fetch must refuse, in one place, for webhooks and JWKS URLs alike.
 import { promises as dnsPromises, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { env } from "@/lib/env";
@@ -191,6 +192,21 @@ export async function assertWebhookTargetAllowed(
 /** How long saving waits for a host name to resolve before calling it unresolvable. */
 const SAVE_RESOLVE_TIMEOUT_MS = 5000;
 
+/** How `webhookUrlSaveProblem` names the URL it refuses, for another URL the server fetches (an app's JWKS URL). */
+export interface SaveProblemWording {
+  /** The field's label, first in each message: `Webhook URL`. */
+  field: string;
+  /** The rule, after the reason: `webhooks go only to public addresses`. */
+  rule: string;
+  /** An absolute URL of the kind expected. */
+  example: string;
+}
+const webhookWording: SaveProblemWording = {
+  field: "Webhook URL",
+  rule: "webhooks go only to public addresses",
+  example: "https://app.example.com/webhooks",
+};
+
 /**
  * Why a developer may not save this webhook URL, as a sentence for beside its field, or undefined.
  * SPEC.md: a loopback or private-network target is refused when saved, not only at delivery, by
@@ -202,17 +218,18 @@ const SAVE_RESOLVE_TIMEOUT_MS = 5000;
  */
 export async function webhookUrlSaveProblem(
   raw: string,
-  options: WebhookTargetOptions & { resolver?: Resolver; timeoutMs?: number } = {},
+  options: WebhookTargetOptions & { resolver?: Resolver; timeoutMs?: number; wording?: SaveProblemWording } = {},
 ): Promise<string | undefined> {
   if (options.allowPrivate ?? allowPrivateDefault()) return undefined;
+  const { field, rule, example } = options.wording ?? webhookWording;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return "Webhook URL: use an absolute URL such as https://app.example.com/webhooks.";
+    return `${field}: use an absolute URL such as ${example}.`;
   }
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  const refused = (what: string) => `Webhook URL: ${host} is ${what}; webhooks go only to public addresses.`;
+  const refused = (what: string) => `${field}: ${host} is ${what}; ${rule}.`;
   if (isIP(host)) {
     const kind = nonPublicAddressKind(host);
     return kind === undefined ? undefined : refused(kind);
@@ -223,10 +240,10 @@ export async function webhookUrlSaveProblem(
     options.timeoutMs ?? SAVE_RESOLVE_TIMEOUT_MS,
   ).catch((): LookupAddress[] => []);
   if (addresses.length === 0) {
-    return `Webhook URL: ${host} could not be resolved; check the host name, which must have a public address.`;
+    return `${field}: ${host} could not be resolved; check the host name, which must have a public address.`;
   }
   if (addresses.some((a) => isForbiddenAddress(a.address))) {
-    return `Webhook URL: ${host} resolves to a loopback, private or other non-public address; webhooks go only to public addresses.`;
+    return `${field}: ${host} resolves to a loopback, private or other non-public address; ${rule}.`;
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
 // Over 250 lines on purpose: the scenarios (a)–(u′) and the peers', and how each is checked, warmed
 // up, measured and combined, read together as the table they produce.
 import autocannon, { type AutocannonRequest, type Result } from "autocannon";
+import { AssertionSupply, JWT_BEARER } from "./assertions";
 import { postgresProcesses, servingProcesses, snapshot, usedUs } from "./cpu";
 import type { OidcProviderPeer, Peer } from "./peers";
 import type { LoadSeed } from "./seed";
@@ -24,6 +25,13 @@ export interface Scenario {
   pid?: number;
   /** Fewer connections than CONNECTIONS (a screen is loaded by people, not by 50 clients at once). */
   connections?: number;
+  /**
+   * Set when each request needs something made fresh just before the load (client assertions: a
+   * unique `jti`, a short life): makes enough for `seconds` of load, before the measured time.
+   */
+  fill?: (seconds: number) => void;
+  /** How many of those the last load had to make itself, in its measured time (the supply outrun). */
+  madeDuringLoad?: () => number;
 }
 
 export interface ScenarioResult {
@@ -47,7 +55,41 @@ export interface ScenarioResult {
   postgresCpuUsPerRequest?: number;
 }
 
-/** (a)–(g), in the order they run, and (s) when a signed-in session cookie is given. */
+/**
+ * An installation token (grant_type=client_credentials, private_key_jwt) for the seed's key app's
+ * agency install, at the token endpoint `path` of a server that expects `audience` in the
+ * assertion: one request for (h) and for (Rh) (scripts/bench/peers/oidc-provider.ts, which ignores
+ * `companyId`), each with a fresh assertion of a supply of its own, signed alike.
+ */
+function installationTokens(seed: LoadSeed, path: string, audience: string): Omit<Scenario, "id" | "name"> {
+  const { clientId, key } = seed.installation;
+  const supply = new AssertionSupply(key, clientId, audience);
+  return {
+    expect: 200,
+    fill: (seconds) => supply.fill(seconds),
+    madeDuringLoad: () => supply.signedDuringLoad,
+    requests: [
+      {
+        method: "POST",
+        path,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        // Assertions are single-use (jti): each request presents one never presented before.
+        setupRequest: (request) => ({
+          ...request,
+          body: new URLSearchParams({
+            grant_type: "client_credentials",
+            client_id: clientId,
+            client_assertion_type: JWT_BEARER,
+            client_assertion: supply.take(),
+            companyId: seed.companyId,
+          }).toString(),
+        }),
+      },
+    ],
+  };
+}
+
+/** (a)–(h), in the order they run, and (s) when a signed-in session cookie is given. */
 export function scenarios(seed: LoadSeed, screenCookie?: string): Scenario[] {
   const location = `/locations/${seed.locationId}`;
   let contact = 0;
@@ -153,6 +195,12 @@ export function scenarios(seed: LoadSeed, screenCookie?: string): Scenario[] {
         },
       ],
     },
+    {
+      id: "h",
+      name: "POST /oauth/token, client_credentials + private_key_jwt (installation token)",
+      // APP_URL: the server's, as scripts/bench.ts starts it.
+      ...installationTokens(seed, "/oauth/token", `${process.env.APP_URL}/oauth/token`),
+    },
     ...(screenCookie
       ? [
           {
@@ -211,6 +259,7 @@ export interface Measurement {
 /** Checks the scenario answers as expected, then loads it for `warmup` seconds, unmeasured. */
 export async function prepareScenario(ourBaseUrl: string, scenario: Scenario, warmup: number): Promise<void> {
   const baseUrl = scenario.baseUrl ?? ourBaseUrl;
+  scenario.fill?.(warmup + 1);
   await check(baseUrl, scenario);
   if (warmup > 0) await cannon(baseUrl, scenario, warmup);
 }
@@ -218,8 +267,11 @@ export async function prepareScenario(ourBaseUrl: string, scenario: Scenario, wa
 /** Where a peer's scenario is sent, and whose CPU it costs. */
 const at = (peer: Peer) => ({ baseUrl: peer.baseUrl, pid: peer.pid });
 
-/** The peers' scenarios: the reference OAuth server's rotating refresh, and a bare Next.js route. */
-export function peerScenarios(oidc: OidcProviderPeer, bare: Peer): Scenario[] {
+/**
+ * The peers' scenarios: the reference OAuth server's rotating refresh and installation token (the
+ * same client, key and request as (h)), and a bare Next.js route (when `bare` was started).
+ */
+export function peerScenarios(oidc: OidcProviderPeer, bare: Peer | undefined, seed: LoadSeed): Scenario[] {
   let refresh = 0;
   return [
     {
@@ -246,12 +298,22 @@ export function peerScenarios(oidc: OidcProviderPeer, bare: Peer): Scenario[] {
       ],
     },
     {
-      id: "N",
-      name: "Peer: bare Next.js 16 route handler, its own app",
-      expect: 200,
-      ...at(bare),
-      requests: [{ method: "GET", path: "/api/ok" }],
+      id: "Rh",
+      name: "Peer: node-oidc-provider 9, client_credentials + private_key_jwt",
+      ...at(oidc),
+      ...installationTokens(seed, "/token", `${oidc.baseUrl}/token`),
     },
+    ...(bare
+      ? [
+          {
+            id: "N",
+            name: "Peer: bare Next.js 16 route handler, its own app",
+            expect: 200,
+            ...at(bare),
+            requests: [{ method: "GET" as const, path: "/api/ok" }],
+          },
+        ]
+      : []),
   ];
 }
 
@@ -310,6 +372,8 @@ export async function measure(
   seconds: number,
   postgres?: string[],
 ): Promise<Measurement> {
+  // What the turn's requests need fresh (client assertions), made before its measured time.
+  scenario.fill?.(seconds);
   // Let the previous load's last requests finish, so their database time is not counted here.
   await new Promise((r) => setTimeout(r, 1_000));
   const baseUrl = scenario.baseUrl ?? server.baseUrl;
@@ -331,6 +395,10 @@ export async function measure(
   const after = await dbTime();
   if (scenario.remaining && scenario.remaining() < 0) {
     console.warn(`[bench] (${scenario.id}) ran out of seeded tokens: the non-2xx count includes the surplus requests.`);
+  }
+  const made = scenario.madeDuringLoad?.() ?? 0;
+  if (made > 0) {
+    console.warn(`[bench] (${scenario.id}) outran its pre-signed assertions: ${made} were signed during the load.`);
   }
   return {
     total: result.requests.total,

@@ -48,11 +48,16 @@ function group(child: ChildProcess): () => Promise<void> {
   };
 }
 
-/** node-oidc-provider on its own table in `databaseUrl`, with `tokens` refresh tokens seeded. */
+/**
+ * node-oidc-provider on its own table in `databaseUrl`, with `tokens` refresh tokens seeded, and
+ * `keyClient` (our installation-token app's client_id and public JWK) as a private_key_jwt client
+ * of the client_credentials grant.
+ */
 export async function startOidcProviderPeer(
   databaseUrl: string,
   port: number,
   tokens: number,
+  keyClient: { clientId: string; publicJwk: Record<string, unknown> },
 ): Promise<OidcProviderPeer> {
   const dir = mkdtempSync(join(tmpdir(), "bench-oidc-provider-"));
   const out = join(dir, "peer.json");
@@ -60,6 +65,7 @@ export async function startOidcProviderPeer(
   const log = openSync(logFile, "a");
   const args = ["scripts/bench/peers/oidc-provider.ts", "--port", String(port), "--database", databaseUrl];
   args.push("--tokens", String(tokens), "--out", out);
+  args.push("--key-client", keyClient.clientId, "--key-jwk", JSON.stringify(keyClient.publicJwk));
   const child = spawn(process.execPath, [resolve("node_modules/tsx/dist/cli.mjs"), ...args], {
     detached: true,
     stdio: ["ignore", log, log],

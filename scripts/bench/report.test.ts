@@ -1,7 +1,15 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { ScenarioResult } from "./load";
-import { type DatabaseRun, HAND_KEPT_HEADING, keepHandKeptPart, limitTargets, table, turnOrder } from "./report";
+import {
+  type DatabaseRun,
+  HAND_KEPT_HEADING,
+  installationTokenTargets,
+  keepHandKeptPart,
+  limitTargets,
+  table,
+  turnOrder,
+} from "./report";
 
 describe("bench-results.md: a full run keeps the hand-kept part", () => {
   const generated = "# Benchmark results\n\nMeasured now.\n\n### PGlite (embedded)\n\n| new |\n";
@@ -80,6 +88,15 @@ describe("the report's CPU per request (issue 28)", () => {
     expect(limitTargets(refusing)).toContain("(e) against (Le): not comparable, (Le) answered 42 non-2xx;");
   });
 
+  it("measures the installation token (h) against node-oidc-provider's (Rh), issue 40's 1.5 ×", () => {
+    const installation = run("postgres", [result("h", 1600, 500, 400), result("Rh", 1000, 800, 700)]);
+    expect(installationTokenTargets(installation)).toBe("(h) 1.60 of (Rh) (CPU per request: 0.6× (Rh)'s): meets 1.50");
+    expect(table(installation).split("\n")[2]).toMatch(/\| +1\.60 of \(Rh\) \|/);
+    expect(installationTokenTargets(run("postgres", [result("h", 1600)]))).toBe("(h) against (Rh): not run");
+    const slower = run("postgres", [result("h", 1400), result("Rh", 1000)]);
+    expect(installationTokenTargets(slower)).toBe("(h) 1.40 of (Rh): misses 1.50");
+  });
+
   it("leaves the CPU ratio out where either side's CPU was not measured", () => {
     const unmeasured = run("postgres", [result("b", 1000, 600), result("Lb", 5000, 200, 100)]);
     expect(limitTargets(unmeasured)).toMatch(/^\(b\) 0\.20 of \(Lb\): misses 0\.50;/);
@@ -92,6 +109,11 @@ describe("the order of the turns", () => {
 
   it("gives each peer its turn right after the scenario of ours it is compared with", () => {
     expect(ids(turnOrder(of("a,b,c,d,e,g,f,s,R,N,Lb,Lc,Le")))).toBe("a,N,b,Lb,c,Lc,d,e,R,Le,g,f,s");
+  });
+
+  it("gives (Rh) its turn right after the installation token (h)", () => {
+    expect(ids(turnOrder(of("a,e,g,f,h,s,R,Rh,N")))).toBe("a,N,e,R,g,f,h,Rh,s");
+    expect(ids(turnOrder(of("h,Rh")))).toBe("h,Rh");
   });
 
   it("keeps every scenario once, and a peer without its scenario last (--only)", () => {

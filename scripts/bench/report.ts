@@ -32,7 +32,7 @@ export function cpuPerRequest(run: DatabaseRun, result: ScenarioResult): number 
 /** One markdown table per database, columns aligned as Biome formats markdown (it reads fine in a terminal too). */
 export function table(run: DatabaseRun): string {
   // The peers run only with PostgreSQL: no column where neither ran.
-  const peered = run.results.some((r) => r.id === "R" || r.id === "N");
+  const peered = run.results.some((r) => r.id === "R" || r.id === "Rh" || r.id === "N");
   const limited = run.results.some((r) => r.id in limitPeerIds);
   const header = ["Scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "ratio to (a)"];
   if (peered) header.push("ratio to peer");
@@ -64,8 +64,11 @@ export function markdownTable(header: string[], rows: string[][], right: (column
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
 
-/** Which peer each of our scenarios is measured against: (R) the reference OAuth server, (N) the bare framework. */
-const peerOf: Record<string, "R" | "N"> = {
+/**
+ * Which peer each of our scenarios is measured against: (R) the reference OAuth server, (Rh) the
+ * same server's installation token, (N) the bare framework.
+ */
+const peerOf: Record<string, "R" | "Rh" | "N"> = {
   a: "N",
   b: "N",
   c: "N",
@@ -76,6 +79,7 @@ const peerOf: Record<string, "R" | "N"> = {
   e: "R",
   f: "R",
   g: "R",
+  h: "Rh",
 };
 /** Issue 11's targets on PostgreSQL, as a ratio to the peer. */
 const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e: 1.0, f: 1.0, g: 1.0 };
@@ -90,8 +94,8 @@ for (const [ours, peer] of Object.entries(peerOf)) turnAfter[peer] ??= ours;
 
 /**
  * The order in which the scenarios take their turns: each peer right after the scenario of ours
- * it is first compared with ((N) after (a), (R) and (Le) after (e), (Lb) after (b), (Lc) after
- * (c)), so a ratio's two sides are measured seconds apart rather than a minute. A shared machine's
+ * it is first compared with ((N) after (a), (R) and (Le) after (e), (Rh) after (h), (Lb) after
+ * (b), (Lc) after (c)), so a ratio's two sides are measured seconds apart rather than a minute. A shared machine's
  * speed moved within minutes (bench-results.md › Issue 28, fourth session). A peer whose scenario
  * is not selected takes its turn last. The tables keep the scenarios' own order.
  */
@@ -111,22 +115,33 @@ export function ratioToLimit(run: DatabaseRun, result: ScenarioResult): number {
 }
 
 /** Issue 28's targets on PostgreSQL: each hot path against its limit, and refresh against (R). */
+/**
+ * Our scenario `id` against the peer's `against`, measured in the same run: the throughput ratio
+ * against `target`, and beside it the CPU per request (server + PostgreSQL) of each.
+ */
+function checkAgainst(run: DatabaseRun, id: string, against: string, target: number): string {
+  const ours = run.results.find((x) => x.id === id);
+  const theirs = run.results.find((x) => x.id === against);
+  if (!ours || !theirs) return `(${id}) against (${against}): not run`;
+  // A side that answered refusals (a token supply run out) measured other work than the other.
+  const refusing = [ours, theirs].filter((r) => r.non2xx > 0).map((r) => `(${r.id}) answered ${r.non2xx} non-2xx`);
+  if (refusing.length > 0) return `(${id}) against (${against}): not comparable, ${refusing.join(" and ")}`;
+  const ratio = ours.requestsPerSecond / theirs.requestsPerSecond;
+  // Beside the throughput, which a shared machine's load moves, the CPU each request costs, which it moves less.
+  const [cpu, theirCpu] = [cpuPerRequest(run, ours), cpuPerRequest(run, theirs)];
+  const cpuRatio =
+    cpu !== undefined && theirCpu ? ` (CPU per request: ${fixed(cpu / theirCpu, 1)}× (${against})'s)` : "";
+  return `(${id}) ${fixed(ratio, 2)} of (${against})${cpuRatio}: ${ratio >= target ? "meets" : "misses"} ${fixed(target, 2)}`;
+}
+
 export function limitTargets(run: DatabaseRun): string {
-  const check = (id: string, against: string, target: number) => {
-    const ours = run.results.find((x) => x.id === id);
-    const theirs = run.results.find((x) => x.id === against);
-    if (!ours || !theirs) return `(${id}) against (${against}): not run`;
-    // A side that answered refusals (a token supply run out) measured other work than the other.
-    const refusing = [ours, theirs].filter((r) => r.non2xx > 0).map((r) => `(${r.id}) answered ${r.non2xx} non-2xx`);
-    if (refusing.length > 0) return `(${id}) against (${against}): not comparable, ${refusing.join(" and ")}`;
-    const ratio = ours.requestsPerSecond / theirs.requestsPerSecond;
-    // Beside the throughput, which a shared machine's load moves, the CPU each request costs, which it moves less.
-    const [cpu, theirCpu] = [cpuPerRequest(run, ours), cpuPerRequest(run, theirs)];
-    const cpuRatio =
-      cpu !== undefined && theirCpu ? ` (CPU per request: ${fixed(cpu / theirCpu, 1)}× (${against})'s)` : "";
-    return `(${id}) ${fixed(ratio, 2)} of (${against})${cpuRatio}: ${ratio >= target ? "meets" : "misses"} ${fixed(target, 2)}`;
-  };
+  const check = (id: string, against: string, target: number) => checkAgainst(run, id, against, target);
   return [check("b", "Lb", 0.5), check("c", "Lc", 0.8), check("e", "Le", 0.7), check("e", "R", 1.5)].join("; ");
+}
+
+/** Issue 40's target on PostgreSQL: an installation token (client_credentials + private_key_jwt) at least 1.5 × (Rh). */
+export function installationTokenTargets(run: DatabaseRun): string {
+  return checkAgainst(run, "h", "Rh", 1.5);
 }
 
 export function ratioToPeer(run: DatabaseRun, result: ScenarioResult): number {

@@ -1,11 +1,14 @@
+import { KeyObject } from "node:crypto";
 import { hashSecret, randomSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import type { TokenGrant } from "@/lib/generated/prisma/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { AUTHORIZATION_CODE_TTL_MS } from "@/lib/oauth/authorize/issue-code";
 import { REFRESH_TOKEN_TTL_MS } from "@/lib/oauth/grants/issue";
+import { addTestAppKey } from "@/lib/testing/app-keys";
 import { makeAgency, makeUser, testPassword } from "@/lib/testing/fixtures";
 import { install, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import type { AssertionKey } from "./assertions";
 
 /** What the load scenarios need, made through the lib functions the screens and endpoints use. */
 export interface LoadSeed {
@@ -23,6 +26,12 @@ export interface LoadSeed {
   limitRefresh?: { clientId: string; clientSecret: string; tokens: string[] };
   /** Fresh single-use authorization codes of one Location install (no PKCE), and the app's client credentials. */
   codes: { clientId: string; clientSecret: string; codes: string[] };
+  /**
+   * Installation tokens (client_credentials + private_key_jwt, issue 40): an app of its own with an
+   * ES256 key stored as the app's page stores a generated one, installed on `companyId` (agency
+   * install, every sub-account); its private key signs the assertions, its public JWK is the peer's too.
+   */
+  installation: { clientId: string; key: AssertionKey; publicJwk: Record<string, unknown> };
   /** An agency owner who signs in to the Private Integrations screen, and how many integrations it lists. */
   screen: { email: string; password: string; integrations: number };
 }
@@ -141,9 +150,13 @@ export async function seedForLoad(
   const codeApp = await makeApp(companyId);
   const { code } = await install(user, codeApp.app.clientId, { level: "location", locationId });
   const codes = await seedCodes(code, refreshTokenCount, now);
+  // Installation tokens: an app of their own, so their grants never share an installation with (f)'s.
+  const keyApp = await makeApp(companyId);
+  await install(agency.owner, keyApp.app.clientId, { level: "agency", locationIds: agency.locations.map((l) => l.id) });
+  const appKey = await addTestAppKey(keyApp.app.id, "ES256");
   const screen = await seedScreen(SCREEN_INTEGRATIONS);
   progress(
-    `seeded: 1 agency, 3 sub-accounts, 1 private integration, 4 app installs, ${tokens.length} refresh tokens${limitTokens ? ` (and ${limitTokens.length} for peer (L))` : ""}, ${codes.length} authorization codes; an agency of ${screen.integrations} integrations for the screen`,
+    `seeded: 1 agency, 3 sub-accounts, 1 private integration, 5 app installs (one with an ES256 app key), ${tokens.length} refresh tokens${limitTokens ? ` (and ${limitTokens.length} for peer (L))` : ""}, ${codes.length} authorization codes; an agency of ${screen.integrations} integrations for the screen`,
   );
   return {
     companyId,
@@ -158,6 +171,11 @@ export async function seedForLoad(
       tokens: limitTokens,
     },
     codes: { clientId: codeApp.app.clientId, clientSecret: codeApp.clientSecret, codes },
+    installation: {
+      clientId: keyApp.app.clientId,
+      key: { privateKey: KeyObject.from(appKey.privateKey), kid: appKey.kid },
+      publicJwk: appKey.publicJwk,
+    },
     screen,
   };
 }

@@ -138,8 +138,11 @@ describe("GET /.well-known/oauth-authorization-server (RFC 8414)", () => {
       revocation_endpoint: `${base}/oauth/revoke`,
       introspection_endpoint: `${base}/oauth/introspect`,
       response_types_supported: ["code"],
-      grant_types_supported: ["authorization_code", "refresh_token"],
-      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "private_key_jwt"],
+      token_endpoint_auth_signing_alg_values_supported: ["ES256", "RS256"],
+      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "private_key_jwt"],
+      introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "private_key_jwt"],
       code_challenge_methods_supported: ["S256"],
     });
     expect(result.body.scopes_supported).toContain("contacts.write");

@@ -275,8 +275,8 @@ describe("request errors", () => {
   });
 
   it("an unknown grant_type: 400 unsupported_grant_type", async () => {
-    const result = await codeExchange("x", { grant_type: "client_credentials" });
-    expectError(result, 400, "unsupported_grant_type", /authorization_code or refresh_token/);
+    const result = await codeExchange("x", { grant_type: "password" });
+    expectError(result, 400, "unsupported_grant_type", /authorization_code, refresh_token, client_credentials/);
   });
 
   it("an unknown user_type value: 400 invalid_grant (SPEC.md: else invalid_grant)", async () => {

@@ -13,7 +13,7 @@ export const errorCatalog: Record<ErrorCode, { meaning: string; example: string 
   },
   invalid_client: {
     meaning:
-      "Client authentication failed: unknown client_id, wrong client_secret, or no credentials (OAuth endpoints).",
+      "Client authentication failed: unknown client_id, wrong client_secret, no credentials, or a client_assertion (private_key_jwt) that is malformed, replayed, expired, too long-lived, for another aud or signed by no key of the app (OAuth endpoints). The description says which.",
     example: "Client authentication failed: check client_id and client_secret.",
   },
   invalid_grant: {
@@ -22,12 +22,13 @@ export const errorCatalog: Record<ErrorCode, { meaning: string; example: string 
     example: "The authorization code has already been used.",
   },
   unauthorized_client: {
-    meaning: "The client may not use this grant type.",
-    example: "This client may not use the refresh_token grant.",
+    meaning: "The client may not use this grant type (client_credentials needs private_key_jwt).",
+    example:
+      "client_credentials needs a key: authenticate with private_key_jwt (a client_assertion signed by one of the app's keys, added on the app's page under Keys), not the client secret.",
   },
   unsupported_grant_type: {
-    meaning: "grant_type is not authorization_code or refresh_token.",
-    example: 'grant_type "password" is not supported; use authorization_code or refresh_token.',
+    meaning: "grant_type is not authorization_code, refresh_token or client_credentials.",
+    example: 'grant_type "password" is not supported; use authorization_code, refresh_token, client_credentials.',
   },
   invalid_scope: {
     meaning: "A requested scope is unknown or not granted to the app.",

@@ -2,6 +2,7 @@ import { db } from "@/lib/db/client";
 import { PREPARED } from "@/lib/db/prepared";
 import { newRowId } from "@/lib/db/row-id";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
+import { secretStillAcceptedSql } from "../client-secret";
 import type { GrantContext } from "./authorization-code";
 import { issueRowsSql, type PreparedTokens, sqlTime } from "./issue";
 
@@ -60,8 +61,9 @@ export interface CodeRedemption {
  *   lock lets one through and the others find it consumed (a replay).
  * - The grant holds the scopes the code and the installation both hold now: a re-install since the
  *   code was issued may have narrowed the installation (as refresh and /oauth/locationToken do).
- * - `client`: the stored hash of the client's secret is still the one it authenticated against
- *   (client authentication may answer from the read cache: see client-auth.ts).
+ * - `client`: the app still accepts the secret hash the client authenticated with, the current
+ *   secret's or the previous one's inside its overlap (client authentication may answer from the
+ *   read cache: see client-auth.ts and client-secret.ts).
  */
 export async function redeemCode(
   presented: PresentedCode,
@@ -72,7 +74,8 @@ export async function redeemCode(
   const rows = await db().$queryRaw<CodeRedemption[]>`${PREPARED}
     WITH client AS MATERIALIZED (
       SELECT EXISTS (
-        SELECT 1 FROM "App" a WHERE a.id = ${ctx.client.app.id} AND a."clientSecretHash" = ${ctx.client.secretHash}
+        SELECT 1 FROM "App" a
+        WHERE a.id = ${ctx.client.app.id} AND ${secretStillAcceptedSql("a", ctx.client.secretHash, sqlTime(now))}
       ) AS ok
     ),
     decision AS MATERIALIZED (

@@ -10,6 +10,7 @@ import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 import { activeSigningKey, activeSigningKeyNow } from "@/lib/tokens/signing-keys";
 import { clientChanged } from "../client-auth";
+import { secretStillAcceptedSql } from "../client-secret";
 import { invalidGrant, invalidRequest } from "../errors";
 import type { GrantContext } from "./authorization-code";
 import {
@@ -98,7 +99,8 @@ interface RedemptionRow {
 interface Redemption {
   tokenHash: string;
   appId: string;
-  secretHash: string;
+  /** Null for a client authenticated by a key: nothing to check. */
+  secretHash: string | null;
   /** ISO text, or null when the reuse window is off. */
   cutoff: string | null;
   userType: UserType | null;
@@ -118,8 +120,9 @@ interface Redemption {
  *   newest version). Never used: this is the first use and `consumed` records it. Used inside the
  *   window by this client: a replay that gets a pair of its own. Used before that: reuse, nothing
  *   written, and the caller revokes the family.
- * - `client`: the stored hash of the client's secret is still the one the client authenticated
- *   against (client authentication may answer from the read cache: see client-auth.ts).
+ * - `client`: the app still accepts the secret hash the client authenticated with, the current
+ *   secret's or the previous one's inside its overlap (client authentication may answer from the
+ *   read cache: see client-auth.ts and client-secret.ts).
  * Each step reads only what the next needs, as few materialized steps as the locks allow: this is
  * the statement of every refresh, and PostgreSQL's CPU per refresh is shared with the server's.
  * Its text is built once (lib/db/fixed-statement.ts); a refresh makes only its values.
@@ -146,7 +149,8 @@ const redemption = new FixedStatement<Redemption>(() => {
     ),
     client AS MATERIALIZED (
       SELECT NOT EXISTS (
-        SELECT 1 FROM "App" a WHERE a.id = ${value("appId")} AND a."clientSecretHash" = ${value("secretHash")}
+        SELECT 1 FROM "App" a
+        WHERE a.id = ${value("appId")} AND ${secretStillAcceptedSql("a", value("secretHash"), now)}
       ) AS changed
     ),
     decision AS MATERIALIZED (

@@ -28,6 +28,8 @@ declare module "oidc-provider" {
     rotateRefreshToken: boolean;
     ttl: Record<string, number>;
     features: Record<string, { enabled: boolean }>;
+    enabledJWA?: Record<string, string[]>;
+    clockTolerance?: number;
   }
   interface Client {
     clientId: string;

@@ -2,8 +2,11 @@
 // of OAuth semantics), rotating refresh tokens, on a minimal adapter of one JSONB table in the same
 // PostgreSQL as ours, with no cache. Run as its own process by the bench:
 //   tsx scripts/bench/peers/oidc-provider.ts --port <n> --database <postgresql://…> --tokens <n> --out <file>
+//     --key-client <client_id> --key-jwk <public JWK as JSON>
 // It seeds <n> refresh tokens, writes { baseUrl, clientId, clientSecret, refreshTokens } to <file>,
-// prints "ready", and serves until it gets SIGTERM.
+// prints "ready", and serves until it gets SIGTERM. The key client is our installation-token app
+// (scenario (h)) as node-oidc-provider configures one: client_credentials only, private_key_jwt with
+// the app's public key, the algorithms pinned as ours are, and tokens that live an hour as ours do.
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -17,9 +20,13 @@ const { values: flags } = parseArgs({
     database: { type: "string" },
     tokens: { type: "string", default: "1000" },
     out: { type: "string" },
+    "key-client": { type: "string" },
+    "key-jwk": { type: "string" },
   },
 });
-if (!flags.port || !flags.database || !flags.out) throw new Error("--port, --database and --out are required.");
+if (!flags.port || !flags.database || !flags.out || !flags["key-client"] || !flags["key-jwk"]) {
+  throw new Error("--port, --database, --out, --key-client and --key-jwk are required.");
+}
 
 // As many connections as our server's pg pool, so neither side wins by holding more.
 const pool = new pg.Pool({ connectionString: flags.database, max: 20 });
@@ -116,11 +123,26 @@ async function main() {
         // As the bench sends ours: client_id and client_secret in the form.
         token_endpoint_auth_method: "client_secret_post",
       },
+      {
+        // Scenario (Rh): the same client_id and public key as our (h).
+        client_id: flags["key-client"],
+        grant_types: ["client_credentials"],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: "private_key_jwt",
+        jwks: { keys: [JSON.parse(flags["key-jwk"] as string)] },
+      },
     ],
+    // As ours (lib/oauth/client-assertion.ts): ES256 or RS256 only, 30 s of clock tolerance. The
+    // assertion's jti is recorded by its ReplayDetection model, on the adapter below, as ours is on
+    // our database. Its client_credentials token is opaque, stored by the adapter, as its access
+    // tokens are in (R) (a JWT needs resource indicators, which (R) does not configure either).
+    enabledJWA: { clientAuthSigningAlgValues: ["ES256", "RS256"] },
+    clockTolerance: 30,
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     rotateRefreshToken: true,
-    ttl: { AccessToken: 86_399, RefreshToken: 365 * 86_400, Grant: 365 * 86_400 },
-    features: { devInteractions: { enabled: false } },
+    ttl: { AccessToken: 86_399, RefreshToken: 365 * 86_400, Grant: 365 * 86_400, ClientCredentials: 3600 },
+    features: { devInteractions: { enabled: false }, clientCredentials: { enabled: true } },
   });
 
   // Seed refresh tokens the way the provider issues them: a grant, then its refresh tokens.

@@ -2,8 +2,11 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import { formatDateTime } from "@/components/private-integrations/format";
+import { clientSecretOverlapLabels, clientSecretOverlaps } from "@/lib/apps/client-secret-overlap";
+import { addPublicKey, generateKeyPair, removeAppKey, setJwksUrl } from "@/lib/apps/keys";
 import { createApp, updateApp } from "@/lib/apps/registry";
-import { regenerateClientSecret, rotateWebhookSecret } from "@/lib/apps/secrets";
+import { revokePreviousClientSecret, rotateClientSecret, rotateWebhookSecret } from "@/lib/apps/secrets";
 import { actorAction, echoValues } from "@/lib/auth/actions";
 
 // Shapes only; the rules (URI schemes, scope names, lengths) are createApp's and updateApp's.
@@ -27,7 +30,10 @@ const appForm = {
   keep: (input: { scopes: string[] }) => ({ data: { scopes: input.scopes } }),
 };
 const appIdForm = { unreadable: "The form could not be read. Reload the page." };
-/** A new client or webhook secret is shown once: it needs a recent authentication (`Confirm it's you`). */
+/**
+ * A new client or webhook secret (shown once), or revoking the previous client secret, needs a
+ * recent authentication (`Confirm it's you`).
+ */
 const secretForm = { ...appIdForm, confirmIdentity: true };
 
 function appFields(input: z.infer<typeof appFormSchema>) {
@@ -68,12 +74,37 @@ export const updateAppAction = actorAction(
   appForm,
 );
 
-export const regenerateSecretAction = actorAction(
+/** `Generate new client secret`: the previous secret keeps working for the overlap chosen (24 hours unless). */
+export const rotateClientSecretAction = actorAction(
+  appId.extend({ overlap: z.enum(clientSecretOverlaps).default("24h") }),
+  async (input, actor) => {
+    const { clientSecret, previousWorksUntil } = await rotateClientSecret(
+      input.appId,
+      { overlap: input.overlap },
+      actor,
+    );
+    revalidatePath(`/developer/apps/${input.appId}`);
+    return {
+      ok: true,
+      message: `A new client secret is in use. The previous one keeps working for ${clientSecretOverlapLabels[input.overlap]}, until ${formatDateTime(previousWorksUntil)}; revoke it sooner once every server has the new one.`,
+      data: { clientSecret, previousWorksUntil: previousWorksUntil.toISOString() },
+    };
+  },
+  secretForm,
+);
+
+/** `Revoke previous secret`: it stops working at once. */
+export const revokePreviousClientSecretAction = actorAction(
   appId,
   async (input, actor) => {
-    const { clientSecret } = await regenerateClientSecret(input.appId, actor);
+    const { revoked } = await revokePreviousClientSecret(input.appId, actor);
     revalidatePath(`/developer/apps/${input.appId}`);
-    return { ok: true, message: "A new client secret is in use; the old one no longer works.", data: { clientSecret } };
+    return {
+      ok: true,
+      message: revoked
+        ? "The previous client secret no longer works."
+        : "There was no previous client secret left to revoke: only the current one works.",
+    };
   },
   secretForm,
 );
@@ -92,4 +123,59 @@ export const rotateWebhookSecretAction = actorAction(
     };
   },
   secretForm,
+);
+
+// App keys (SPEC.md › App keys): each change of a credential, so each needs `Confirm it's you`.
+// The typed fields come back after a refusal (a public key and a URL are no secrets).
+const keyForm = { unreadable: "The form could not be read. Reload the page.", confirmIdentity: true };
+
+/** `Add public key`: a pasted public JWK. */
+export const addAppKeyAction = actorAction(
+  appId.extend({ jwk: z.string().default("") }),
+  async (input, actor) => {
+    const key = await addPublicKey(input.appId, input.jwk, actor);
+    revalidatePath(`/developer/apps/${input.appId}`);
+    return { ok: true, message: `The key ${key.kid} is added.`, data: { keyId: key.id, kid: key.kid } };
+  },
+  keyForm,
+);
+
+/** `Generate key pair`: only the public half is kept; the private key goes back this once. */
+export const generateAppKeyPairAction = actorAction(
+  appId.extend({ alg: z.string().max(20).default("ES256") }),
+  async (input, actor) => {
+    const { key, privateKeyPem } = await generateKeyPair(input.appId, input.alg as "ES256", actor);
+    revalidatePath(`/developer/apps/${input.appId}`);
+    return {
+      ok: true,
+      message: `A new ${key.alg} key pair is made; its public key ${key.kid} is added.`,
+      data: { keyId: key.id, kid: key.kid, alg: key.alg, privateKeyPem },
+    };
+  },
+  keyForm,
+);
+
+/** `Save JWKS URL`: one per app, replacing the one before. */
+export const setJwksUrlAction = actorAction(
+  appId.extend({ jwksUrl: z.string().default("") }),
+  async (input, actor) => {
+    const key = await setJwksUrl(input.appId, input.jwksUrl, actor);
+    revalidatePath(`/developer/apps/${input.appId}`);
+    return { ok: true, message: "The JWKS URL is saved.", data: { keyId: key.id, jwksUrl: key.jwksUrl } };
+  },
+  keyForm,
+);
+
+/** `Remove`: the key (or the JWKS URL) stops at once. */
+export const removeAppKeyAction = actorAction(
+  appId.extend({ keyId: z.string().min(1) }),
+  async (input, actor) => {
+    const key = await removeAppKey(input.appId, input.keyId, actor);
+    revalidatePath(`/developer/apps/${input.appId}`);
+    return {
+      ok: true,
+      message: key.jwksUrl ? "The JWKS URL is removed." : `The key ${key.kid} is removed.`,
+    };
+  },
+  keyForm,
 );

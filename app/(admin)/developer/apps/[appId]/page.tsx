@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { AppVersionsSection } from "@/components/app-updates/app-versions";
 import { AppForm } from "@/components/developer/app-form";
+import { AppKeysPanel } from "@/components/developer/app-keys-panel";
+import { ClientSecrets } from "@/components/developer/client-secrets";
 import { ReplaceSecret } from "@/components/developer/replace-secret";
 import { PageHeader } from "@/components/page-header";
 import { CodeBlock } from "@/components/ui/code-block";
@@ -10,6 +12,7 @@ import { Panel } from "@/components/ui/panel";
 import { UsageChart } from "@/components/usage/usage-chart";
 import type { AppView } from "@/lib/apps/app-view";
 import { getDeveloperApp } from "@/lib/apps/registry";
+import { clientSecretStatus } from "@/lib/apps/secrets";
 import { listAppVersions } from "@/lib/apps/versions";
 import { requireActor } from "@/lib/auth/session";
 import { installUrl } from "@/lib/oauth/marketplace";
@@ -18,7 +21,16 @@ import { scopeGroups } from "@/lib/scopes";
 import { appUsageDays } from "@/lib/usage/read";
 import { publicKeyPem, webhookSigningKeys } from "@/lib/webhooks/signing-key";
 import { webhookSecretStatus } from "@/lib/webhooks/webhook-secret";
-import { regenerateSecretAction, rotateWebhookSecretAction, updateAppAction } from "../actions";
+import {
+  addAppKeyAction,
+  generateAppKeyPairAction,
+  removeAppKeyAction,
+  revokePreviousClientSecretAction,
+  rotateClientSecretAction,
+  rotateWebhookSecretAction,
+  setJwksUrlAction,
+  updateAppAction,
+} from "../actions";
 
 export const metadata: Metadata = { title: "App" };
 
@@ -45,10 +57,12 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
       </Notice>
     );
   }
-  const [secret, keys, usage, versions] = await Promise.all([
+  const now = new Date();
+  const [secret, clientSecrets, keys, usage, versions] = await Promise.all([
     webhookSecretStatus(app.id),
+    clientSecretStatus(app.id, now),
     webhookSigningKeys(),
-    appUsageDays(app.id, 30, new Date()),
+    appUsageDays(app.id, 30, now),
     listAppVersions(app.id, actor),
   ]);
   return (
@@ -61,10 +75,6 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             <dd>
               <code data-testid="client-id">{app.clientId}</code>
             </dd>
-            <dt className="text-slate-500">Client secret</dt>
-            <dd>
-              <code>…{app.clientSecretHint}</code> <span className="text-slate-500">(shown only when created)</span>
-            </dd>
             <dt className="text-slate-500">Install link</dt>
             <dd className="break-all">
               <a href={installUrl(app)} className="text-brand-700 underline">
@@ -72,8 +82,42 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
               </a>
             </dd>
           </dl>
-          <ReplaceSecret kind="client" action={regenerateSecretAction} appId={app.id} clientId={app.clientId} />
+          <h3 className="text-sm font-semibold text-slate-700">Client secrets</h3>
+          <p className="mt-1 text-sm text-slate-600">Shown only when generated; stored as a hash.</p>
+          <div className="mt-1">
+            <ClientSecrets
+              appId={app.id}
+              current={{
+                hint: clientSecrets.current.hint,
+                lastUsedAt: clientSecrets.current.lastUsedAt?.toISOString() ?? null,
+              }}
+              previous={
+                clientSecrets.previous
+                  ? {
+                      hint: clientSecrets.previous.hint,
+                      worksUntil: clientSecrets.previous.worksUntil.toISOString(),
+                      lastUsedAt: clientSecrets.previous.lastUsedAt?.toISOString() ?? null,
+                    }
+                  : null
+              }
+              renderedAt={now.toISOString()}
+              revokeAction={revokePreviousClientSecretAction}
+            />
+          </div>
+          <div className="mt-3">
+            <ReplaceSecret kind="client" action={rotateClientSecretAction} appId={app.id} clientId={app.clientId} />
+          </div>
         </Panel>
+        <AppKeysPanel
+          appId={app.id}
+          actor={actor}
+          actions={{
+            add: addAppKeyAction,
+            generate: generateAppKeyPairAction,
+            setJwksUrl: setJwksUrlAction,
+            remove: removeAppKeyAction,
+          }}
+        />
         <Panel titleId="usage-title" title="API usage">
           <UsageChart id="app-usage" days={usage} title="Requests of all installations, last 30 days (UTC)" />
         </Panel>
