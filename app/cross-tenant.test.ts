@@ -4,6 +4,7 @@
 
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { exportJWK, generateKeyPair as joseKeyPair } from "jose";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as contactGet } from "@/app/contacts/[contactId]/route";
 import { apiRoutes } from "@/app/route-table";
@@ -11,6 +12,7 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { type Method, routeFinder } from "@/lib/api/direct-router";
 import { isInternal, type Operation } from "@/lib/api/openapi/operation";
 import { tokenRoute } from "@/lib/api/token-route";
+import { generateKeyPair } from "@/lib/apps/keys";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { startSession } from "@/lib/auth/sessions";
 import { db } from "@/lib/db/client";
@@ -62,6 +64,9 @@ interface World {
     /** A passkey and a session of A's member (the account screen's ids). */
     passkeyId: string;
     sessionId: string;
+    /** A key of A's app, and a public key of another pair (for `Add public key`). */
+    appKeyId: string;
+    publicJwk: string;
   };
   B: TestAgency & {
     app: CreatedApp;
@@ -101,6 +106,8 @@ beforeAll(async () => {
     { userAgent: "", address: "203.0.113.1" },
   );
   const appA = await makeApp(A.company.id, { webhookUrl: "https://hooks.example.test/a" });
+  const appKey = await generateKeyPair(appA.app.id);
+  const publicJwk = JSON.stringify(await exportJWK((await joseKeyPair("ES256")).publicKey));
   const allOfA = { level: "agency" as const, locationIds: A.locations.map((l) => l.id) };
   const company = await installAndExchange(A.owner, appA, allOfA);
   const location = await installAndExchange(sub, appA, { level: "location", locationId: A.locations[0]!.id });
@@ -114,6 +121,9 @@ beforeAll(async () => {
     A.owner,
     { level: "agency", companyId: A.company.id },
     { name: "A's agency integration", scopes: ["users.readonly"] },
+    new Date(),
+    // As the screen creates it: its token unshown until A's owner confirms it with this key (confirmShown).
+    { idempotencyKey: aOwnersKey, confirmShown: true },
   );
   const locationIntegration = await createPrivateIntegration(
     A.owner,
@@ -156,6 +166,8 @@ beforeAll(async () => {
       locationToken: location.access_token,
       pendingCode,
       passkeyId: passkey.id,
+      appKeyId: appKey.key.id,
+      publicJwk,
       sessionId,
     },
     B: {
@@ -199,6 +211,7 @@ async function snapshot(companyId: string): Promise<string> {
         include: {
           versions: { orderBy: { id: "asc" } },
           webhookEvents: { include: { deliveryLogs: true }, orderBy: { id: "asc" } },
+          keys: { orderBy: { id: "asc" } },
         },
       },
       installations: {
@@ -242,6 +255,8 @@ async function unchanged<T>(call: () => Promise<T>, companies = [w.A.company.id,
 // Server actions
 
 type Fields = Record<string, string | string[]>;
+/** The idempotency key A's owner created A's agency integration with, as the create dialog sends one. */
+const aOwnersKey = "a-owners-create-dialog-key";
 type Attacker = "B's owner" | "A's sub-account user without the permission";
 interface ActionCase {
   /** The export called, when the case's name is not one (a second case for the same action). */
@@ -334,6 +349,8 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
     rotateIntegrationLaterWithOverlap: { action: "rotateIntegrationLater", forms: bothLevels({ overlapDays: "1" }) },
     // A read: refused means an error and none of A's counts in the answer.
     readIntegrationUsage: { forms: bothLevels() },
+    // Keys are each person's own: A's owner's key sent by another reaches nothing (A's token stays unshown).
+    confirmShown: { forms: () => [{ idempotencyKey: aOwnersKey }], outcome: () => "own agency" },
     // No field for an agency: B's owner sets B's own maximum (A unchanged); A's member without the permission is refused.
     setMaximumLifetime: {
       forms: () => [{ maximumTokenLifetimeDays: "1", companyId: w.A.company.id }],
@@ -353,8 +370,21 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
   "(admin)/developer/apps/actions.ts": {
     createAppAction: { forms: () => [appFields()], outcome: (a) => (byB(a) ? "own agency" : "refused") },
     updateAppAction: { forms: () => [appFields()] },
-    regenerateSecretAction: { forms: () => [{ appId: w.A.app.app.id }] },
+    rotateClientSecretAction: { forms: () => [{ appId: w.A.app.app.id, overlap: "7d" }] },
+    revokePreviousClientSecretAction: { forms: () => [{ appId: w.A.app.app.id }] },
     rotateWebhookSecretAction: { forms: () => [{ appId: w.A.app.app.id }] },
+    // A's app's keys: B's owner names A's app (and A's key through B's own app); A's member may not manage apps.
+    addAppKeyAction: { forms: () => [{ appId: w.A.app.app.id, jwk: w.A.publicJwk }] },
+    generateAppKeyPairAction: { forms: () => [{ appId: w.A.app.app.id, alg: "ES256" }] },
+    setJwksUrlAction: {
+      forms: () => [{ appId: w.A.app.app.id, jwksUrl: "https://keys.example.test/taken-over.json" }],
+    },
+    removeAppKeyAction: {
+      forms: () => [
+        { appId: w.A.app.app.id, keyId: w.A.appKeyId },
+        { appId: w.B.app.app.id, keyId: w.A.appKeyId },
+      ],
+    },
   },
   "(admin)/marketplace/actions.ts": {
     uninstallAction: { forms: () => [{ installationId: w.A.installationId }] },

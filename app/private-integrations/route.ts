@@ -3,7 +3,7 @@ import { tokenErrors } from "@/lib/api/openapi/operation";
 import { parseJson, parseQuery } from "@/lib/api/parse";
 import { tokenRoute } from "@/lib/api/token-route";
 import { visibilityRule } from "@/lib/management-api/operations";
-import { createIntegration, listIntegrations } from "@/lib/management-api/private-integrations";
+import { createIntegration, idempotencyKeyOf, listIntegrations } from "@/lib/management-api/private-integrations";
 import {
   apiCreateSchema,
   apiIssuedTokenSchema,
@@ -48,6 +48,7 @@ export const POST = tokenRoute(
       "As Create on the Private Integrations screen, with the same guard rails and the agency's Maximum token lifetime; the audit log names the calling integration. It can give only scopes it holds itself, never private-integrations.write, and no wider guard rails than its own (Sub-accounts, Allowed IP addresses, Expires). The answer holds the token, shown this once.",
     scope: "private-integrations.write",
     only: "agency_private_integration",
+    idempotencyKey: true,
     body: { contentType: "application/json", name: "NewPrivateIntegration", schema: apiCreateSchema },
     success: {
       status: 201,
@@ -63,11 +64,15 @@ export const POST = tokenRoute(
           "Not JSON, a field of the wrong type or unknown, a scope not valid at the level, a bad guard rail, or under an agency maximum no expiresAt or one beyond it (the description names the maximum; fieldErrors names each field).",
         invalid_scope: "An unknown scope name.",
         not_found: "locationId is not a sub-account of the caller's agency.",
+        conflict: "The Idempotency-Key was already used by this integration for another request (another body).",
       },
     ),
   },
-  async (request, { principal }) =>
-    json(await createIntegration(principal, await parseJson(request, apiCreateSchema)), { status: 201 }),
+  async (request, { principal }) => {
+    const key = idempotencyKeyOf(request);
+    const body = await parseJson(request, apiCreateSchema);
+    return json(await createIntegration(principal, body, new Date(), key), { status: 201 });
+  },
 );
 
 export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET", "POST");

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { type ReactNode, useState, useTransition } from "react";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
+import { newIdempotencyKey } from "./idempotency-key";
 import { Modal } from "./modal";
 import { Spinner } from "./spinner";
 import type { FormAction } from "./types";
@@ -16,12 +17,17 @@ import type { FormAction } from "./types";
  */
 export const connectionFailed =
   "The request did not reach the server or it failed there (a dropped connection?). Nothing you can see has changed yet; check the connection and retry.";
+/** The same, for a button whose retry is safe (it sends the same idempotency key): `press` names it. */
+export function answerLost(press: string): string {
+  return `The request did not reach the server, or its answer did not come back (a dropped connection?), so it may have been done or not. ${press}: if it was done, you get what it did, the same token included; it is never done twice.`;
+}
 export function ConfirmDialog({
   title,
   children,
   action,
   fields,
   tone = "primary",
+  idempotent = false,
   onDone,
   onClose,
   fallbackFocus,
@@ -32,6 +38,11 @@ export function ConfirmDialog({
   action: FormAction;
   fields: Record<string, string>;
   tone?: "primary" | "danger";
+  /**
+   * Sends an idempotency key, one while the dialog is open (the rotations): `Retry` after a lost
+   * answer gets the first answer back, the same token, and never rotates twice.
+   */
+  idempotent?: boolean;
   onDone: (result: ActionState) => void;
   onClose: () => void;
   fallbackFocus?: () => HTMLElement | null;
@@ -41,10 +52,12 @@ export function ConfirmDialog({
   const [error, setError] = useState<string>();
   const [failed, setFailed] = useState(false);
   const router = useRouter();
+  const [idempotencyKey] = useState(newIdempotencyKey);
 
   function confirm() {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.set(k, v);
+    if (idempotent) form.set("idempotencyKey", idempotencyKey);
     setError(undefined);
     startTransition(async () => {
       let result: ActionState;
@@ -52,7 +65,7 @@ export function ConfirmDialog({
         result = await action({}, form);
       } catch {
         setFailed(true);
-        setError(connectionFailed);
+        setError(idempotent ? answerLost("Press Retry") : connectionFailed);
         return;
       }
       setFailed(false);

@@ -7,7 +7,8 @@ import { type ChangeEvent, type FormEvent, useEffect, useRef, useState, useTrans
 import { Choice, ChoiceGroup, FormMessage, InputField, TextareaField } from "@/components/ui/field";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
-import { connectionFailed } from "./confirm-dialog";
+import { answerLost, connectionFailed } from "./confirm-dialog";
+import { newIdempotencyKey } from "./idempotency-key";
 import { ScopePicker } from "./scope-picker";
 import { Spinner } from "./spinner";
 import type { FormAction, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
@@ -74,6 +75,9 @@ export function IntegrationForm({
   const [addresses, setAddresses] = useState(initial?.allowedIpAddresses.join("\n") ?? "");
   const [state, setState] = useState<ActionState>({});
   const [pending, startTransition] = useTransition();
+  // Create's key, kept while the form is open: Create pressed again after a lost answer is answered
+  // with the integration already created and its token, never a second one.
+  const [idempotencyKey] = useState(newIdempotencyKey);
   const formRef = useRef<HTMLFormElement>(null);
   // Fixing a field clears its error; the others stay until fixed or the form is sent again.
   const [fixed, setFixed] = useState<ReadonlySet<string>>(new Set());
@@ -139,12 +143,14 @@ export function IntegrationForm({
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
+    if (mode === "create") form.set("idempotencyKey", idempotencyKey);
     startTransition(async () => {
       // A dropped connection or a server error stays in the form, what was typed kept; submit retries.
       const result = await action({}, form).catch(
         (): ActionState => ({
           ok: false,
-          error: `${connectionFailed} Press ${mode === "create" ? "Create" : "Save"} again to retry.`,
+          error:
+            mode === "create" ? answerLost("Press Create again") : `${connectionFailed} Press Save again to retry.`,
         }),
       );
       if (result.ok) onDone(result);

@@ -1,4 +1,5 @@
 "use client";
+// Over 250 lines on purpose: the table, its filters and the row markers (status, Token never shown) are read together; phone cards will split it.
 
 import { type ReactNode, useMemo, useState } from "react";
 import { DataTable } from "@/components/ui/data-table";
@@ -176,6 +177,13 @@ export function IntegrationTable({
                     {item.name}
                   </button>
                   <span className="block font-mono text-xs text-slate-600">{item.token.hint}</span>
+                  {item.token.neverShown ? (
+                    <NeverShown
+                      item={item}
+                      canRotate={status === "active" || status === "rotating"}
+                      onRotate={() => onAction("rotateNow", item.id)}
+                    />
+                  ) : null}
                   {item.description ? (
                     <span className="line-clamp-2 block text-xs break-words text-slate-600">{item.description}</span>
                   ) : null}
@@ -229,5 +237,37 @@ export function IntegrationTable({
         })}
       </DataTable>
     </div>
+  );
+}
+
+/**
+ * A token whose answer never reached a screen (lost, with the dialog's key): nobody has it. `Rotate
+ * and expire this token now` replaces it with one that is shown (during a rotation, the new token only).
+ */
+function NeverShown({
+  item,
+  canRotate,
+  onRotate,
+}: {
+  item: IntegrationItem;
+  canRotate: boolean;
+  onRotate: () => void;
+}) {
+  return (
+    <span className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1">
+      <span className="inline-flex items-center rounded-full bg-amber-50 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-amber-900 ring-1 ring-amber-300">
+        Token never shown
+      </span>
+      {canRotate ? (
+        <button
+          type="button"
+          onClick={onRotate}
+          aria-describedby={integrationTitleId(item.id)}
+          className="min-h-6 text-left text-xs font-medium text-brand-700 underline underline-offset-2"
+        >
+          Rotate and expire this token now
+        </button>
+      ) : null}
+    </span>
   );
 }

@@ -47,13 +47,25 @@ export function LifecycleConfirm({
           title={`Rotate the token of ${name} and expire it now?`}
           action={actions.rotateNow}
           tone="danger"
+          idempotent
           {...common}
         >
           <p>A new token is created and shown once.</p>
+          {item.token.neverShown ? (
+            <p>
+              The current token <Hint>{item.token.hint}</Hint> was never shown: the answer that carried it was lost.
+            </p>
+          ) : null}
           <p>
             The current token <Hint>{item.token.hint}</Hint> <strong>stops working immediately</strong>: anything still
             using it is refused until it has the new token.
           </p>
+          {previous ? (
+            <p>
+              The old token <Hint>{previous.hint}</Hint> of the rotation keeps working until{" "}
+              {formatDateTime(previous.expiresAt)}.
+            </p>
+          ) : null}
         </ConfirmDialog>
       );
     case "expireNow":
@@ -135,6 +147,7 @@ function RotateLaterConfirm({
       title={`Rotate the token of “${item.name}”?`}
       action={action}
       fields={{ ...fields, overlapDays: String(days) }}
+      idempotent
       {...common}
     >
       <p>A new token is created and shown once.</p>

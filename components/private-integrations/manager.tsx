@@ -120,10 +120,27 @@ export function PrivateIntegrationsManager({
   }
 
   function created(result: ActionState) {
-    const data = result.data as { token: string; integrationId: string; name: string };
+    const data = result.data as { token: string; integrationId: string; name: string; confirmKey?: string };
     setMode({ kind: "list" });
     setNotice(`“${data.name}” was created.`);
-    setRevealed({ token: data.token, integrationId: data.integrationId, integrationName: data.name });
+    setRevealed({
+      token: data.token,
+      integrationId: data.integrationId,
+      integrationName: data.name,
+      confirmKey: data.confirmKey,
+    });
+  }
+
+  /** Tells the server the token of the answer to `key` is on screen: its row stops reading `Token never shown`. */
+  function confirmShown(key: string) {
+    const send = actions.confirmShown;
+    if (!send) return;
+    const form = new FormData();
+    form.set("idempotencyKey", key);
+    // One more try after a dropped connection; the row reads `Token never shown` only if both fail.
+    send({}, form).catch(() =>
+      new Promise((resolve) => window.setTimeout(resolve, 2000)).then(() => send({}, form)).catch(() => undefined),
+    );
   }
 
   function lifecycleDone(kind: LifecycleKind, item: IntegrationItem, result: ActionState) {
@@ -131,12 +148,13 @@ export function PrivateIntegrationsManager({
     tokenShown.current = Boolean((result.data as { token?: string } | undefined)?.token);
     setConfirm(null);
     setNotice(result.message ?? "");
-    const data = result.data as { token?: string; oldTokenExpiresAt?: string } | undefined;
+    const data = result.data as { token?: string; oldTokenExpiresAt?: string; confirmKey?: string } | undefined;
     if (data?.token) {
       setRevealed({
         token: data.token,
         integrationId: item.id,
         integrationName: item.name,
+        confirmKey: data.confirmKey,
         note:
           kind === "rotateLater" && data.oldTokenExpiresAt
             ? `The old token ${item.token.hint} keeps working until ${formatDateTime(data.oldTokenExpiresAt)}.`
@@ -174,6 +192,7 @@ export function PrivateIntegrationsManager({
           key={revealed.token}
           revealed={revealed}
           onClose={() => setRevealed(null)}
+          onShown={revealed.confirmKey ? () => confirmShown(revealed.confirmKey as string) : undefined}
           returnFocus={() => byId(integrationTitleId(revealed.integrationId)) ?? byId(LIST_HEADING)}
         />
       ) : null}

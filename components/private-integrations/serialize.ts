@@ -34,6 +34,7 @@ export function toIntegrationItem(view: PrivateIntegrationView): IntegrationItem
       createdAt: view.token.createdAt.toISOString(),
       ageDays: view.token.ageDays,
       rotationDue: view.token.rotationDue,
+      neverShown: view.token.neverShown,
     },
     previousToken: view.previousToken
       ? {

@@ -13,6 +13,8 @@ export interface RevealedToken {
   integrationName: string;
   /** What else the person should know, e.g. until when the old token keeps working. */
   note?: string;
+  /** The idempotency key of the answer that carried it: the server is told once it is shown. */
+  confirmKey?: string;
 }
 
 /**
@@ -25,10 +27,13 @@ export interface RevealedToken {
 export function TokenDialog({
   revealed,
   onClose,
+  onShown,
   returnFocus,
 }: {
   revealed: RevealedToken;
   onClose: () => void;
+  /** Called once the token is on screen (its row stops reading `Token never shown`). */
+  onShown?: () => void;
   returnFocus?: () => HTMLElement | null;
 }) {
   const tokenRef = useRef<HTMLElement>(null);
@@ -41,6 +46,13 @@ export function TokenDialog({
   onCloseRef.current = requestClose;
   const returnRef = useRef(returnFocus);
   returnRef.current = returnFocus;
+  const shownRef = useRef(onShown);
+  shownRef.current = onShown;
+
+  useEffect(() => {
+    // After the commit that put the token on screen; a new token is a new dialog (its key).
+    shownRef.current?.();
+  }, []);
 
   useLayoutEffect(() => {
     copyRef.current?.focus();

@@ -16,6 +16,8 @@ export interface IntegrationActions {
   setMaximumLifetime?: FormAction;
   /** Reads one integration's usage when its details open (`data.usage`: an `IntegrationUsage`). */
   readUsage?: FormAction;
+  /** The token dialog showed the token of the answer to `idempotencyKey` (no longer `Token never shown`). */
+  confirmShown?: FormAction;
 }
 
 /** One day of the usage chart (UTC). */
@@ -64,7 +66,8 @@ export interface IntegrationItem {
   status: "active" | "rotating" | "revoked";
   /** While `revoked`: when (ISO) and why (reported as leaked). */
   revoked: { at: string; reason: string } | null;
-  token: { hint: string; createdAt: string; ageDays: number; rotationDue: boolean };
+  /** `neverShown`: its answer was lost before any screen showed it (`Token never shown`). */
+  token: { hint: string; createdAt: string; ageDays: number; rotationDue: boolean; neverShown: boolean };
   previousToken: { hint: string; expiresAt: string; lastUsedAt: string | null } | null;
   lastUsedAddress: string | null;
   /** `Expires` as the field shows it (YYYY-MM-DD, the last day it works), or "" for never. */

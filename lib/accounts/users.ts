@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "@/lib/crypto/password";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { conflict, forbidden, invalid, notFound } from "@/lib/refusal";
 import { recordAudit } from "./audit";
@@ -150,10 +150,11 @@ export async function loadSignedIn(
 export async function membersById(
   companyId: string,
   ids: Iterable<string>,
+  client: Tx = db(),
 ): Promise<Map<string, { id: string; name: string; email: string; removed: boolean }>> {
   const unique = [...new Set(ids)];
   const users = unique.length
-    ? await db().user.findMany({
+    ? await client.user.findMany({
         where: { id: { in: unique }, companyId },
         select: { id: true, name: true, email: true, removedAt: true },
       })

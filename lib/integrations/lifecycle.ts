@@ -25,6 +25,13 @@ import {
   writeGuardRails,
 } from "./guard-rails";
 import {
+  answeredOnce,
+  claimIdempotencyKey,
+  type IdempotentRequest,
+  idempotentRequest,
+  recordAnswer,
+} from "./idempotency";
+import {
   type CoveredAction,
   type Reach,
   requireCovers,
@@ -51,12 +58,43 @@ export interface IssuedToken {
   token: string;
 }
 
+/** How a function that mints a token keeps its answer (lib/integrations/idempotency.ts). */
+export interface IssueOptions {
+  /** Sent again with the same request: the first answer, token included, and nothing done twice. */
+  idempotencyKey?: string;
+  /**
+   * The token goes to a screen, which says when it showed it (`confirmTokenShown`, by the key):
+   * until then its row may read `Token never shown`. Otherwise it counts as shown with the answer.
+   */
+  confirmShown?: boolean;
+}
+
+/** When the new token counts as shown: with the answer, or once a screen says so. */
+function shownAtOf(options: IssueOptions, now: Date): Date | null {
+  return options.confirmShown && options.idempotencyKey ? null : now;
+}
+
+/** The key's claim of `request` (operation, target, body) by `actor`, or none without a key. */
+function claimOf(actor: LifecycleActor, options: IssueOptions, request: unknown): IdempotentRequest | undefined {
+  return options.idempotencyKey ? idempotentRequest(actor, options.idempotencyKey, request) : undefined;
+}
+
+export const tokenAlreadyShownMessage =
+  "This was already done and its token was shown then; it is not kept. If the token was not saved, rotate it.";
+
+/** A stored answer, as the IssuedToken it was; refused once a screen showed its token (then forgotten). */
+function reissued(stored: unknown): IssuedToken {
+  const answer = stored as { integration: PrivateIntegrationView; token: string | null };
+  if (answer.token === null) throw conflict(tokenAlreadyShownMessage);
+  return { integration: answer.integration, token: answer.token };
+}
+
 /** The shape of every row of the table but Create and Edit. */
 type Step<T> = (actor: LifecycleActor, owner: IntegrationOwner, integrationId: string, now?: Date) => Promise<T>;
 
 /** A new token's row in the `current` slot: its keyed hash and hint, never the token. */
-function currentSlot(minted: { tokenHash: string; hint: string }, now: Date) {
-  return { slot: "current" as const, tokenHash: minted.tokenHash, hint: minted.hint, createdAt: now };
+function currentSlot(minted: { tokenHash: string; hint: string }, now: Date, shownAt: Date | null = now) {
+  return { slot: "current" as const, tokenHash: minted.tokenHash, hint: minted.hint, createdAt: now, shownAt };
 }
 
 /** Who changed whose integration, for its audit entry: a person, or the integration that acted. */
@@ -82,7 +120,8 @@ interface Change {
  * other's result), the rule of cover for an integration acting, the change, its audit entry, the
  * row read back; answers its view (as it was, for Delete). `plan` sees the checked owner first
  * (Edit checks scopes against its level). The unique (integrationId, slot) index is the
- * backstop: at most one current and one previous token.
+ * backstop: at most one current and one previous token. With `answer` (a rotation sent with an
+ * idempotency key), the key is claimed first and the answer written last, in the same transaction.
  */
 async function changeIntegration(
   actor: LifecycleActor,
@@ -90,14 +129,16 @@ async function changeIntegration(
   integrationId: string,
   now: Date,
   plan: (resolved: ResolvedOwner) => Change,
+  answer?: { request: IdempotentRequest; token: string },
 ): Promise<PrivateIntegrationView> {
   const resolved = await requireIntegrationAccess(actor, owner);
   const change = plan(resolved);
-  let changed: IntegrationRow;
+  let changed: { row: IntegrationRow; view?: PrivateIntegrationView };
   try {
     // Every lifecycle action changes what a token may do: see lib/db/read-cache.ts.
     changed = await changeCachedState(() =>
       db().$transaction(async (tx) => {
+        if (answer) await claimIdempotencyKey(tx, answer.request, now);
         const locked = await tx.$queryRaw<{ id: string }[]>`
         SELECT id FROM "PrivateIntegration"
         WHERE id = ${integrationId} AND "companyId" = ${resolved.companyId}
@@ -115,7 +156,11 @@ async function changeIntegration(
           where: { id: before.id },
           include: integrationInclude,
         });
-        return after ?? before;
+        const row = after ?? before;
+        if (!answer) return { row };
+        const view = await viewOf(resolved, row, now, tx);
+        await recordAnswer(tx, answer.request, { integration: view, token: answer.token });
+        return { row, view };
       }),
     );
   } catch (error) {
@@ -124,7 +169,7 @@ async function changeIntegration(
     }
     throw error;
   }
-  return viewOf(resolved, changed, now);
+  return changed.view ?? viewOf(resolved, changed.row, now);
 }
 
 /**
@@ -197,52 +242,77 @@ async function checkedInput(
 
 /**
  * Creates an integration with the scopes valid at its level, its guard rails and its first token,
- * shown once.
+ * shown once. With an idempotency key, the same request sent again answers the first answer.
  */
 export async function createPrivateIntegration(
   actor: LifecycleActor,
   owner: IntegrationOwner,
   input: PrivateIntegrationInput,
   now: Date = new Date(),
+  options: IssueOptions = {},
 ): Promise<IssuedToken> {
   const resolved = await requireIntegrationAccess(actor, owner);
+  const request = claimOf(actor, options, { operation: "create", owner, input });
   const minted = mintToken();
-  // Under changeCachedState like every change of what a token may do (lib/db/read-cache.ts).
-  const row = await changeCachedState(() =>
-    db().$transaction(async (tx) => {
-      const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
-      const { data, rails } = await checkedInput(tx, resolved, input, null, maximum, now);
-      if (isIntegrationActor(actor)) {
-        requireNoEscalation(actor.scopes, data.scopes);
-        const result = { locationId: resolved.locationId, ...rails };
-        requireNoWiderReach(await reachOfActor(tx, actor), { action: "create", result });
-      }
-      const created = await tx.privateIntegration.create({
-        data: {
-          ...ownerWhere(resolved),
-          name: data.name,
-          description: data.description,
-          scopes: data.scopes,
-          ...(isIntegrationActor(actor)
-            ? { createdByUserId: null, createdByIntegrationId: actor.integrationId }
-            : { createdByUserId: actor.id }),
-          createdAt: now,
-          tokens: { create: currentSlot(minted, now) },
-        },
-        select: { id: true },
-      });
-      await writeGuardRails(tx, created.id, rails);
-      const details = { name: data.name, scopes: data.scopes, tokenHint: minted.hint, ...guardRailDetails(rails) };
-      await recordAudit(tx, {
-        ...auditBy(actor, resolved),
-        action: "private_integration_created",
-        targetId: created.id,
-        details,
-      });
-      return tx.privateIntegration.findUniqueOrThrow({ where: { id: created.id }, include: integrationInclude });
-    }),
-  );
-  return { integration: await viewOf(resolved, row, now), token: minted.token };
+  return answeredOnce(async () => {
+    // Under changeCachedState like every change of what a token may do (lib/db/read-cache.ts).
+    const { row, view } = await changeCachedState(() =>
+      createInTransaction(actor, resolved, input, now, minted, options, request),
+    );
+    return { integration: view ?? (await viewOf(resolved, row, now)), token: minted.token };
+  }, reissued);
+}
+
+/** Create's transaction: the key claimed first, the integration, its audit entry, the answer last. */
+function createInTransaction(
+  actor: LifecycleActor,
+  resolved: ResolvedOwner,
+  input: PrivateIntegrationInput,
+  now: Date,
+  minted: ReturnType<typeof mintToken>,
+  options: IssueOptions,
+  request: IdempotentRequest | undefined,
+): Promise<{ row: IntegrationRow; view?: PrivateIntegrationView }> {
+  return db().$transaction(async (tx) => {
+    if (request) await claimIdempotencyKey(tx, request, now);
+    const maximum = await lockedMaximumLifetime(tx, resolved.companyId);
+    const { data, rails } = await checkedInput(tx, resolved, input, null, maximum, now);
+    if (isIntegrationActor(actor)) {
+      requireNoEscalation(actor.scopes, data.scopes);
+      const result = { locationId: resolved.locationId, ...rails };
+      requireNoWiderReach(await reachOfActor(tx, actor), { action: "create", result });
+    }
+    const created = await tx.privateIntegration.create({
+      data: {
+        ...ownerWhere(resolved),
+        name: data.name,
+        description: data.description,
+        scopes: data.scopes,
+        ...(isIntegrationActor(actor)
+          ? { createdByUserId: null, createdByIntegrationId: actor.integrationId }
+          : { createdByUserId: actor.id }),
+        createdAt: now,
+        tokens: { create: currentSlot(minted, now, shownAtOf(options, now)) },
+      },
+      select: { id: true },
+    });
+    await writeGuardRails(tx, created.id, rails);
+    const details = { name: data.name, scopes: data.scopes, tokenHint: minted.hint, ...guardRailDetails(rails) };
+    await recordAudit(tx, {
+      ...auditBy(actor, resolved),
+      action: "private_integration_created",
+      targetId: created.id,
+      details,
+    });
+    const row = await tx.privateIntegration.findUniqueOrThrow({
+      where: { id: created.id },
+      include: integrationInclude,
+    });
+    if (!request) return { row };
+    const view = await viewOf(resolved, row, now, tx);
+    await recordAnswer(tx, request, { integration: view, token: minted.token });
+    return { row, view };
+  });
 }
 
 /**
@@ -321,13 +391,14 @@ async function restoreRevoked(
   row: IntegrationRow,
   minted: { tokenHash: string; hint: string },
   now: Date,
+  shownAt: Date | null,
 ): Promise<Prisma.InputJsonObject> {
   // Whatever slot a revoked token still held is freed (revocation already took them all out).
   await tx.privateIntegrationToken.updateMany({
     where: { integrationId: row.id, slot: { not: null } },
     data: { slot: null, revokedAt: now },
   });
-  await tx.privateIntegrationToken.create({ data: { integrationId: row.id, ...currentSlot(minted, now) } });
+  await tx.privateIntegrationToken.create({ data: { integrationId: row.id, ...currentSlot(minted, now, shownAt) } });
   await tx.privateIntegration.update({ where: { id: row.id }, data: { revokedAt: null, revokedReason: null } });
   return { name: row.name, tokenHint: minted.hint, restoredFromRevoked: true, revokedReason: row.revokedReason ?? "" };
 }
@@ -335,6 +406,9 @@ async function restoreRevoked(
 /**
  * Both rotations: a new current token, shown once. `later` keeps the old one working for the
  * chosen overlap (1, 3, 7, 14 or 30 days) from `now` (slot `previous`); `now` revokes it at once.
+ * During a rotation whose new token was never shown, `now` replaces that token (the old one keeps
+ * its overlap): the way to a working token after a lost answer. With an idempotency key, the same
+ * request sent again answers the first answer.
  */
 function rotation(when: "later" | "now") {
   return async (
@@ -343,9 +417,17 @@ function rotation(when: "later" | "now") {
     integrationId: string,
     now: Date = new Date(),
     overlapDays: RotationOverlapDays = DEFAULT_ROTATION_OVERLAP_DAYS,
+    options: IssueOptions = {},
   ): Promise<IssuedToken> => {
+    const request = claimOf(actor, options, {
+      operation: `rotate-${when}`,
+      owner,
+      integrationId,
+      ...(when === "later" ? { overlapDays } : {}),
+    });
     const minted = mintToken();
-    const integration = await changeIntegration(actor, owner, integrationId, now, () => ({
+    const shownAt = shownAtOf(options, now);
+    const plan = (): Change => ({
       audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
       acts: "rotate",
       async apply(tx, row) {
@@ -354,9 +436,18 @@ function rotation(when: "later" | "now") {
           throw conflict(expiredRotationMessage, "expires");
         if (row.revokedAt) {
           if (when === "later") throw conflict(revokedRefusal);
-          return restoreRevoked(tx, row, minted, now);
+          return restoreRevoked(tx, row, minted, now, shownAt);
         }
-        if (livePreviousToken(row, now)) throw conflict(rotationInProgress);
+        if (livePreviousToken(row, now)) {
+          const unshown = currentToken(row);
+          if (when === "later" || !unshown || unshown.shownAt !== null) throw conflict(rotationInProgress);
+          // The rotation's new token never reached anyone: it stops, a new one takes its place.
+          await tx.privateIntegrationToken.update({ where: { id: unshown.id }, data: { slot: null, revokedAt: now } });
+          await tx.privateIntegrationToken.create({
+            data: { integrationId: row.id, ...currentSlot(minted, now, shownAt) },
+          });
+          return { name: row.name, tokenHint: minted.hint, oldTokenHint: unshown.hint, neverShown: true };
+        }
         const current = requireCurrent(row);
         const expiresAt = when === "later" ? oldTokenExpiresAt(overlapDays, now) : null;
         // A previous token whose overlap has passed leaves its slot (it already stopped working).
@@ -368,12 +459,18 @@ function rotation(when: "later" | "now") {
           where: { id: current.id },
           data: expiresAt ? { slot: "previous", expiresAt } : { slot: null, revokedAt: now },
         });
-        await tx.privateIntegrationToken.create({ data: { integrationId: row.id, ...currentSlot(minted, now) } });
+        await tx.privateIntegrationToken.create({
+          data: { integrationId: row.id, ...currentSlot(minted, now, shownAt) },
+        });
         const details = { name: row.name, tokenHint: minted.hint, oldTokenHint: current.hint };
         return expiresAt ? { ...details, overlapDays, oldTokenExpiresAt: expiresAt.toISOString() } : details;
       },
-    }));
-    return { integration, token: minted.token };
+    });
+    return answeredOnce(async () => {
+      const answer = request && { request, token: minted.token };
+      const integration = await changeIntegration(actor, owner, integrationId, now, plan, answer);
+      return { integration, token: minted.token };
+    }, reissued);
   };
 }
 

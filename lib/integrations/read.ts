@@ -1,5 +1,5 @@
 import { membersById } from "@/lib/accounts/users";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { forbidden, notFound } from "@/lib/refusal";
 import {
   type IntegrationOwner,
@@ -23,6 +23,7 @@ const tokenSelect = {
   lastUsedAddress: true,
   expiresAt: true,
   revokedAt: true,
+  shownAt: true,
 } as const;
 export const liveSlots = { where: { slot: { not: null } }, select: tokenSelect } as const;
 /** What a view needs besides the integration's columns: its live tokens and chosen sub-accounts. */
@@ -39,9 +40,13 @@ export function ownerWhere(owner: ResolvedOwner) {
 }
 
 /** The names of the agency's integrations among `ids` (a deleted one is left out): actors named on screen. */
-export async function integrationNamesById(companyId: string, ids: string[]): Promise<Map<string, string>> {
+export async function integrationNamesById(
+  companyId: string,
+  ids: string[],
+  client: Tx = db(),
+): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db().privateIntegration.findMany({
+  const rows = await client.privateIntegration.findMany({
     where: { companyId, id: { in: [...new Set(ids)] } },
     select: { id: true, name: true },
   });
@@ -49,7 +54,11 @@ export async function integrationNamesById(companyId: string, ids: string[]): Pr
 }
 
 /** Who created the rows: people of the agency, and integrations that created through the management API. */
-async function creatorsOf(companyId: string, rows: IntegrationRow[]): Promise<Map<string, TeamMemberName>> {
+async function creatorsOf(
+  companyId: string,
+  rows: IntegrationRow[],
+  client: Tx = db(),
+): Promise<Map<string, TeamMemberName>> {
   const integrationIds = [
     ...new Set(rows.flatMap((r) => (r.createdByIntegrationId ? [r.createdByIntegrationId] : []))),
   ];
@@ -57,8 +66,9 @@ async function creatorsOf(companyId: string, rows: IntegrationRow[]): Promise<Ma
     membersById(
       companyId,
       rows.map((r) => r.createdByUserId).filter((id): id is string => id !== null),
+      client,
     ),
-    integrationNamesById(companyId, integrationIds),
+    integrationNamesById(companyId, integrationIds, client),
   ]);
   return new Map([
     ...[...members].map(([id, { name, removed }]) => [id, { id, name, removed }] as const),
@@ -66,8 +76,14 @@ async function creatorsOf(companyId: string, rows: IntegrationRow[]): Promise<Ma
   ]);
 }
 
-export async function viewOf(owner: ResolvedOwner, row: IntegrationRow, now: Date): Promise<PrivateIntegrationView> {
-  return toView(row, now, await creatorsOf(owner.companyId, [row]));
+/** One row's view; `client`: a transaction's, for an answer written in it (idempotency.ts). */
+export async function viewOf(
+  owner: ResolvedOwner,
+  row: IntegrationRow,
+  now: Date,
+  client: Tx = db(),
+): Promise<PrivateIntegrationView> {
+  return toView(row, now, await creatorsOf(owner.companyId, [row], client));
 }
 
 export const notFoundMessage =

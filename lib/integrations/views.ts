@@ -14,6 +14,11 @@ export interface TeamMemberName {
 export const ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
 /** Rotation is recommended every 90 days: the screens flag tokens at least this old. */
 export const ROTATION_RECOMMENDED_MS = 90 * 24 * 60 * 60 * 1000;
+/**
+ * A token a screen has not said it showed this long after it was issued reads `Token never shown`:
+ * its answer was lost (and its dialog with it). Before, its dialog may be about to show it.
+ */
+export const TOKEN_NEVER_SHOWN_AFTER_MS = 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface TokenView {
@@ -40,8 +45,8 @@ export interface PrivateIntegrationView {
   status: "active" | "rotating" | "revoked";
   /** While `revoked`: when and why (reported as leaked); only `Rotate and expire this token now` brings it back. */
   revoked: { at: Date; reason: string } | null;
-  /** The token issued last. */
-  token: TokenView & { ageDays: number; rotationDue: boolean };
+  /** The token issued last; `neverShown`: its answer never reached a screen (`Token never shown`). */
+  token: TokenView & { ageDays: number; rotationDue: boolean; neverShown: boolean };
   /** While rotating: the old token and the moment it stops working. */
   previousToken: (TokenView & { expiresAt: Date }) | null;
   /** The latest use of any of its tokens. */
@@ -67,6 +72,8 @@ export interface TokenRow {
   lastUsedAddress: string | null;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** Null while a screen has not said it showed the token (`Token never shown`). */
+  shownAt: Date | null;
 }
 
 export interface IntegrationRow {
@@ -150,6 +157,7 @@ export function toView(
       ...(current ? pick(current) : { id: "", hint: "—", createdAt: row.createdAt, lastUsedAt: null }),
       ageDays: Math.floor(age / DAY_MS),
       rotationDue: age >= ROTATION_RECOMMENDED_MS,
+      neverShown: current?.shownAt === null && age >= TOKEN_NEVER_SHOWN_AFTER_MS,
     },
     previousToken: previous ? { ...pick(previous), expiresAt: previous.expiresAt! } : null,
     lastUsedAt: lastUse?.lastUsedAt ?? null,

@@ -12,6 +12,10 @@ import { webhookEventRetentionCutoff } from "@/lib/webhooks/retention";
  * - Access tokens: 5 minutes past `exp`. Verification refuses an expired token before it reads the
  *   row (and a missing row is refused too), revocation of an unknown jti answers 200 as before and
  *   introspection says inactive either way. The 5 minutes only cover clock skew between instances.
+ *   An installation token's grant (client_credentials: one access token, never a refresh token)
+ *   goes with its access token: nothing else could ever be issued from it.
+ * - Client assertions' `jti`s (private_key_jwt): once the assertion has expired. An expired
+ *   assertion is refused for its `exp` before its `jti` is looked at, so the row proves nothing more.
  * - Authorization codes: 7 days past their expiry (codes live 10 minutes). A consumed code presented
  *   again revokes what it issued (RFC 6749 §4.1.2), and that works on an expired code too: a code
  *   that leaked (browser history, a proxy log) is typically replayed within minutes or hours, and a
@@ -44,6 +48,9 @@ import { webhookEventRetentionCutoff } from "@/lib/webhooks/retention";
  *   on, and `after=<webhookId>` of a pruned event is the 400 that already names the retention.
  * - API usage counts (hours per integration or installation) and an integration's last refused
  *   request: 90 days (USAGE_RETENTION_DAYS, SPEC.md "Counts are kept 90 days"); the screens show 30.
+ * - Idempotent answers (lib/integrations/idempotency.ts): at their `expiresAt`, 24 hours after the
+ *   request that wrote them (SPEC.md: a key is kept 24 hours). A key sent later runs as a new
+ *   request (a claim takes over an expired row, so pruning late changes nothing).
  *
  */
 
@@ -58,6 +65,10 @@ export const PRUNE_HORIZONS = {
   revokedGrantMs: 30 * DAY_MS,
   integrationTokenStoppedMs: 30 * DAY_MS,
   usageMs: USAGE_RETENTION_DAYS * DAY_MS,
+  /** The row's `expiresAt` already holds the clock tolerance past the assertion's `exp`. */
+  clientAssertionPastExpiryMs: MINUTE_MS,
+  /** The row's `expiresAt` is the end of the key's 24 hours. */
+  idempotentAnswerPastExpiryMs: 0,
 } as const;
 
 /** What one run deleted, per kind of row. */
@@ -70,11 +81,25 @@ export interface PruneCounts {
   webhookEvents: number;
   /** Hours of API usage counts and last refused requests. */
   usage: number;
+  /** Recorded `jti`s of client assertions (private_key_jwt). */
+  clientAssertions: number;
+  /** Answers kept for idempotency keys (create and rotation of private integrations). */
+  idempotentAnswers: number;
 }
 
 /** Every kind at zero: the compiler keeps this in step with PruneCounts. */
 export function noneDeleted(): PruneCounts {
-  return { accessTokens: 0, refreshTokens: 0, grants: 0, codes: 0, integrationTokens: 0, webhookEvents: 0, usage: 0 };
+  return {
+    accessTokens: 0,
+    refreshTokens: 0,
+    grants: 0,
+    codes: 0,
+    integrationTokens: 0,
+    webhookEvents: 0,
+    usage: 0,
+    clientAssertions: 0,
+    idempotentAnswers: 0,
+  };
 }
 
 export interface PruneStep {
@@ -102,6 +127,8 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
   const revokedCut = new Date(now.getTime() - PRUNE_HORIZONS.revokedGrantMs);
   const integrationCut = new Date(now.getTime() - PRUNE_HORIZONS.integrationTokenStoppedMs);
   const eventCut = webhookEventRetentionCutoff(now);
+  const assertionCut = new Date(now.getTime() - PRUNE_HORIZONS.clientAssertionPastExpiryMs);
+  const answerCut = new Date(now.getTime() - PRUNE_HORIZONS.idempotentAnswerPastExpiryMs);
   const stoppedToken = Prisma.sql`(t.slot IS NULL OR t."revokedAt" IS NOT NULL)
     AND COALESCE(LEAST(t."revokedAt", t."expiresAt"), t."createdAt") < ${integrationCut}`;
   const doneEvent = Prisma.sql`e.status IN ('delivered', 'failed') AND e."createdAt" < ${eventCut}`;
@@ -116,17 +143,54 @@ export function pruneSteps(now: Date, companyIds: string[] | undefined): PruneSt
 
   return [
     {
-      name: "expired access tokens",
+      name: "expired access tokens and the installation-token grants they leave empty",
+      async run(tx, limit) {
+        const rows = await tx.$queryRaw<{ id: string; grantId: string; installationToken: boolean }[]>`
+          SELECT a.jti AS id, a."grantId", g."installationToken" FROM "AccessToken" a
+          JOIN "TokenGrant" g ON g.id = a."grantId"
+          WHERE a."expiresAt" < ${accessCut} ${grantScope(Prisma.sql`a."grantId"`)}
+          ORDER BY a."expiresAt" LIMIT ${limit}`;
+        if (rows.length === 0) return { selected: 0, deleted: {} };
+        const accessTokens = await tx.$executeRaw`
+          DELETE FROM "AccessToken" WHERE jti = ANY(${rows.map((r) => r.id)}::text[]) AND "expiresAt" < ${accessCut}`;
+        const emptied = [...new Set(rows.filter((r) => r.installationToken).map((r) => r.grantId))];
+        const grants = emptied.length > 0 ? await deleteGrantsWithoutTokens(tx, emptied) : 0;
+        return { selected: rows.length, deleted: { accessTokens, grants } };
+      },
+    },
+    {
+      name: "client assertions past their expiry",
       run: (tx, limit) =>
         selectThenDelete(
           tx,
-          "accessTokens",
+          "clientAssertions",
           Prisma.sql`
-          SELECT a.jti AS id FROM "AccessToken" a
-          WHERE a."expiresAt" < ${accessCut} ${grantScope(Prisma.sql`a."grantId"`)}
-          ORDER BY a."expiresAt" LIMIT ${limit}`,
+          SELECT c."appId" || ' ' || c.jti AS id FROM "ClientAssertion" c
+          WHERE c."expiresAt" < ${assertionCut} ${ownedBy(Prisma.sql`c."appId"`, "App")}
+          ORDER BY c."expiresAt" LIMIT ${limit}`,
           (rowIds) => Prisma.sql`
-          DELETE FROM "AccessToken" WHERE jti = ANY(${rowIds}::text[]) AND "expiresAt" < ${accessCut}`,
+          DELETE FROM "ClientAssertion" c
+          WHERE c."appId" || ' ' || c.jti = ANY(${rowIds}::text[]) AND c."expiresAt" < ${assertionCut}`,
+        ),
+    },
+    {
+      name: "idempotent answers past their 24 hours",
+      run: (tx, limit) =>
+        selectThenDelete(
+          tx,
+          "idempotentAnswers",
+          // Keys are per actor, not per agency: a scoped run takes its agency's people and integrations.
+          Prisma.sql`
+          SELECT i."actorKey" || ' ' || i."key" AS id FROM "IdempotentAnswer" i
+          WHERE i."expiresAt" < ${answerCut} ${scoped(
+            companyIds,
+            Prisma.sql`AND (i."actorKey" IN (SELECT 'user:' || id FROM "User" WHERE "companyId" = ANY(${ids}::text[]))
+              OR i."actorKey" IN (SELECT 'integration:' || id FROM "PrivateIntegration" WHERE "companyId" = ANY(${ids}::text[])))`,
+          )}
+          ORDER BY i."expiresAt" LIMIT ${limit}`,
+          (rowIds) => Prisma.sql`
+          DELETE FROM "IdempotentAnswer" i
+          WHERE i."actorKey" || ' ' || i."key" = ANY(${rowIds}::text[]) AND i."expiresAt" < ${answerCut}`,
         ),
     },
     {

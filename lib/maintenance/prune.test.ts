@@ -46,7 +46,7 @@ beforeAll(async () => {
 const prune = (options: { batchSize?: number } = {}) =>
   pruneOnce({ now, pauseMs: 0, companyIds: [agency.company.id], ...options });
 
-async function grant(data: { revokedAt?: Date } = {}) {
+async function grant(data: { revokedAt?: Date; installationToken?: boolean } = {}) {
   return db().tokenGrant.create({
     data: {
       appId: app.app.id,
@@ -110,6 +110,30 @@ describe("what the pruner keeps and deletes, 1 ms either side of each horizon", 
     expect(await exists.refreshToken(token.id)).toBe(kept);
     expect(await exists.refreshToken(sibling.id)).toBe(true);
     expect(await exists.grant(g.id)).toBe(true);
+  });
+
+  it.each([
+    ["expired 5 min - 1 ms ago", PRUNE_HORIZONS.accessTokenPastExpiryMs - 1, true],
+    ["expired 5 min + 1 ms ago", PRUNE_HORIZONS.accessTokenPastExpiryMs + 1, false],
+  ])("an installation token %s: its grant goes with it", async (_, expiredAgoMs, kept) => {
+    const g = await grant({ installationToken: true });
+    const jti = randomUUID();
+    await db().accessToken.create({ data: { jti, grantId: g.id, expiresAt: ago(expiredAgoMs) } });
+    await prune();
+    expect(await exists.accessToken(jti)).toBe(kept);
+    expect(await exists.grant(g.id)).toBe(kept);
+  });
+
+  it.each([
+    ["expired 1 min - 1 ms ago", PRUNE_HORIZONS.clientAssertionPastExpiryMs - 1, true],
+    ["expired 1 min + 1 ms ago", PRUNE_HORIZONS.clientAssertionPastExpiryMs + 1, false],
+  ])("a client assertion's jti %s", async (_, expiredAgoMs, kept) => {
+    const jti = randomUUID();
+    await db().clientAssertion.create({ data: { appId: app.app.id, jti, expiresAt: ago(expiredAgoMs) } });
+    const summary = await prune();
+    const found = await db().clientAssertion.findUnique({ where: { appId_jti: { appId: app.app.id, jti } } });
+    expect(found !== null).toBe(kept);
+    if (!kept) expect(summary.clientAssertions).toBeGreaterThanOrEqual(1);
   });
 
   it("a grant goes with its last refresh token (and its long-expired access tokens with it)", async () => {

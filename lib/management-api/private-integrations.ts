@@ -2,6 +2,7 @@ import { requireAgencyPrivateIntegration, requireScope } from "@/lib/api/bearer"
 import { HttpError } from "@/lib/api/http-error";
 import { db } from "@/lib/db/client";
 import type { IntegrationActor, IntegrationOwner } from "@/lib/integrations/access";
+import { idempotencyKeyRule, parseIdempotencyKey } from "@/lib/integrations/idempotency";
 import * as lifecycle from "@/lib/integrations/lifecycle";
 import { MANAGE_SCOPE, READ_SCOPE } from "@/lib/integrations/no-escalation";
 import { getPrivateIntegration, listPrivateIntegrations } from "@/lib/integrations/read";
@@ -64,6 +65,21 @@ async function ownerOf(actor: IntegrationActor, id: string): Promise<Integration
     : { level: "agency", companyId: actor.companyId };
 }
 
+/**
+ * The request's `Idempotency-Key` (POST create and rotate): the same key with the same request
+ * within 24 hours answers the first answer, token included; with another request, 409 conflict.
+ * Keys are the calling integration's own. A malformed one is a 400, before anything is looked up.
+ */
+export function idempotencyKeyOf(request: Request): string | undefined {
+  const value = request.headers.get("idempotency-key");
+  if (value === null) return undefined;
+  try {
+    return parseIdempotencyKey(value);
+  } catch {
+    throw new HttpError("invalid_request", `Idempotency-Key: ${idempotencyKeyRule}`);
+  }
+}
+
 function ownerFor(actor: IntegrationActor, locationId: string | undefined): IntegrationOwner {
   return locationId ? { level: "location", locationId } : { level: "agency", companyId: actor.companyId };
 }
@@ -107,6 +123,7 @@ export async function createIntegration(
   principal: Principal,
   input: ApiCreateInput,
   now: Date = new Date(),
+  idempotencyKey?: string,
 ): Promise<{ privateIntegration: ApiPrivateIntegration; token: string }> {
   const actor = integrationActorOf(principal, "write");
   requireKnownScopes(input.scopes);
@@ -116,6 +133,7 @@ export async function createIntegration(
       ownerFor(actor, input.locationId),
       toFormInput(input, { name: input.name, description: input.description ?? "", scopes: input.scopes }),
       now,
+      { idempotencyKey },
     ),
   );
   return { privateIntegration: toApiIntegration(issued.integration), token: issued.token };
@@ -153,13 +171,14 @@ export async function rotateIntegration(
   id: string,
   input: ApiRotateInput,
   now: Date = new Date(),
+  idempotencyKey?: string,
 ): Promise<{ privateIntegration: ApiPrivateIntegration; token: string }> {
   const actor = integrationActorOf(principal, "write");
   const owner = await ownerOf(actor, id);
   const issued =
     input.mode === "now"
-      ? await lifecycle.rotateNow(actor, owner, id, now)
-      : await lifecycle.rotateLater(actor, owner, id, now, input.overlapDays);
+      ? await lifecycle.rotateNow(actor, owner, id, now, undefined, { idempotencyKey })
+      : await lifecycle.rotateLater(actor, owner, id, now, input.overlapDays, { idempotencyKey });
   return { privateIntegration: toApiIntegration(issued.integration), token: issued.token };
 }
 

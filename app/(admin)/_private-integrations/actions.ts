@@ -8,17 +8,20 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { type ActionState, actorAction } from "@/lib/auth/actions";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import { parseRotationOverlap } from "@/lib/integrations/guard-rails";
+import { confirmTokenShown, keyReusedMessage, parseIdempotencyKey } from "@/lib/integrations/idempotency";
 import {
   cancelRotation,
   createPrivateIntegration,
   deletePrivateIntegration,
   expireOldTokenNow,
+  type IssueOptions,
   rotateLater,
   rotateNow,
   updatePrivateIntegration,
 } from "@/lib/integrations/lifecycle";
 import { previewMaximumTokenLifetime, setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
 import { privateIntegrationFormSchema } from "@/lib/integrations/schemas";
+import { conflict, Refusal } from "@/lib/refusal";
 import { integrationUsageDetails } from "@/lib/usage/integration-details";
 
 /**
@@ -28,11 +31,37 @@ import { integrationUsageDetails } from "@/lib/usage/integration-details";
  * owner's integrations (own agency or sub-account, Labs on, permission), so a `locationId` typed
  * in by hand reaches nothing more than the sub-account's own screen does. A minted token goes back
  * only in the action's answer, for the show-once dialog: never in a URL, a cookie or the page.
+ *
+ * Create and both rotations carry the dialog's idempotency key (`idempotencyKey`, one per press of
+ * its button, kept while it is open): sent again after a lost answer, the first answer comes back,
+ * token included (lib/integrations/idempotency.ts). The dialog then says it showed the token
+ * (`confirmShown`); until it does, the row may read `Token never shown`.
  */
 
 const integrationId = z.string({ error: "Choose an integration." }).min(1).max(100);
 const ownerFields = z.object({ locationId: z.string().min(1).max(100).optional() });
 const target = ownerFields.extend({ integrationId });
+/** Checked by parseIdempotencyKey, whose refusal says what a key is (above the form, not beside a field). */
+const idempotencyField = { idempotencyKey: z.string().max(1000).optional() };
+
+const sentBeforeMessage =
+  "This was already sent with other values and went through, but its answer was lost on the way. Reload the page to see what was done.";
+
+/** A token-minting call, with a key sent before for other values refused in the screen's words. */
+async function issuing<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof Refusal && error.message === keyReusedMessage) throw conflict(sentBeforeMessage);
+    throw error;
+  }
+}
+
+/** The dialog's key, if sent: the answer is kept for it and the token counts as shown once the dialog says so. */
+function issueOptions(key: string | undefined): IssueOptions & { echo: { confirmKey?: string } } {
+  const idempotencyKey = parseIdempotencyKey(key);
+  return idempotencyKey ? { idempotencyKey, confirmShown: true, echo: { confirmKey: idempotencyKey } } : { echo: {} };
+}
 
 function ownerOf(locationId: string | undefined, actor: Actor): IntegrationOwner {
   return locationId ? { level: "location", locationId } : { level: "agency", companyId: actor.companyId };
@@ -51,13 +80,16 @@ function done(owner: IntegrationOwner, result: ActionState): ActionState {
 const guarded = { confirmIdentity: true } as const;
 
 export const createIntegration = actorAction(
-  ownerFields.extend(privateIntegrationFormSchema.shape),
-  async (input, actor) => {
+  ownerFields.extend(privateIntegrationFormSchema.shape).extend(idempotencyField),
+  async ({ idempotencyKey, ...input }, actor) => {
     const owner = ownerOf(input.locationId, actor);
-    const { integration, token } = await createPrivateIntegration(actor, owner, input);
+    const { echo, ...options } = issueOptions(idempotencyKey);
+    const { integration, token } = await issuing(() =>
+      createPrivateIntegration(actor, owner, input, new Date(), options),
+    );
     return done(owner, {
       message: `“${integration.name}” was created.`,
-      data: { token, integrationId: integration.id, name: integration.name },
+      data: { token, integrationId: integration.id, name: integration.name, ...echo },
     });
   },
   guarded,
@@ -73,31 +105,51 @@ export const updateIntegration = actorAction(
 );
 
 export const rotateIntegrationLater = actorAction(
-  target.extend({ overlapDays: z.string().max(10).optional() }),
+  target.extend({ overlapDays: z.string().max(10).optional(), ...idempotencyField }),
   async (input, actor) => {
     const owner = ownerOf(input.locationId, actor);
     const overlap = parseRotationOverlap(input.overlapDays);
-    const { integration, token } = await rotateLater(actor, owner, input.integrationId, new Date(), overlap);
+    const { echo, ...options } = issueOptions(input.idempotencyKey);
+    const { integration, token } = await issuing(() =>
+      rotateLater(actor, owner, input.integrationId, new Date(), overlap, options),
+    );
     const expiresAt = integration.previousToken?.expiresAt;
     return done(owner, {
       message: `“${integration.name}” is rotating: both tokens work${expiresAt ? ` until ${formatDateTime(expiresAt)}` : ""}.`,
-      data: { token, oldTokenExpiresAt: expiresAt?.toISOString() },
+      data: { token, oldTokenExpiresAt: expiresAt?.toISOString(), ...echo },
     });
   },
   guarded,
 );
 
 export const rotateIntegrationNow = actorAction(
-  target,
+  target.extend(idempotencyField),
   async (input, actor) => {
     const owner = ownerOf(input.locationId, actor);
-    const { integration, token } = await rotateNow(actor, owner, input.integrationId);
+    const { echo, ...options } = issueOptions(input.idempotencyKey);
+    const { integration, token } = await issuing(() =>
+      rotateNow(actor, owner, input.integrationId, new Date(), undefined, options),
+    );
     return done(owner, {
       message: `“${integration.name}” has a new token; the old one no longer works.`,
-      data: { token },
+      data: { token, ...echo },
     });
   },
   guarded,
+);
+
+/**
+ * The token dialog showed the token of the answer to `idempotencyKey`: the row no longer reads
+ * `Token never shown` and the stored answer forgets the token. Nothing is revalidated (the row
+ * read before it is not flagged yet: lib/integrations/views.ts › TOKEN_NEVER_SHOWN_AFTER_MS).
+ */
+export const confirmShown = actorAction(
+  z.object({ idempotencyKey: z.string().min(1).max(200) }),
+  async (input, actor) => {
+    await confirmTokenShown(actor, input.idempotencyKey);
+    return { ok: true };
+  },
+  { unreadable: "The token dialog sent no key." },
 );
 
 export const expireOldToken = actorAction(target, async (input, actor) => {

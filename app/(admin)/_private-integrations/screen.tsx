@@ -14,6 +14,7 @@ import { scopeGroups } from "@/lib/scopes";
 import { integrationRequestsLast7Days } from "@/lib/usage/read";
 import {
   cancelIntegrationRotation,
+  confirmShown,
   createIntegration,
   deleteIntegration,
   expireOldToken,
@@ -35,6 +36,7 @@ const actions = {
   cancelRotation: cancelIntegrationRotation,
   remove: deleteIntegration,
   readUsage: readIntegrationUsage,
+  confirmShown,
 };
 
 /**

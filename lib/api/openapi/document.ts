@@ -74,6 +74,17 @@ function parameters(op: Operation): Json[] {
       example: "2021-07-28",
     });
   }
+  if (op.idempotencyKey) {
+    params.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "Makes a retry safe: sent again by the same integration within 24 hours with the same request, it answers the first answer (the same token) and changes nothing; with another request, 409 conflict. 1 to 200 visible ASCII characters, e.g. a UUID.",
+      schema: { type: "string", minLength: 1, maxLength: 200, pattern: "^[!-~]+$" },
+      example: "5f0c6b1e-2f7a-4b52-9a43-0d8f3c1e7a90",
+    });
+  }
   return params;
 }
 
@@ -302,7 +313,7 @@ export function buildOpenApiDocument(routes: readonly DeclaredRoute[]): Json {
           type: "http",
           scheme: "basic",
           description:
-            "client_id:client_secret (client_secret_basic). The alternative, client_secret_post, sends client_id and client_secret as form fields, so those operations also list an empty requirement.",
+            "client_id:client_secret (client_secret_basic). The alternatives send form fields, so those operations also list an empty requirement: client_secret_post (client_id and client_secret), and private_key_jwt (RFC 7523: client_assertion_type urn:ietf:params:oauth:client-assertion-type:jwt-bearer and client_assertion, a JWT signed ES256 or RS256 by one of the app's keys; iss and sub the client_id, aud the token endpoint or the issuer, exp at most 5 minutes ahead, a jti accepted once). grant_type=client_credentials accepts only private_key_jwt.",
         },
       },
       schemas: {

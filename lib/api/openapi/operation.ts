@@ -27,6 +27,8 @@ export interface Operation {
   version?: boolean;
   /** Counted by the API rate limits (and so carries the X-RateLimit-* headers). */
   rateLimited?: boolean;
+  /** Takes an `Idempotency-Key` header (lib/integrations/idempotency.ts). */
+  idempotencyKey?: boolean;
   scope?: Scope;
   /** Documented as `/contacts/`, with the trailing slash the platform's reference uses (both answer). */
   trailingSlash?: boolean;

@@ -3,7 +3,7 @@ import { tokenErrors } from "@/lib/api/openapi/operation";
 import { parseJson } from "@/lib/api/parse";
 import { tokenRoute } from "@/lib/api/token-route";
 import { coverRule, notCoveredRefusal } from "@/lib/management-api/operations";
-import { rotateIntegration } from "@/lib/management-api/private-integrations";
+import { idempotencyKeyOf, rotateIntegration } from "@/lib/management-api/private-integrations";
 import {
   apiIntegrationIdSchema,
   apiIssuedTokenSchema,
@@ -23,6 +23,7 @@ export const POST = tokenRoute<{ id: string }>(
     scope: "private-integrations.write",
     only: "agency_private_integration",
     pathParams: apiIntegrationIdSchema,
+    idempotencyKey: true,
     body: { contentType: "application/json", name: "Rotation", schema: apiRotateSchema },
     success: {
       status: 200,
@@ -34,11 +35,14 @@ export const POST = tokenRoute<{ id: string }>(
       invalid_request: "Not JSON, or not one of the two modes, or an overlapDays other than 1, 3, 7, 14 or 30.",
       not_found: unknownIdRefusal,
       conflict:
-        "A rotation is already in progress, the integration has expired (extend it first), or it is revoked and mode is later.",
+        "A rotation is already in progress, the integration has expired (extend it first), it is revoked and mode is later, or the Idempotency-Key was already used by this integration for another request.",
     }),
   },
-  async (request, { principal, params }) =>
-    json(await rotateIntegration(principal, params.id, await parseJson(request, apiRotateSchema))),
+  async (request, { principal, params }) => {
+    const key = idempotencyKeyOf(request);
+    const body = await parseJson(request, apiRotateSchema);
+    return json(await rotateIntegration(principal, params.id, body, new Date(), key));
+  },
 );
 
 export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");
