@@ -106,10 +106,10 @@ test.describe("app keys", () => {
     // A JWKS URL: refused when it is not https, then saved and listed.
     const urlField = keys.getByRole("textbox", { name: "JWKS URL" });
     await urlField.fill("ftp://keys.example.test/jwks.json");
-    await keys.getByRole("button", { name: "Save JWKS URL" }).click();
+    await keys.getByRole("button", { name: "Use this JWKS URL" }).click();
     await expect(keys.getByText("Use an https JWKS URL")).toBeVisible();
     await keys.getByRole("textbox", { name: "JWKS URL" }).fill("https://keys.example.test/.well-known/jwks.json");
-    await keys.getByRole("button", { name: "Save JWKS URL" }).click();
+    await keys.getByRole("button", { name: "Use this JWKS URL" }).click();
     await expect(keys.getByText("The JWKS URL is saved.")).toBeVisible();
     await expect(list.getByTestId("jwks-url")).toHaveText("https://keys.example.test/.well-known/jwks.json");
 

@@ -329,7 +329,7 @@ function JwksUrl({
           defaultValue={state.ok ? current : (state.values?.jwksUrl ?? current)}
         />
         <SubmitButton variant="secondary" pendingLabel="Saving…">
-          Save JWKS URL
+          Use this JWKS URL
         </SubmitButton>
       </form>
     </Section>

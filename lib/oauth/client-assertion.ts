@@ -174,9 +174,11 @@ function expectClaims(payload: JWTPayload, clientId: string, nowSeconds: number)
 
 /**
  * Records the assertion's `jti` for its app and notes the key's use, only while the key's row
- * exists (locked FOR KEY SHARE, so a removal in flight is waited for, while the statement's own
- * last-used UPDATE on another instance does not deadlock with it): one statement, so a `jti`
- * is accepted once across every instance and a removed key is refused by all of them at once.
+ * exists in the statement's snapshot: one statement, so a `jti` is accepted once across every
+ * instance (its unique key) and a key removed before it began is refused by all of them. The row is
+ * not locked: a removal committed while the statement runs is concurrent with it (the key was
+ * still there when the request was judged), and a lock taken by every request of a busy key would
+ * make PostgreSQL write a multixact on each.
  */
 async function consumeAssertion(
   pending: PendingAssertion,
@@ -185,7 +187,7 @@ async function consumeAssertion(
   const { appId, keyId, kid, jti } = pending;
   const rows = await db().$queryRaw<{ keyFound: boolean; accepted: boolean }[]>`${PREPARED}
     WITH key AS MATERIALIZED (
-      SELECT id, "lastUsedAt" FROM "AppKey" WHERE id = ${keyId} AND "appId" = ${appId} FOR KEY SHARE
+      SELECT id, "lastUsedAt" FROM "AppKey" WHERE id = ${keyId} AND "appId" = ${appId}
     ),
     recorded AS (
       INSERT INTO "ClientAssertion" ("appId", jti, "expiresAt")

@@ -62,9 +62,9 @@ interface Issue {
 /**
  * Consumes the client assertion's `jti`, finds the installation and writes the grant and its
  * access token in ONE statement (one round trip per installation token):
- * - `key`: the assertion's key, locked FOR KEY SHARE (a removal in flight is waited for and then
- *   refused; its own last-use UPDATE does not conflict); `recorded`: the `jti`, accepted once across
- *   instances by its unique key; nothing below runs unless both hold.
+ * - `key`: the assertion's key, as in `consumeAssertion` (../client-assertion.ts: found in the
+ *   statement's snapshot, not locked); `recorded`: the `jti`, accepted once across instances by its
+ *   unique key; nothing below runs unless both hold.
  * - `installation`: read FOR SHARE, and for a Location token of an agency install so is the chosen
  *   sub-account: an uninstall (or a re-install that drops the sub-account) that committed first is
  *   seen and refused; one that comes later waits for this statement and then revokes its grant too
@@ -82,7 +82,6 @@ const issuance = new FixedStatement<Issue>(() => {
     WITH key AS MATERIALIZED (
       SELECT id, "lastUsedAt" FROM "AppKey"
       WHERE id = ${value((i) => i.assertion.keyId)}::text AND "appId" = ${appId}::text
-      FOR KEY SHARE
     ),
     recorded AS MATERIALIZED (
       INSERT INTO "ClientAssertion" ("appId", jti, "expiresAt")

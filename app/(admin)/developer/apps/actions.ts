@@ -155,7 +155,7 @@ export const generateAppKeyPairAction = actorAction(
   keyForm,
 );
 
-/** `Save JWKS URL`: one per app, replacing the one before. */
+/** `Use this JWKS URL`: one per app, replacing the one before. */
 export const setJwksUrlAction = actorAction(
   appId.extend({ jwksUrl: z.string().default("") }),
   async (input, actor) => {
