@@ -2,6 +2,7 @@
 // TCP, with a second server of its own; they share the loopback client plumbing.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { resolve } from "node:path";
 import { type RawAnswer, rawRequest } from "@/lib/testing/raw-http";
 import { routeTablePaths } from "../scripts/route-table";
@@ -226,6 +227,31 @@ test.describe("behind one trusted proxy (TRUSTED_PROXY_HOPS=1)", () => {
       expect(waited, path).toBeLessThan(5_000);
       expectEdgeRefusal(answer, /not received within 2 seconds/);
     }
+  });
+
+  test("a connection that sends nothing is closed without a byte when the timeout ends", async () => {
+    const port = Number(new URL(server!.baseUrl).port);
+    const started = Date.now();
+    const { received, closedAfterMs } = await new Promise<{ received: number; closedAfterMs: number }>((done, fail) => {
+      let received = 0;
+      const socket = connect(port, "127.0.0.1");
+      socket.on("data", (chunk) => {
+        received += chunk.length;
+      });
+      const giveUp = setTimeout(() => {
+        socket.destroy();
+        fail(new Error("the idle connection was still open after 15 s"));
+      }, 15_000);
+      socket.on("error", fail);
+      socket.on("close", () => {
+        clearTimeout(giveUp);
+        done({ received, closedAfterMs: Date.now() - started });
+      });
+    });
+    // A browser's spare connection: never an answer it could show as a page.
+    expect(received).toBe(0);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(1_900);
+    expect(closedAfterMs).toBeLessThan(5_000);
   });
 
   test("nothing built for the bench is routed, even with the bench's BENCH_DB_TIMING=1", async () => {

@@ -85,6 +85,12 @@ server.on("clientError", (error, socket) => {
     socket.destroy();
     return;
   }
+  // A connection that never sent a byte timed out: a browser opens spare ones ahead of need. It is
+  // closed without a word, for a browser would show any answer on it as the next page.
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT" && socket.bytesRead === 0) {
+    socket.destroy();
+    return;
+  }
   refuseOnSocket(
     socket,
     code === "ERR_HTTP_REQUEST_TIMEOUT"
