@@ -456,6 +456,8 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       confirmIdentityAction: () => ({ userId: w.A.member.id, password: "not-the-password" }),
       passkeyConfirmOptionsAction: () => ({ userId: w.A.member.id }),
       confirmMethodAction: () => ({ userId: w.A.member.id }),
+      // The key of an answer of A's owner: B's owner forgets only B's own answers.
+      forgetShownAnswerAction: () => ({ idempotencyKey: aOwnersKey, userId: w.A.owner.id }),
     }),
   },
   // The caller's own notifications only.

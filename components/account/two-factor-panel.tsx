@@ -3,12 +3,17 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { useGuardedAction } from "@/components/account/confirm-identity";
-import { ConfirmDialog } from "@/components/private-integrations/confirm-dialog";
+import { answerLost, ConfirmDialog } from "@/components/private-integrations/confirm-dialog";
+import { newIdempotencyKey } from "@/components/private-integrations/idempotency-key";
 import type { FormAction } from "@/components/private-integrations/types";
 import { FormMessage, InputField } from "@/components/ui/field";
+import { useForgetWhenShown } from "@/components/ui/once-per-press";
 import { buttonClass } from "@/components/ui/submit-button";
 import { type PasskeyActions, type PasskeyItem, Passkeys } from "./passkeys";
 import { RecoveryCodes } from "./recovery-codes";
+
+const removeConsequence =
+  "Its codes will no longer sign you in. If it is your last second factor, two-factor authentication turns off and your recovery codes stop working.";
 
 export interface TwoFactorActions {
   beginTotp: FormAction;
@@ -16,12 +21,16 @@ export interface TwoFactorActions {
   removeTotp: FormAction;
   regenerateCodes: FormAction;
   passkeys: PasskeyActions;
+  /** `idempotencyKey`: the recovery codes of its answer were shown; the server forgets them. */
+  forgetShown: FormAction;
 }
 
 /**
  * `Two-factor authentication` on /settings/account: the authenticator app (set up with a QR code
- * and its first code, or removed), passkeys (added under a name, or removed), and the recovery codes (shown once when two-factor turns on or
- * they are regenerated). Removing and regenerating are confirmed, and may ask `Confirm it's you`.
+ * and its first code, or removed), passkeys (added under a name, or removed), and the recovery
+ * codes (shown once when two-factor turns on or they are regenerated). Removing and regenerating
+ * are confirmed, and may ask `Confirm it's you`. Verify and Regenerate send idempotency keys:
+ * pressed again after a lost answer, the same codes come back; once shown, the server forgets them.
  */
 export function TwoFactorPanel({
   totp,
@@ -47,6 +56,9 @@ export function TwoFactorPanel({
   const regenerateCodes = useGuardedAction(actions.regenerateCodes);
   const [setup, setSetup] = useState<{ secret: string; qr: string }>();
   const [codes, setCodes] = useState<string[]>();
+  const [verifyKey, setVerifyKey] = useState(newIdempotencyKey);
+  const [codesKey, setCodesKey] = useState<string>();
+  useForgetWhenShown(actions.forgetShown, codesKey ?? "", Boolean(codes && codesKey));
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<string>();
   const [codeError, setCodeError] = useState<string>();
@@ -61,8 +73,10 @@ export function TwoFactorPanel({
         const state = await actions.beginTotp({}, new FormData());
         const secret = state.data?.secret;
         const qr = state.data?.qr;
-        if (typeof secret === "string" && typeof qr === "string") setSetup({ secret, qr });
-        else setError(state.error ?? "Could not start the set-up. Try again.");
+        if (typeof secret === "string" && typeof qr === "string") {
+          setVerifyKey(newIdempotencyKey());
+          setSetup({ secret, qr });
+        } else setError(state.error ?? "Could not start the set-up. Try again.");
       } catch {
         setError("The request did not reach the server. Check the connection and try again.");
       }
@@ -72,6 +86,7 @@ export function TwoFactorPanel({
   function verify(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
+    form.set("idempotencyKey", verifyKey);
     setCodeError(undefined);
     startTransition(async () => {
       try {
@@ -83,10 +98,13 @@ export function TwoFactorPanel({
         setSetup(undefined);
         setMessage(state.message);
         const fresh = state.data?.recoveryCodes;
-        if (Array.isArray(fresh)) setCodes(fresh.map(String));
+        if (Array.isArray(fresh)) {
+          setCodes(fresh.map(String));
+          setCodesKey(verifyKey);
+        }
         router.refresh();
       } catch {
-        setCodeError("The request did not reach the server. Check the connection and try again.");
+        setCodeError(answerLost("Press Verify again", "the same recovery codes"));
       }
     });
   }
@@ -169,6 +187,7 @@ export function TwoFactorPanel({
             const fresh = state.data?.recoveryCodes;
             // Shown once, when the first passkey turned two-factor on; gone with two-factor.
             setCodes(Array.isArray(fresh) ? fresh.map(String) : undefined);
+            setCodesKey(undefined);
             router.refresh();
           }}
         />
@@ -202,12 +221,7 @@ export function TwoFactorPanel({
             router.refresh();
           }}
         >
-          <p>
-            Its codes will no longer sign you in.
-            {
-              " If it is your last second factor, two-factor authentication turns off and your recovery codes stop working."
-            }
-          </p>
+          <p>{removeConsequence}</p>
         </ConfirmDialog>
       ) : null}
       {confirming === "regenerate" ? (
@@ -215,12 +229,16 @@ export function TwoFactorPanel({
           title="Regenerate recovery codes?"
           action={regenerateCodes}
           fields={{}}
+          idempotent="the same recovery codes"
           onClose={() => setConfirming(undefined)}
-          onDone={(state) => {
+          onDone={(state, key) => {
             setConfirming(undefined);
             setMessage(state.message);
             const fresh = state.data?.recoveryCodes;
-            if (Array.isArray(fresh)) setCodes(fresh.map(String));
+            if (Array.isArray(fresh)) {
+              setCodes(fresh.map(String));
+              setCodesKey(key);
+            }
             router.refresh();
           }}
         >

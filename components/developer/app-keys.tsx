@@ -8,6 +8,7 @@ import type { FormAction } from "@/components/private-integrations/types";
 import { CodeBlock } from "@/components/ui/code-block";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Choice, ChoiceGroup, FormMessage, InputField, radioClass, TextareaField } from "@/components/ui/field";
+import { useForgetWhenShown, useOncePerPress } from "@/components/ui/once-per-press";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
@@ -34,6 +35,8 @@ export interface AppKeyActions {
   setJwksUrl: FormAction;
   /** `appId`, `keyId`. */
   remove: FormAction;
+  /** `idempotencyKey`: the private key was shown; the server forgets its answer. */
+  forgetShown: FormAction;
 }
 
 const sourceLabels: Record<AppKeyListItem["source"], string> = {
@@ -138,7 +141,7 @@ export function AppKeys({
       </div>
 
       <AddPublicKey appId={appId} action={actions.add} idPrefix={ids} />
-      <GenerateKeyPair appId={appId} action={actions.generate} idPrefix={ids} />
+      <GenerateKeyPair appId={appId} action={actions.generate} forgetShown={actions.forgetShown} idPrefix={ids} />
       <JwksUrl appId={appId} action={actions.setJwksUrl} idPrefix={ids} current={jwksUrl} />
 
       {removing ? (
@@ -208,11 +211,27 @@ function AddPublicKey({ appId, action, idPrefix }: { appId: string; action: Form
   );
 }
 
-function GenerateKeyPair({ appId, action, idPrefix }: { appId: string; action: FormAction; idPrefix: string }) {
-  const [state, formAction] = useActionState(useGuardedAction(action), {});
+/**
+ * `Generate key pair`. Its idempotency key lasts until the private key it brought is put away: after
+ * a lost answer, pressing again brings the same pair, never a second key.
+ */
+function GenerateKeyPair({
+  appId,
+  action,
+  forgetShown,
+  idPrefix,
+}: {
+  appId: string;
+  action: FormAction;
+  forgetShown: FormAction;
+  idPrefix: string;
+}) {
+  const once = useOncePerPress(action, "Press Generate key pair again", "the same private key");
+  const [state, formAction] = useActionState(useGuardedAction(once.action), {});
   const [hidden, setHidden] = useState<string>();
   const made = state.data as { privateKeyPem?: string; kid?: string; keyId?: string } | undefined;
   const shown = made?.privateKeyPem && made.keyId !== hidden ? made : undefined;
+  useForgetWhenShown(forgetShown, once.key, Boolean(shown));
   return (
     <Section id={`${idPrefix}-generate-title`} title="Generate key pair">
       {shown?.privateKeyPem ? (
@@ -220,7 +239,10 @@ function GenerateKeyPair({ appId, action, idPrefix }: { appId: string; action: F
           pem={shown.privateKeyPem}
           kid={shown.kid ?? "key"}
           message={state.message}
-          onDone={() => setHidden(shown.keyId)}
+          onDone={() => {
+            setHidden(shown.keyId);
+            once.renew();
+          }}
         />
       ) : (
         <form action={formAction} className="space-y-3" noValidate key={formKey(state, hidden)}>

@@ -4,6 +4,7 @@ import { useActionState, useId, useState } from "react";
 import { useGuardedAction } from "@/components/account/confirm-identity";
 import type { FormAction } from "@/components/private-integrations/types";
 import { FormMessage } from "@/components/ui/field";
+import { useForgetWhenShown, useOncePerPress } from "@/components/ui/once-per-press";
 import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
 import {
   type ClientSecretOverlap,
@@ -30,6 +31,7 @@ const kinds = {
       "A new secret is made and shown once. The current one keeps working beside it for the time you choose, so your servers can switch over without an outage; you can revoke it sooner.",
     confirmVariant: "primary",
     pendingLabel: "Generating…",
+    made: "the same client secret",
   },
   webhook: {
     field: "webhookSecret",
@@ -39,24 +41,34 @@ const kinds = {
       "A new secret signs every delivery from now on. The current one keeps signing too for 24 hours (each delivery then carries both signatures), so you have a day to put the new one in your receiver.",
     confirmVariant: "primary",
     pendingLabel: "Rotating…",
+    made: "the same webhook secret",
   },
 } as const;
 
 /**
  * Replace an app's client secret (the old one keeps working for the overlap chosen: 1 hour, 24
  * hours or 7 days) or webhook secret (the old one signs 24 h more), confirmed first; the new one
- * is shown once.
+ * is shown once. Each opening of the confirmation sends its own idempotency key: `Confirm` pressed
+ * again after a lost answer shows the same secret and never rotates twice (a second rotation
+ * would end the overlap of the secret the app's servers still use).
  */
 export function ReplaceSecret(
-  props: { action: Action; appId: string } & ({ kind: "client"; clientId: string } | { kind: "webhook" }),
+  props: {
+    action: Action;
+    /** Tells the server the new secret was shown, so it forgets its answer. */
+    forgetShown?: Action;
+    appId: string;
+  } & ({ kind: "client"; clientId: string } | { kind: "webhook" }),
 ) {
   const text = kinds[props.kind];
+  const once = useOncePerPress(props.action as FormAction, "Press Confirm again", text.made);
   // A new secret is shown once: the server may first ask `Confirm it's you`.
-  const [state, formAction] = useActionState(useGuardedAction(props.action as FormAction) as Action, {});
+  const [state, formAction] = useActionState(useGuardedAction(once.action) as Action, {});
   const [confirming, setConfirming] = useState(false);
   const [overlap, setOverlap] = useState<ClientSecretOverlap>(DEFAULT_CLIENT_SECRET_OVERLAP);
   const legendId = useId();
   const secret = state.data?.[text.field];
+  useForgetWhenShown(props.forgetShown as FormAction | undefined, once.key, typeof secret === "string");
   if (typeof secret === "string") {
     return (
       <div className="space-y-3">
@@ -108,7 +120,14 @@ export function ReplaceSecret(
           </div>
         </form>
       ) : (
-        <button type="button" onClick={() => setConfirming(true)} className={buttonClass("secondary")}>
+        <button
+          type="button"
+          onClick={() => {
+            once.renew();
+            setConfirming(true);
+          }}
+          className={buttonClass("secondary")}
+        >
           {text.open}
         </button>
       )}

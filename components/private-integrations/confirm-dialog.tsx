@@ -17,9 +17,12 @@ import type { FormAction } from "./types";
  */
 export const connectionFailed =
   "The request did not reach the server or it failed there (a dropped connection?). Nothing you can see has changed yet; check the connection and retry.";
-/** The same, for a button whose retry is safe (it sends the same idempotency key): `press` names it. */
-export function answerLost(press: string): string {
-  return `The request did not reach the server, or its answer did not come back (a dropped connection?), so it may have been done or not. ${press}: if it was done, you get what it did, the same token included; it is never done twice.`;
+/**
+ * The same, for a button whose retry is safe (it sends the same idempotency key): `press` names it,
+ * `made` what comes back (the token, the secret, the codes).
+ */
+export function answerLost(press: string, made = "the same token"): string {
+  return `The request did not reach the server, or its answer did not come back (a dropped connection?), so it may have been done or not. ${press}: if it was done, you get what it did, ${made} included; it is never done twice.`;
 }
 export function ConfirmDialog({
   title,
@@ -40,10 +43,12 @@ export function ConfirmDialog({
   tone?: "primary" | "danger";
   /**
    * Sends an idempotency key, one while the dialog is open (the rotations): `Retry` after a lost
-   * answer gets the first answer back, the same token, and never rotates twice.
+   * answer gets the first answer back, the same token, and never rotates twice. A string names
+   * what comes back instead of the token.
    */
-  idempotent?: boolean;
-  onDone: (result: ActionState) => void;
+  idempotent?: boolean | string;
+  /** With `idempotent`, the key the answer came under (to tell the server it was shown). */
+  onDone: (result: ActionState, idempotencyKey?: string) => void;
   onClose: () => void;
   fallbackFocus?: () => HTMLElement | null;
   returnFocus?: () => HTMLElement | null;
@@ -65,11 +70,15 @@ export function ConfirmDialog({
         result = await action({}, form);
       } catch {
         setFailed(true);
-        setError(idempotent ? answerLost("Press Retry") : connectionFailed);
+        setError(
+          idempotent
+            ? answerLost("Press Retry", typeof idempotent === "string" ? idempotent : undefined)
+            : connectionFailed,
+        );
         return;
       }
       setFailed(false);
-      if (result.ok) onDone(result);
+      if (result.ok) onDone(result, idempotent ? idempotencyKey : undefined);
       else {
         setError(result.error ?? Object.values(result.fieldErrors ?? {})[0] ?? "That did not work; try again.");
         // The refusal may come from a change made elsewhere (expired, rotated, deleted): show it.

@@ -13,6 +13,7 @@ import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { type AppKeySource, Prisma } from "@/lib/generated/prisma/client";
+import { answeredOnce, claimedOnce, type IdempotentRequest, idempotentRequest, personKey } from "@/lib/idempotency";
 import { conflict, forbidden, invalid, notFound } from "@/lib/refusal";
 import { webhookUrlSaveProblem } from "@/lib/webhooks/ssrf";
 import { canManageApps, loadOwnApp } from "./registry";
@@ -311,42 +312,61 @@ async function storeKey(
   jwk: StoredPublicJwk,
   source: "public_key" | "generated",
   actor: Actor | undefined,
+  once?: { request: IdempotentRequest; now: Date; answer: (key: AppKeyItem) => unknown },
 ): Promise<AppKeyItem> {
   try {
-    return await changeKeys(appId, actor, async (tx, app) => {
-      const keys = await tx.appKey.findMany({
-        where: { appId, kid: { not: null } },
-        select: { kid: true, publicJwk: true },
-      });
-      if (keys.some((k) => k.kid === jwk.kid)) throw kidTaken(jwk.kid);
-      const sameKey = await sameKeyAs(jwk, keys);
-      if (sameKey) {
-        throw conflict(`This key is already on the app, as kid "${sameKey}".`, FIELD.jwk, { kid: sameKey });
-      }
-      if (keys.length >= MAX_APP_KEYS) {
-        throw invalid(
-          `An app holds at most ${MAX_APP_KEYS} keys: remove one you no longer use first.`,
-          source === "generated" ? FIELD.alg : FIELD.jwk,
-        );
-      }
-      const row = await tx.appKey.create({
-        data: { appId, source, kid: jwk.kid, publicJwk: jwk },
-        select: keySelect,
-      });
-      await recordAudit(tx, {
-        companyId: app.companyId,
-        actorUserId: actor?.id,
-        action: "app_key_added",
-        targetId: appId,
-        details: { keyId: row.id, kid: jwk.kid, source, alg: jwk.alg },
-      });
-      return toItem(row);
-    });
+    return await changeKeys(appId, actor, (tx, app) =>
+      claimedOnce(
+        tx,
+        once?.request,
+        once?.now ?? new Date(),
+        () => addKeyRow(tx, app, appId, jwk, source, actor),
+        once?.answer,
+      ),
+    );
   } catch (error) {
     // Two adds of the same kid at once: the unique index decides, and says the same.
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw kidTaken(jwk.kid);
     throw error;
   }
+}
+
+/** The new key's row, checked against the app's others (kid, same numbers, the limit), and audited. */
+async function addKeyRow(
+  tx: Tx,
+  app: { companyId: string },
+  appId: string,
+  jwk: StoredPublicJwk,
+  source: "public_key" | "generated",
+  actor: Actor | undefined,
+): Promise<AppKeyItem> {
+  const keys = await tx.appKey.findMany({
+    where: { appId, kid: { not: null } },
+    select: { kid: true, publicJwk: true },
+  });
+  if (keys.some((k) => k.kid === jwk.kid)) throw kidTaken(jwk.kid);
+  const sameKey = await sameKeyAs(jwk, keys);
+  if (sameKey) {
+    throw conflict(`This key is already on the app, as kid "${sameKey}".`, FIELD.jwk, { kid: sameKey });
+  }
+  if (keys.length >= MAX_APP_KEYS) {
+    throw invalid(
+      `An app holds at most ${MAX_APP_KEYS} keys: remove one you no longer use first.`,
+      source === "generated" ? FIELD.alg : FIELD.jwk,
+    );
+  }
+  const row = await tx.appKey.create({
+    data: { appId, source, kid: jwk.kid, publicJwk: jwk },
+    select: keySelect,
+  });
+  await recordAudit(tx, {
+    companyId: app.companyId,
+    actorUserId: actor?.id,
+    action: "app_key_added",
+    targetId: appId,
+    details: { keyId: row.id, kid: jwk.kid, source, alg: jwk.alg },
+  });
+  return toItem(row);
 }
 
 const kidTaken = (kid: string) =>
@@ -381,7 +401,10 @@ export async function addPublicKey(appId: string, jwkText: string, actor?: Actor
 export interface GeneratedKeyPair {
   /** The new key as the list shows it. */
   key: AppKeyItem;
-  /** The private key, PKCS#8 PEM: handed back this once, never stored. */
+  /**
+   * The private key, PKCS#8 PEM: handed back this once. Never stored, but sealed in the answer of an
+   * idempotency key until the screen says it showed it (lib/idempotency.ts).
+   */
   privateKeyPem: string;
 }
 
@@ -390,9 +413,28 @@ export async function generateKeyPair(
   appId: string,
   alg: AppKeyAlg = "ES256",
   actor?: Actor,
+  options: { idempotencyKey?: string; now?: Date } = {},
 ): Promise<GeneratedKeyPair> {
   assertMayManageApps(actor);
   if (!appKeyAlgs.includes(alg)) throw invalid("Choose ES256 or RS256.", FIELD.alg);
+  const request =
+    actor && options.idempotencyKey
+      ? idempotentRequest(personKey(actor.id), options.idempotencyKey, { operation: "app.generateKeyPair", appId, alg })
+      : undefined;
+  return answeredOnce(
+    () => newKeyPair(appId, alg, actor, request, options.now ?? new Date()),
+    (stored) => stored as GeneratedKeyPair,
+  );
+}
+
+/** The pair made and its public half stored; with a key, the answer (private key included) kept sealed. */
+async function newKeyPair(
+  appId: string,
+  alg: AppKeyAlg,
+  actor: Actor | undefined,
+  request: IdempotentRequest | undefined,
+  now: Date,
+): Promise<GeneratedKeyPair> {
   const pair = await generateJoseKeyPair(alg, {
     extractable: true,
     ...(alg === "RS256" ? { modulusLength: 2048 } : {}),
@@ -403,8 +445,15 @@ export async function generateKeyPair(
       ? ({ kty: "EC", crv: "P-256", x: publicJwk.x!, y: publicJwk.y!, alg } as const)
       : ({ kty: "RSA", n: publicJwk.n!, e: publicJwk.e!, alg } as const);
   const stored = { ...key, kid: await thumbprint(key) } as StoredPublicJwk;
-  const row = await storeKey(appId, stored, "generated", actor);
-  return { key: row, privateKeyPem: await exportPKCS8(pair.privateKey) };
+  const privateKeyPem = await exportPKCS8(pair.privateKey);
+  const row = await storeKey(
+    appId,
+    stored,
+    "generated",
+    actor,
+    request && { request, now, answer: (item) => ({ key: item, privateKeyPem }) },
+  );
+  return { key: row, privateKeyPem };
 }
 
 /**

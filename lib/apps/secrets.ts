@@ -3,6 +3,7 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { hashSecret, lastFour } from "@/lib/crypto/secrets";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
+import { answeredOnce, claimedOnce, type IdempotentRequest, idempotentRequest, personKey } from "@/lib/idempotency";
 import { Refusal } from "@/lib/refusal";
 import {
   newWebhookSecret,
@@ -30,11 +31,13 @@ export interface RotatedClientSecret {
  * `Generate new client secret` (SPEC.md › Client secret rotation): a new secret, shown once. The
  * current one becomes the previous one and keeps working until `now` + the overlap (24 hours unless
  * chosen), so the app's servers switch over without an outage; a previous secret still in its
- * overlap is dropped at once (there is only one previous).
+ * overlap is dropped at once (there is only one previous). Sent again with the same idempotency
+ * key, it answers the same secret and rotates nothing: a second rotation would drop the secret the
+ * app's servers still use.
  */
 export async function rotateClientSecret(
   appId: string,
-  options: { overlap?: ClientSecretOverlap } = {},
+  options: { overlap?: ClientSecretOverlap; idempotencyKey?: string } = {},
   actor?: Actor,
   now = new Date(),
 ): Promise<RotatedClientSecret> {
@@ -42,11 +45,23 @@ export async function rotateClientSecret(
   if (!isClientSecretOverlap(overlap)) {
     throw new Refusal("invalid", `The overlap must be ${clientSecretOverlaps.join(", ")}.`, "overlap");
   }
+  const request = onceFor(actor, options.idempotencyKey, { operation: "app.rotateClientSecret", appId, overlap });
   // Other instances: each grant checks the secret in its own statement, and the App trigger's NOTIFY
   // empties their read caches. This one empties its own at once.
-  return changeCachedState(() =>
-    db().$transaction((tx) => rotateClientSecretInDatabase(tx, appId, overlap, actor, now)),
+  return answeredOnce(
+    () =>
+      changeCachedState(() =>
+        db().$transaction((tx) =>
+          claimedOnce(tx, request, now, () => rotateClientSecretInDatabase(tx, appId, overlap, actor, now)),
+        ),
+      ),
+    (stored) => stored as RotatedClientSecret,
   );
+}
+
+/** A person's idempotency key for a change of their app's credentials, or none. */
+function onceFor(actor: Actor | undefined, key: string | undefined, request: unknown): IdempotentRequest | undefined {
+  return actor && key ? idempotentRequest(personKey(actor.id), key, request) : undefined;
 }
 
 /**
@@ -186,37 +201,49 @@ export interface RotatedWebhookSecret {
 
 /**
  * A new webhook secret, shown once. Deliveries are signed with both (two `v1,` signatures) for
- * 24 hours from `now`, so the receiver can switch to the new one without losing an event.
+ * 24 hours from `now`, so the receiver can switch to the new one without losing an event. Sent
+ * again with the same idempotency key, it answers the same secret and rotates nothing.
  */
 export async function rotateWebhookSecret(
   appId: string,
   actor?: Actor,
   now = new Date(),
+  options: { idempotencyKey?: string } = {},
+): Promise<RotatedWebhookSecret> {
+  const request = onceFor(actor, options.idempotencyKey, { operation: "app.rotateWebhookSecret", appId });
+  return answeredOnce(
+    () => db().$transaction((tx) => claimedOnce(tx, request, now, () => rotateWebhookSecretIn(tx, appId, actor, now))),
+    (stored) => stored as RotatedWebhookSecret,
+  );
+}
+
+/** The rotation's transaction: the current secret becomes the previous one, signing 24 hours more. */
+async function rotateWebhookSecretIn(
+  tx: Tx,
+  appId: string,
+  actor: Actor | undefined,
+  now: Date,
 ): Promise<RotatedWebhookSecret> {
   const webhookSecret = newWebhookSecret();
   const columns = webhookSecretColumns(webhookSecret);
-  const previousSignsUntil = await db().$transaction(async (tx) => {
-    const app = await loadOwnApp(tx, appId, actor);
-    const current = await tx.app.findUniqueOrThrow({
-      where: { id: appId },
-      select: { webhookSecretEncrypted: true },
-    });
-    const until = current.webhookSecretEncrypted ? new Date(now.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS) : null;
-    await tx.app.update({
-      where: { id: appId },
-      data: {
-        ...columns,
-        previousWebhookSecretEncrypted: current.webhookSecretEncrypted,
-        previousWebhookSecretExpiresAt: until,
-      },
-    });
-    await recordAudit(tx, {
-      companyId: app.companyId,
-      actorUserId: actor?.id,
-      action: "app_webhook_secret_rotated",
-      targetId: appId,
-    });
-    return until;
+  const app = await loadOwnApp(tx, appId, actor);
+  const current = await tx.app.findUniqueOrThrow({ where: { id: appId }, select: { webhookSecretEncrypted: true } });
+  const previousSignsUntil = current.webhookSecretEncrypted
+    ? new Date(now.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS)
+    : null;
+  await tx.app.update({
+    where: { id: appId },
+    data: {
+      ...columns,
+      previousWebhookSecretEncrypted: current.webhookSecretEncrypted,
+      previousWebhookSecretExpiresAt: previousSignsUntil,
+    },
+  });
+  await recordAudit(tx, {
+    companyId: app.companyId,
+    actorUserId: actor?.id,
+    action: "app_webhook_secret_rotated",
+    targetId: appId,
   });
   return { webhookSecret, webhookSecretHint: columns.webhookSecretHint, previousSignsUntil };
 }

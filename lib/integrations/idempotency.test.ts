@@ -2,18 +2,13 @@
 // per actor, concurrency, 24 hours and pruning, `Token never shown`) over one clock and setup.
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
+import { IDEMPOTENCY_KEY_TTL_MS, keyReusedMessage, openAnswer, parseIdempotencyKey } from "@/lib/idempotency";
 import { pruneOnce } from "@/lib/maintenance/prune";
 import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import type { IntegrationActor, IntegrationOwner } from "./access";
 import { listAuditLog } from "./audit-log";
-import {
-  confirmTokenShown,
-  IDEMPOTENCY_KEY_TTL_MS,
-  keyReusedMessage,
-  openAnswer,
-  parseIdempotencyKey,
-} from "./idempotency";
+import { confirmTokenShown } from "./idempotency";
 import { createPrivateIntegration, rotateLater, rotateNow, tokenAlreadyShownMessage } from "./lifecycle";
 import { getPrivateIntegration, listPrivateIntegrations } from "./read";
 import { verifyPrivateIntegrationToken } from "./verify";

@@ -4,6 +4,7 @@ import { recordAudit } from "@/lib/accounts/audit";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
+import { answeredOnce, claimIdempotencyKey, type IdempotentRequest, recordAnswer } from "@/lib/idempotency";
 import { conflict, fieldErrorsOfRefusal, forbidden, invalidFields, notFound, Refusal } from "@/lib/refusal";
 import {
   type IntegrationActor,
@@ -24,13 +25,7 @@ import {
   readGuardRails,
   writeGuardRails,
 } from "./guard-rails";
-import {
-  answeredOnce,
-  claimIdempotencyKey,
-  type IdempotentRequest,
-  idempotentRequest,
-  recordAnswer,
-} from "./idempotency";
+import { integrationRequest } from "./idempotency";
 import {
   type CoveredAction,
   type Reach,
@@ -76,7 +71,7 @@ function shownAtOf(options: IssueOptions, now: Date): Date | null {
 
 /** The key's claim of `request` (operation, target, body) by `actor`, or none without a key. */
 function claimOf(actor: LifecycleActor, options: IssueOptions, request: unknown): IdempotentRequest | undefined {
-  return options.idempotencyKey ? idempotentRequest(actor, options.idempotencyKey, request) : undefined;
+  return options.idempotencyKey ? integrationRequest(actor, options.idempotencyKey, request) : undefined;
 }
 
 export const tokenAlreadyShownMessage =
@@ -457,7 +452,7 @@ function rotation(when: "later" | "now") {
         });
         await tx.privateIntegrationToken.update({
           where: { id: current.id },
-          data: expiresAt ? { slot: "previous", expiresAt } : { slot: null, revokedAt: now },
+          data: expiresAt ? { slot: "previous", expiresAt, rotatedOutAt: now } : { slot: null, revokedAt: now },
         });
         await tx.privateIntegrationToken.create({
           data: { integrationId: row.id, ...currentSlot(minted, now, shownAt) },
@@ -513,7 +508,7 @@ export const cancelRotation: Step<PrivateIntegrationView> = (actor, owner, id, n
       await tx.privateIntegrationToken.update({ where: { id: current.id }, data: { slot: null, revokedAt: now } });
       await tx.privateIntegrationToken.update({
         where: { id: previous.id },
-        data: { slot: "current", expiresAt: null },
+        data: { slot: "current", expiresAt: null, rotatedOutAt: null },
       });
       return { name: row.name, cancelledTokenHint: current.hint, keptTokenHint: previous.hint };
     },

@@ -2,7 +2,7 @@ import { requireAgencyPrivateIntegration, requireScope } from "@/lib/api/bearer"
 import { HttpError } from "@/lib/api/http-error";
 import { db } from "@/lib/db/client";
 import type { IntegrationActor, IntegrationOwner } from "@/lib/integrations/access";
-import { idempotencyKeyRule, parseIdempotencyKey } from "@/lib/integrations/idempotency";
+import { idempotencyKeyRule, parseIdempotencyKey } from "@/lib/idempotency";
 import * as lifecycle from "@/lib/integrations/lifecycle";
 import { MANAGE_SCOPE, READ_SCOPE } from "@/lib/integrations/no-escalation";
 import { getPrivateIntegration, listPrivateIntegrations } from "@/lib/integrations/read";

@@ -6,9 +6,10 @@ import { formatDateTime } from "@/components/private-integrations/format";
 import type { IntegrationUsage } from "@/components/private-integrations/types";
 import type { Actor } from "@/lib/accounts/permissions";
 import { type ActionState, actorAction } from "@/lib/auth/actions";
+import { keyReusedMessage, parseIdempotencyKey } from "@/lib/idempotency";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import { parseRotationOverlap } from "@/lib/integrations/guard-rails";
-import { confirmTokenShown, keyReusedMessage, parseIdempotencyKey } from "@/lib/integrations/idempotency";
+import { confirmTokenShown } from "@/lib/integrations/idempotency";
 import {
   cancelRotation,
   createPrivateIntegration,

@@ -1,7 +1,9 @@
 import { decrypt, encrypt } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
+import { answeredOnce, idempotentRequest, personKey, throwIfAnsweredBefore } from "@/lib/idempotency";
 import { conflict, invalid, notFound } from "@/lib/refusal";
-import { changeFactors, personOf, totpPurpose } from "./factors";
+import { changeFactors, personOf } from "./change-factors";
+import { totpPurpose } from "./factors";
 import { matchingTotpStep, newTotpSecret, totpUri } from "./totp";
 
 /**
@@ -39,7 +41,19 @@ export async function confirmTotpSetup(
   userId: string,
   code: string,
   now = new Date(),
+  options: { idempotencyKey?: string } = {},
 ): Promise<{ recoveryCodes?: string[] }> {
+  const once = options.idempotencyKey
+    ? idempotentRequest(personKey(userId), options.idempotencyKey, { operation: "totp.confirm" })
+    : undefined;
+  // A repeat after a lost answer finds the app set up: the first answer, recovery codes included.
+  if (once) {
+    const replayed = await answeredOnce(
+      () => throwIfAnsweredBefore(once, now).then(() => undefined),
+      (stored) => stored as { recoveryCodes?: string[] },
+    );
+    if (replayed) return replayed.recoveryCodes ? { recoveryCodes: replayed.recoveryCodes } : {};
+  }
   const pending = await db().totpFactor.findUnique({ where: { userId } });
   if (!pending) throw invalid("Start again with Set up authenticator app.", "code");
   if (pending.confirmedAt) throw conflict("The authenticator app is already set up.");
@@ -57,6 +71,8 @@ export async function confirmTotpSetup(
       return { result: undefined, events: [{ kind: "totp_added" }] };
     },
     now,
+    userId,
+    once,
   );
   return recoveryCodes ? { recoveryCodes } : {};
 }

@@ -1,13 +1,10 @@
 import { decrypt } from "@/lib/crypto/secrets";
-import { db, type Tx } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
+import { idempotentRequest, personKey } from "@/lib/idempotency";
 import { conflict, notFound } from "@/lib/refusal";
-import {
-  auditSecurityEvent,
-  mailSecurityEvent,
-  type SecurityEvent,
-  type SecurityEventPerson,
-} from "../security-events";
-import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeHash } from "./recovery-codes";
+import { auditSecurityEvent, mailSecurityEvent, type SecurityEvent } from "../security-events";
+import { changeFactors, personOf, replaceRecoveryCodes, twoFactorOn } from "./change-factors";
+import { normalizeRecoveryCode, recoveryCodeHash } from "./recovery-codes";
 import { matchingTotpStep } from "./totp";
 
 /**
@@ -49,67 +46,15 @@ export async function secondFactorsOf(userId: string): Promise<SecondFactors> {
   return { totp: hasTotp, passkeys, recoveryCodesLeft, on: hasTotp || passkeys.length > 0 };
 }
 
-/** Whether the person has two-factor on, counted inside a transaction. */
-async function twoFactorOn(tx: Tx, userId: string): Promise<boolean> {
-  const [totp, passkeys] = await Promise.all([
-    tx.totpFactor.count({ where: { userId, confirmedAt: { not: null } } }),
-    tx.passkey.count({ where: { userId } }),
-  ]);
-  return totp + passkeys > 0;
-}
-
-/** Replaces the person's recovery codes with ten new ones; answers them (shown once). */
-async function replaceRecoveryCodes(tx: Tx, userId: string): Promise<string[]> {
-  const codes = newRecoveryCodes();
-  await tx.recoveryCode.deleteMany({ where: { userId } });
-  await tx.recoveryCode.createMany({
-    data: codes.map((code) => ({ userId, codeHash: recoveryCodeHash(normalizeRecoveryCode(code) ?? code) })),
-  });
-  return codes;
-}
-
-export async function personOf(userId: string): Promise<SecurityEventPerson> {
-  const person = await db().user.findUnique({
-    where: { id: userId },
-    select: { id: true, companyId: true, email: true },
-  });
-  if (!person) throw notFound("There is no such person.");
-  return person;
-}
-
 /**
- * A change to the person's factors, in one transaction: `change` runs, then two-factor turning on
- * gives new recovery codes and turning off removes them, each event is audited, and the e-mails go
- * out once it is committed.
+ * `Regenerate recovery codes`: ten new ones replace every old one. Only while two-factor is on.
+ * Sent again with the same idempotency key, the same ten, and nothing replaced again.
  */
-export async function changeFactors<T>(
-  person: SecurityEventPerson,
-  change: (tx: Tx) => Promise<{ result: T; events: SecurityEvent[] }>,
-  now: Date,
-  actorUserId: string | null = person.id,
-): Promise<{ result: T; recoveryCodes?: string[]; events: SecurityEvent[] }> {
-  const outcome = await db().$transaction(async (tx) => {
-    const wasOn = await twoFactorOn(tx, person.id);
-    const { result, events } = await change(tx);
-    const isOn = await twoFactorOn(tx, person.id);
-    let recoveryCodes: string[] | undefined;
-    const all = [...events];
-    if (!wasOn && isOn) {
-      recoveryCodes = await replaceRecoveryCodes(tx, person.id);
-      all.push({ kind: "two_factor_enabled" });
-    } else if (wasOn && !isOn) {
-      await tx.recoveryCode.deleteMany({ where: { userId: person.id } });
-      all.push({ kind: "two_factor_disabled", by: actorUserId ? "person" : "operator" });
-    }
-    for (const event of all) await auditSecurityEvent(tx, person, event, actorUserId);
-    return { result, recoveryCodes, events: all };
-  });
-  for (const event of outcome.events) mailSecurityEvent(person, event, now);
-  return outcome;
-}
-
-/** `Regenerate recovery codes`: ten new ones replace every old one. Only while two-factor is on. */
-export async function regenerateRecoveryCodes(userId: string, now = new Date()): Promise<string[]> {
+export async function regenerateRecoveryCodes(
+  userId: string,
+  now = new Date(),
+  options: { idempotencyKey?: string } = {},
+): Promise<string[]> {
   const person = await personOf(userId);
   const { result } = await changeFactors(
     person,
@@ -122,6 +67,10 @@ export async function regenerateRecoveryCodes(userId: string, now = new Date()):
       return { result: await replaceRecoveryCodes(tx, userId), events: [{ kind: "recovery_codes_regenerated" }] };
     },
     now,
+    person.id,
+    options.idempotencyKey
+      ? idempotentRequest(personKey(userId), options.idempotencyKey, { operation: "recoveryCodes.regenerate" })
+      : undefined,
   );
   return result;
 }

@@ -10,7 +10,8 @@ import { appUrl } from "@/lib/env";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { conflict, invalid, notFound } from "@/lib/refusal";
 import type { SecurityEventPerson } from "../security-events";
-import { changeFactors, type PasskeyView } from "./factors";
+import { changeFactors } from "./change-factors";
+import type { PasskeyView } from "./factors";
 import { challengeOf, parseRegistration } from "./passkey-answers";
 
 /**

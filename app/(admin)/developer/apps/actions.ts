@@ -8,6 +8,7 @@ import { addPublicKey, generateKeyPair, removeAppKey, setJwksUrl } from "@/lib/a
 import { createApp, updateApp } from "@/lib/apps/registry";
 import { revokePreviousClientSecret, rotateClientSecret, rotateWebhookSecret } from "@/lib/apps/secrets";
 import { actorAction, echoValues } from "@/lib/auth/actions";
+import { parseIdempotencyKey } from "@/lib/idempotency";
 
 // Shapes only; the rules (URI schemes, scope names, lengths) are createApp's and updateApp's.
 const appFormSchema = z.object({
@@ -23,6 +24,11 @@ const appFormSchema = z.object({
   webhookUrl: z.string().max(5000).default(""),
 });
 const appId = z.object({ appId: z.string().min(1) });
+/**
+ * One per press of the dialog's button, kept while it is open: sent again after a lost answer, the
+ * same secret or key pair comes back and nothing is made twice (lib/idempotency.ts).
+ */
+const idempotencyField = { idempotencyKey: z.string().max(1000).optional() };
 
 // Every field is typed or ticked, so a refusal keeps them all: a mistake costs nothing to fix.
 const appForm = {
@@ -76,11 +82,11 @@ export const updateAppAction = actorAction(
 
 /** `Generate new client secret`: the previous secret keeps working for the overlap chosen (24 hours unless). */
 export const rotateClientSecretAction = actorAction(
-  appId.extend({ overlap: z.enum(clientSecretOverlaps).default("24h") }),
+  appId.extend({ overlap: z.enum(clientSecretOverlaps).default("24h"), ...idempotencyField }),
   async (input, actor) => {
     const { clientSecret, previousWorksUntil } = await rotateClientSecret(
       input.appId,
-      { overlap: input.overlap },
+      { overlap: input.overlap, idempotencyKey: parseIdempotencyKey(input.idempotencyKey) },
       actor,
     );
     revalidatePath(`/developer/apps/${input.appId}`);
@@ -110,9 +116,11 @@ export const revokePreviousClientSecretAction = actorAction(
 );
 
 export const rotateWebhookSecretAction = actorAction(
-  appId,
+  appId.extend(idempotencyField),
   async (input, actor) => {
-    const { webhookSecret, previousSignsUntil } = await rotateWebhookSecret(input.appId, actor);
+    const { webhookSecret, previousSignsUntil } = await rotateWebhookSecret(input.appId, actor, new Date(), {
+      idempotencyKey: parseIdempotencyKey(input.idempotencyKey),
+    });
     revalidatePath(`/developer/apps/${input.appId}`);
     return {
       ok: true,
@@ -142,9 +150,11 @@ export const addAppKeyAction = actorAction(
 
 /** `Generate key pair`: only the public half is kept; the private key goes back this once. */
 export const generateAppKeyPairAction = actorAction(
-  appId.extend({ alg: z.string().max(20).default("ES256") }),
+  appId.extend({ alg: z.string().max(20).default("ES256"), ...idempotencyField }),
   async (input, actor) => {
-    const { key, privateKeyPem } = await generateKeyPair(input.appId, input.alg as "ES256", actor);
+    const { key, privateKeyPem } = await generateKeyPair(input.appId, input.alg as "ES256", actor, {
+      idempotencyKey: parseIdempotencyKey(input.idempotencyKey),
+    });
     revalidatePath(`/developer/apps/${input.appId}`);
     return {
       ok: true,

@@ -22,6 +22,7 @@ import { maxPasskeyResponseLength } from "@/lib/auth/two-factor/passkey-answers"
 import { addPasskey, passkeyRegistrationOptions, removePasskey } from "@/lib/auth/two-factor/passkeys";
 import { clientAddress } from "@/lib/client-address";
 import { env } from "@/lib/env";
+import { forgetShownAnswer, parseIdempotencyKey, personKey } from "@/lib/idempotency";
 import { setTokenEmails } from "@/lib/reminders/notifications";
 
 /** Every other session of the person ends; this browser's is re-issued so it goes on. */
@@ -69,9 +70,14 @@ export const beginTotpSetupAction = actorAction(
 
 /** `Verify` the first code: the app is on; the recovery codes come back once when two-factor turned on. */
 export const confirmTotpSetupAction = actorAction(
-  z.object({ code: z.string().trim().min(1, "Enter the 6-digit code your authenticator app shows.").max(20) }),
-  async ({ code }, actor) => {
-    const { recoveryCodes } = await confirmTotpSetup(actor.id, code);
+  z.object({
+    code: z.string().trim().min(1, "Enter the 6-digit code your authenticator app shows.").max(20),
+    idempotencyKey: z.string().max(1000).optional(),
+  }),
+  async ({ code, idempotencyKey }, actor) => {
+    const { recoveryCodes } = await confirmTotpSetup(actor.id, code, new Date(), {
+      idempotencyKey: parseIdempotencyKey(idempotencyKey),
+    });
     done();
     return {
       ok: true,
@@ -93,9 +99,11 @@ export const removeTotpAction = actorAction(
 );
 
 export const regenerateRecoveryCodesAction = actorAction(
-  z.object({}),
-  async (_input, actor) => {
-    const recoveryCodes = await regenerateRecoveryCodes(actor.id);
+  z.object({ idempotencyKey: z.string().max(1000).optional() }),
+  async ({ idempotencyKey }, actor) => {
+    const recoveryCodes = await regenerateRecoveryCodes(actor.id, new Date(), {
+      idempotencyKey: parseIdempotencyKey(idempotencyKey),
+    });
     done();
     return { ok: true, message: "New recovery codes: the old ones no longer work.", data: { recoveryCodes } };
   },
@@ -182,4 +190,18 @@ export const confirmMethodAction = actorAction(
   z.object({}),
   async (_input, actor) => ({ ok: true, data: await confirmMethodOf(actor.id) }),
   { whileTwoFactorMissing: true },
+);
+
+/**
+ * A dialog showed what the answer to `idempotencyKey` made (a secret, a private key, recovery
+ * codes): the stored answer is forgotten, so it lives on only where the person put it. Nothing is
+ * revalidated: the page around the dialog has not changed.
+ */
+export const forgetShownAnswerAction = actorAction(
+  z.object({ idempotencyKey: z.string().min(1).max(200) }),
+  async ({ idempotencyKey }, actor) => {
+    await forgetShownAnswer(personKey(actor.id), idempotencyKey);
+    return { ok: true };
+  },
+  { unreadable: "The dialog sent no key.", whileTwoFactorMissing: true },
 );

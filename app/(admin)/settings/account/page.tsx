@@ -18,6 +18,7 @@ import {
   beginTotpSetupAction,
   changePassword,
   confirmTotpSetupAction,
+  forgetShownAnswerAction,
   passkeyRegistrationOptionsAction,
   regenerateRecoveryCodesAction,
   removePasskeyAction,
@@ -94,6 +95,7 @@ export default async function AccountPage() {
             confirmTotp: confirmTotpSetupAction,
             removeTotp: removeTotpAction,
             regenerateCodes: regenerateRecoveryCodesAction,
+            forgetShown: forgetShownAnswerAction,
             passkeys: {
               registrationOptions: passkeyRegistrationOptionsAction,
               add: addPasskeyAction,

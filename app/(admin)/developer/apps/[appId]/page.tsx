@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { forgetShownAnswerAction } from "@/app/(admin)/settings/account/actions";
 import { AppVersionsSection } from "@/components/app-updates/app-versions";
 import { AppForm } from "@/components/developer/app-form";
 import { AppKeysPanel } from "@/components/developer/app-keys-panel";
@@ -105,7 +106,13 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             />
           </div>
           <div className="mt-3">
-            <ReplaceSecret kind="client" action={rotateClientSecretAction} appId={app.id} clientId={app.clientId} />
+            <ReplaceSecret
+              kind="client"
+              action={rotateClientSecretAction}
+              forgetShown={forgetShownAnswerAction}
+              appId={app.id}
+              clientId={app.clientId}
+            />
           </div>
         </Panel>
         <AppKeysPanel
@@ -116,6 +123,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             generate: generateAppKeyPairAction,
             setJwksUrl: setJwksUrlAction,
             remove: removeAppKeyAction,
+            forgetShown: forgetShownAnswerAction,
           }}
         />
         <Panel titleId="usage-title" title="API usage">
@@ -152,7 +160,12 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             ) : null}
           </p>
           <div className="mt-2">
-            <ReplaceSecret kind="webhook" action={rotateWebhookSecretAction} appId={app.id} />
+            <ReplaceSecret
+              kind="webhook"
+              action={rotateWebhookSecretAction}
+              forgetShown={forgetShownAnswerAction}
+              appId={app.id}
+            />
           </div>
           <h3 className="mt-4 text-sm font-semibold text-slate-700">Platform public key (Ed25519, PEM)</h3>
           <p className="mt-1 text-sm text-slate-600">
