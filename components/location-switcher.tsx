@@ -24,7 +24,7 @@ export function LocationSwitcher({
         aria-label="Switch sub-account"
         value={current ?? ""}
         onChange={(e) => router.push(e.target.value ? `/location/${e.target.value}/settings` : "/settings")}
-        className="rounded-md border-0 py-1.5 pr-8 pl-2 text-sm ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-brand-600"
+        className="rounded-md border-0 py-1.5 pr-8 pl-2 text-sm ring-1 ring-slate-500 ring-inset focus:ring-2 focus:ring-brand-600"
       >
         {agencyView ? (
           <option value="">Agency view</option>

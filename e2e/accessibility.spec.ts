@@ -146,6 +146,8 @@ test.describe("axe-core on every screen", () => {
     await expect(page.getByRole("button", { name: "Install" })).toHaveCount(0);
     await visit(page, installPath("no-such-client"), "/oauth/chooselocation (bad client_id: error screen)");
     await expect(page.getByRole("button", { name: "Install" })).toHaveCount(0);
+    // Said for the person installing, not in the protocol's parameter names.
+    await expect(page.locator("main")).not.toContainText(/client_id|redirect_uri/);
     await visit(page, "/marketplace", "/marketplace (sub-account user)");
   });
 

@@ -69,7 +69,7 @@ test("Client credentials: a new secret with an overlap, both listed with their l
 
   const secret = (await panel.getByTestId("client-secret").textContent())?.trim() ?? "";
   expect(secret).not.toBe(app.clientSecret);
-  await expect(panel.getByText(/The previous one keeps working for 7 days, until/)).toBeVisible();
+  await expect(panel.getByText(/The previous one keeps working for 7 days;/)).toBeVisible();
   await expect(current).toContainText(`…${secret.slice(-4)}`);
   await expect(previous).toContainText(`…${app.clientSecret.slice(-4)}`);
   await expect(previous).toContainText("Works until");

@@ -190,7 +190,14 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   );
   rememberSecret(bPit, "B's private integration");
   // B's agency integration that may manage private integrations (the management API, issue 27).
-  const bManager = await createOnScreen(page, "B's manager", ["private-integrations.write", "locations.readonly"]);
+  // With no expiry, as API-made integrations have: only the tenancy refuses it.
+  const bManager = await createOnScreen(
+    page,
+    "B's manager",
+    ["private-integrations.write", "locations.readonly"],
+    undefined,
+    { noExpiration: true },
+  );
 
   const bTokens = {
     "B's Company token": bCompany.access_token,

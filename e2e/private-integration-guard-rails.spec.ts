@@ -41,9 +41,11 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   await signIn(page, agency.owner.email);
   await page.goto("/settings/private-integrations");
 
-  // Create: name and scopes in front, the guard rails behind Advanced.
+  // Create: name, scopes and Expires (90 days ahead unless chosen) in front, the other guard rails
+  // behind Advanced.
   const form = await fillNewIntegration(page, "Guarded");
-  await expect(form.getByLabel("Expires")).toBeHidden();
+  await expect(form.getByLabel("Expires")).toHaveValue(ymd(90 * DAY));
+  await expect(form.getByLabel("Allowed IP addresses")).toBeHidden();
   await form.getByText("Advanced", { exact: true }).click();
   await form.getByLabel("Expires").fill(ymd(10 * DAY));
   await form.getByRole("radio", { name: "Only the sub-accounts chosen below" }).check();

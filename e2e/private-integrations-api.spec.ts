@@ -61,9 +61,16 @@ test("an integration managed through the API, seen on the screen; the README's r
   const secretFile = join(secrets, "integration-token");
 
   try {
-    // The rotating job's own integration, made by a person on the screen.
+    // The rotating job's own integration, made by a person on the screen. It never expires: the
+    // integrations it makes have no expiry, and it may act only on ones that expire no later.
     await signIn(page, agency.owner.email);
-    const rotator = await createOnScreen(page, rotatorName, ["private-integrations.write", "locations.readonly"]);
+    const rotator = await createOnScreen(
+      page,
+      rotatorName,
+      ["private-integrations.write", "locations.readonly"],
+      undefined,
+      { noExpiration: true },
+    );
     const auth = { Authorization: `Bearer ${rotator}`, Version: version };
 
     // It creates another integration through the API: the token is in the answer, once.

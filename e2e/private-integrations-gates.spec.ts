@@ -145,6 +145,8 @@ test("another agency's sub-account is not found, and its ids cannot be slipped i
   await expect(form.getByRole("alert")).toContainText("no such sub-account in your agency");
   await expect(page.getByRole("dialog")).toHaveCount(0);
   await form.getByRole("button", { name: "Cancel" }).click();
+  // What was typed is thrown away only once confirmed.
+  await page.getByRole("alertdialog", { name: "Discard changes?" }).getByRole("button", { name: "Discard" }).click();
 
   // An edit form whose hidden integration id is swapped for theirs.
   await createIntegration(page, "Ours");

@@ -21,6 +21,12 @@ test.describe.configure({ timeout: 180_000 });
 
 const DAY = 86_400_000;
 const ymd = (ms: number) => new Date(Date.now() + ms).toISOString().slice(0, 10);
+/** The same UTC day as the screens write it: `27 Nov 2026`. */
+const dayWords = (ms: number) => {
+  const d = new Date(Date.now() + ms);
+  const month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][d.getUTCMonth()];
+  return `${d.getUTCDate()} ${month} ${d.getUTCFullYear()}`;
+};
 const shots = process.env.REMINDER_SHOTS_DIR;
 
 test("a reminder before expiry: in the header, listed, and one click into Extend expiry", async ({ page }) => {
@@ -64,7 +70,7 @@ test("a reminder before expiry: in the header, listed, and one click into Extend
   await expect(page).toHaveURL(/\/settings\/notifications$/);
   await expect(page.getByRole("heading", { name: "Notifications", level: 1 })).toBeVisible();
   const item = page.getByRole("listitem").filter({ hasText: "Nightly export" });
-  await expect(item).toContainText(`Nightly export (the agency) expires on ${ymd(5 * DAY)}.`);
+  await expect(item).toContainText(`Nightly export (the agency) expires on ${dayWords(5 * DAY)}.`);
   await expect(item).toContainText("New");
   await expectAccessible(page, "/settings/notifications");
   if (shots) {
@@ -212,7 +218,8 @@ test("a used integration: Requests (7 days) in its row; its details chart the da
   const requests = item.getByRole("row").first().getByRole("cell").nth(4);
   await expect(async () => {
     await page.reload();
-    await expect(requests).toHaveText("4", { timeout: 1_000 });
+    // innerText: the cell's label is for phones only (display: none here).
+    await expect(requests).toHaveText("4", { timeout: 1_000, useInnerText: true });
   }).toPass({ timeout: 15_000 });
 
   const details = await openDetails(item, "Warehouse sync");
@@ -222,7 +229,7 @@ test("a used integration: Requests (7 days) in its row; its details chart the da
   const rows = chart.getByRole("table").getByRole("row");
   await expect(rows).toHaveCount(31);
   await expect(rows.last().getByRole("cell")).toHaveText(["3", "1", "0"]);
-  await expect(rows.last().getByRole("rowheader")).toHaveText(new Date().toISOString().slice(0, 10));
+  await expect(rows.last().getByRole("rowheader")).toHaveText(dayWords(0));
   for (const span of ["Last 24 hours", "Last 7 days"]) {
     const total = details.getByRole("term").filter({ hasText: span }).locator("xpath=..");
     await expect(total).toContainText("4 requests");

@@ -124,6 +124,13 @@ test.describe("two-factor authentication", () => {
     await confirm.getByLabel("Authentication code").fill("000000");
     await confirm.getByRole("button", { name: "Confirm" }).click();
     await expect(confirm.getByText("That code is not right")).toBeVisible();
+    // Escape with a code typed asks first (Escape never discards typing); Keep editing keeps it.
+    await confirm.getByLabel("Authentication code").press("Escape");
+    const discard = page.getByRole("alertdialog", { name: "Discard changes?" });
+    await expect(discard.getByRole("button", { name: "Keep editing" })).toBeFocused();
+    await discard.getByRole("button", { name: "Keep editing" }).click();
+    await expect(discard).toHaveCount(0);
+    await expect(confirm.getByLabel("Authentication code")).toHaveValue("000000");
     await confirm.getByLabel("Authentication code").fill(code(secret, 1));
     await confirm.getByRole("button", { name: "Confirm" }).click();
     await expect(confirm).toHaveCount(0);

@@ -14,6 +14,7 @@ import {
 } from "react";
 import { Modal } from "@/components/private-integrations/modal";
 import type { FormAction } from "@/components/private-integrations/types";
+import { useDiscardChanges } from "@/components/ui/discard-changes";
 import { FormMessage, InputField } from "@/components/ui/field";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
@@ -113,6 +114,7 @@ function ConfirmIdentityDialog({
   const [fieldError, setFieldError] = useState<string>();
   const [pending, setPending] = useState(false);
   const confirmed = useRef(false);
+  const discard = useDiscardChanges(() => onClose(false));
 
   // What to ask is read when the dialog opens, so pages do not load it on every render.
   useEffect(() => {
@@ -180,8 +182,13 @@ function ConfirmIdentityDialog({
   }
 
   return (
-    <Modal labelledBy={titleId} onClose={() => onClose(confirmed.current)} preventEscape={pending}>
-      <form onSubmit={submit} className="space-y-4 p-6" noValidate>
+    <Modal
+      labelledBy={titleId}
+      onClose={() => onClose(confirmed.current)}
+      preventEscape={pending}
+      onEscape={discard.requestClose}
+    >
+      <form ref={discard.form} onSubmit={submit} className="space-y-4 p-6" noValidate>
         <h2 id={titleId} className="text-lg font-semibold">
           Confirm it's you
         </h2>
@@ -229,7 +236,7 @@ function ConfirmIdentityDialog({
           </button>
         ) : null}
         <div className="flex flex-wrap justify-end gap-2">
-          <button type="button" className={buttonClass("secondary")} onClick={() => onClose(false)} disabled={pending}>
+          <button type="button" className={buttonClass("secondary")} onClick={discard.requestClose} disabled={pending}>
             Cancel
           </button>
           <button type="submit" className={buttonClass("primary")} disabled={pending || !asks}>
@@ -237,6 +244,7 @@ function ConfirmIdentityDialog({
           </button>
         </div>
       </form>
+      {discard.question}
     </Modal>
   );
 }

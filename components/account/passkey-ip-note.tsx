@@ -20,8 +20,8 @@ export function PasskeyIpNote({ appOrigin }: { appOrigin: string }) {
       Browsers offer no passkeys on an IP-address origin such as this one.{" "}
       {appIsIp ? (
         <>
-          This server's address (APP_URL, {appOrigin}) is one: serve it under a host name, such as
-          http://localhost:3000, to use passkeys.
+          This server's address ({appOrigin}) is one: serve it under a host name, such as http://localhost:3000, to use
+          passkeys.
         </>
       ) : (
         <>

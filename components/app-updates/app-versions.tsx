@@ -1,4 +1,5 @@
 import { Panel } from "@/components/ui/panel";
+import { LocalDate } from "@/components/ui/relative-time";
 import type { AppVersions } from "@/lib/apps/versions";
 
 function Scopes({ label, scopes }: { label: string; scopes: string[] }) {
@@ -24,7 +25,7 @@ export function AppVersionsSection({ data }: { data: AppVersions }) {
         {data.versions.map((v) => (
           <li key={v.id} className="border-t border-slate-100 pt-2">
             <p className="text-sm font-medium">
-              <code>{v.id}</code> · <time dateTime={v.createdAt.toISOString()}>{v.createdAt.toISOString()}</time>
+              <code>{v.id}</code> · <LocalDate value={v.createdAt} />
               {v.id === newest?.id ? <span className="text-slate-500"> (newest)</span> : null}
             </p>
             <Scopes label="Added" scopes={v.added} />

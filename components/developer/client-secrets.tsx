@@ -2,10 +2,9 @@
 
 import { useActionState, useEffect, useId, useState } from "react";
 import { useGuardedAction } from "@/components/account/confirm-identity";
-import { formatDateTime } from "@/components/private-integrations/format";
 import type { FormAction } from "@/components/private-integrations/types";
 import { FormMessage } from "@/components/ui/field";
-import { RelativeTime } from "@/components/ui/relative-time";
+import { LocalDate, RelativeTime } from "@/components/ui/relative-time";
 import { buttonClass, SubmitButton } from "@/components/ui/submit-button";
 
 interface ActionAnswer {
@@ -85,7 +84,7 @@ export function ClientSecrets({
                 <Hint>{previous.hint}</Hint> <span className="font-medium text-slate-900">Previous secret</span>
               </p>
               <p className="text-slate-600">
-                Works until <time dateTime={previous.worksUntil}>{formatDateTime(previous.worksUntil)}</time> ·{" "}
+                Works until <LocalDate value={previous.worksUntil} /> ·{" "}
                 <LastUsed at={previous.lastUsedAt} renderedAt={renderedAt} />
               </p>
             </div>
@@ -110,7 +109,7 @@ export function ClientSecrets({
           </p>
           <p className="text-sm text-slate-700">
             The previous secret <Hint>{previous.hint}</Hint> <strong>stops working at once</strong> instead of on{" "}
-            {formatDateTime(previous.worksUntil)}: a server still using it is refused until it has the current one{" "}
+            <LocalDate value={previous.worksUntil} />: a server still using it is refused until it has the current one{" "}
             <Hint>{current.hint}</Hint>.
           </p>
           <div className="flex flex-wrap gap-2">

@@ -16,7 +16,7 @@ export async function NotificationsLink({ unread }: { unread: Promise<number> })
       {count > 0 ? (
         <span
           aria-hidden="true"
-          className="min-w-5 rounded-full bg-brand-700 px-1.5 text-center text-xs font-semibold leading-5 text-white"
+          className="min-w-5 rounded-full bg-accent px-1.5 text-center text-xs font-semibold leading-5 text-white"
         >
           {count > 99 ? "99+" : count}
         </span>

@@ -38,7 +38,7 @@ export function ActionsMenu({ name, actions }: { name: string; actions: MenuActi
         popoverTarget={id}
         aria-expanded={open}
         aria-label={`Actions for ${name}`}
-        className="inline-flex items-center gap-1 rounded-md px-2.5 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-300 ring-inset hover:bg-slate-100"
+        className="inline-flex items-center gap-1 rounded-md px-2.5 py-1.5 text-sm font-medium text-slate-700 ring-1 ring-slate-500 ring-inset hover:bg-slate-100"
       >
         Actions
         <svg aria-hidden="true" viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">

@@ -110,8 +110,14 @@ export function ConfirmDialog({
           </p>
         ) : null}
         <div className="flex flex-wrap justify-end gap-2">
-          {/* biome-ignore lint/a11y/noAutofocus: in a modal dialog, focus starts on the safe choice */}
-          <button type="button" autoFocus onClick={onClose} disabled={pending} className={buttonClass("secondary")}>
+          {/* In a modal dialog, focus starts on the safe choice (Modal focuses data-autofocus). */}
+          <button
+            type="button"
+            data-autofocus
+            onClick={onClose}
+            disabled={pending}
+            className={buttonClass("secondary")}
+          >
             Cancel
           </button>
           <button

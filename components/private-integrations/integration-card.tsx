@@ -1,11 +1,13 @@
 // Over 250 lines on purpose: an integration's details (status, scopes, guard rails, usage, audit)
 // are read together on one card.
 import type { ReactNode } from "react";
-import { relativeExpiry } from "@/components/ui/relative-time";
+import { LocalDate, RelativeTime } from "@/components/ui/relative-time";
+import { formatDay } from "@/lib/dates/format";
 import { type IntegrationStatus, integrationStatus, statusLabels } from "@/lib/integrations/triage";
-import { formatDate, formatDateTime, pluralDays } from "./format";
+import { pluralDays } from "./format";
+import { RotationPanel } from "./rotation-panel";
 import { triageFacts } from "./triage-facts";
-import type { AuditItem, IntegrationItem } from "./types";
+import type { IntegrationItem } from "./types";
 
 export type LifecycleKind = "rotateLater" | "rotateNow" | "expireNow" | "cancelRotation" | "remove";
 
@@ -18,7 +20,8 @@ const SCOPES_SHOWN = 8;
 /**
  * One integration's details, opened from its name in the list: every scope, the guard rails, its
  * token's state, its usage (`usage`: the chart, totals and last refused request) and its audit entries. While
- * editing, the form takes the place of the details. The actions are in the row's menu.
+ * editing, the form takes the place of the details. The actions are in the row's menu; a rotation's
+ * `Expire Now` and `Cancel rotation` are in its panel too.
  */
 export function IntegrationDetails({
   item,
@@ -26,6 +29,7 @@ export function IntegrationDetails({
   editForm,
   usage,
   audit,
+  onAction,
 }: {
   item: IntegrationItem;
   /** The render time (ISO), for relative times. */
@@ -33,8 +37,10 @@ export function IntegrationDetails({
   editForm?: ReactNode;
   /** Its usage (the chart, totals, last refused request), read when the details open. */
   usage?: ReactNode;
-  /** This integration's audit entries, newest first. */
-  audit?: AuditItem[];
+  /** This integration's audit entries, newest first (with `Show more`). */
+  audit?: ReactNode;
+  /** Opens a lifecycle confirmation (the rotation panel's `Expire Now` and `Cancel rotation`). */
+  onAction?: (kind: LifecycleKind) => void;
 }) {
   const titleId = `pi-${item.id}-details-title`;
   const rotating = item.status === "rotating" && item.previousToken;
@@ -70,7 +76,7 @@ export function IntegrationDetails({
               className="mt-4 rounded-md bg-red-50 p-4 text-sm text-red-950 ring-1 ring-red-200"
             >
               <p className="font-medium">
-                Revoked <time dateTime={revoked.at}>{formatDateTime(revoked.at)}</time>: {revoked.reason}
+                Revoked <LocalDate value={revoked.at} />: {revoked.reason}
               </p>
               <p className="mt-1 text-red-900">
                 Every token of this integration is refused. Rotate and expire this token now to issue a new one.
@@ -78,23 +84,7 @@ export function IntegrationDetails({
             </section>
           ) : null}
           {rotating && item.previousToken ? (
-            <section
-              aria-label="Rotation in progress"
-              className="mt-4 rounded-md bg-blue-50 p-4 text-sm text-blue-950 ring-1 ring-blue-200"
-            >
-              <p className="font-medium">
-                Rotation in progress: the old token <code className="font-mono">{item.previousToken.hint}</code> stops
-                working on{" "}
-                <time dateTime={item.previousToken.expiresAt}>{formatDateTime(item.previousToken.expiresAt)}</time>.
-              </p>
-              <p className="mt-1 text-blue-900">
-                The new token <code className="font-mono">{item.token.hint}</code> already works. Once everything uses
-                it, expire the old one now; if the new one was a mistake, cancel the rotation to keep the old one.
-              </p>
-              <p className="mt-1 text-blue-900">
-                <strong>Expire Now</strong> and <strong>Cancel rotation</strong> are in the actions menu.
-              </p>
-            </section>
+            <RotationPanel item={item} previous={item.previousToken} now={now} onAction={onAction} />
           ) : null}
 
           <dl className="mt-4 grid gap-x-6 gap-y-3 text-sm sm:grid-cols-3">
@@ -105,13 +95,11 @@ export function IntegrationDetails({
             <div>
               <dt className="text-xs font-medium text-slate-500">Created</dt>
               <dd className="mt-0.5 text-slate-800">
-                <time dateTime={item.createdAt} title={formatDateTime(item.createdAt)}>
-                  {formatDate(item.createdAt)}
-                </time>
+                <LocalDate value={item.createdAt} />
                 {item.createdBy ? <span className="text-slate-500"> by {item.createdBy}</span> : null}
                 {item.token.createdAt !== item.createdAt ? (
                   <span className="block text-xs text-slate-500">
-                    Token issued {formatDate(item.token.createdAt)} ({pluralDays(item.token.ageDays)} ago)
+                    Token issued <LocalDate value={item.token.createdAt} /> ({pluralDays(item.token.ageDays)} ago)
                   </span>
                 ) : null}
               </dd>
@@ -121,7 +109,7 @@ export function IntegrationDetails({
               <dd className="mt-0.5 text-slate-800">
                 {item.lastUsedAt ? (
                   <>
-                    <time dateTime={item.lastUsedAt}>{formatDateTime(item.lastUsedAt)}</time>
+                    <RelativeTime value={item.lastUsedAt} now={now} />
                     {item.lastUsedAddress ? (
                       <>
                         {" "}
@@ -147,7 +135,7 @@ export function IntegrationDetails({
 
           {usage}
 
-          {audit ? <IntegrationAudit entries={audit} /> : null}
+          {audit}
         </>
       )}
     </article>
@@ -178,11 +166,11 @@ function GuardRails({ item, now }: { item: IntegrationItem; now: string }) {
   if (item.expiresAt) {
     rows.push([
       "Expires",
-      <time key="e" dateTime={item.expiresAt} title={`Its tokens stop working at ${formatDateTime(item.expiresAt)}`}>
-        {item.expiry.kind === "expired"
-          ? `Expired after ${item.expires} (${relativeExpiry(new Date(item.expiresAt), new Date(now))})`
-          : `After ${item.expires} (${relativeExpiry(new Date(item.expiresAt), new Date(now))})`}
-      </time>,
+      // The Expires day as chosen (a UTC day); the moment its tokens stop, in the viewer's zone, on hover and focus.
+      <span key="e">
+        {item.expiry.kind === "expired" ? "Expired after" : "After"} {formatDay(item.expires)} (
+        <RelativeTime value={item.expiresAt} now={now} kind="expiry" />)
+      </span>,
     ]);
   }
   if (!item.subAccounts.all) {
@@ -221,30 +209,6 @@ function Badge({ tone, children }: { tone: "green" | "blue" | "amber" | "red" | 
     <span className={`inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${colors[tone]}`}>
       {children}
     </span>
-  );
-}
-
-function IntegrationAudit({ entries }: { entries: AuditItem[] }) {
-  return (
-    <section aria-label="History of this integration" className="mt-4">
-      <h4 className="text-xs font-medium text-slate-500">History</h4>
-      {entries.length === 0 ? (
-        <p className="mt-1 text-sm text-slate-600">Nothing recorded yet.</p>
-      ) : (
-        <ol className="mt-1 space-y-1 text-sm">
-          {entries.map((e) => (
-            <li key={e.id}>
-              <time dateTime={e.at} className="text-slate-600">
-                {formatDateTime(e.at)}
-              </time>{" "}
-              <span className="font-medium text-slate-800">{e.label}</span>
-              {e.actor ? <span className="text-slate-600"> by {e.actor}</span> : null}
-              {e.details.length ? <span className="block text-xs text-slate-600">{e.details.join(" · ")}</span> : null}
-            </li>
-          ))}
-        </ol>
-      )}
-    </section>
   );
 }
 

@@ -1,19 +1,21 @@
-// Over 250 lines on purpose: its markup is already the shared fields (components/ui/field.tsx); what
-// is left is one form's state, which its parts read together: what was typed, when Advanced opens
-// (a value or an error inside it), the Expires an agency maximum requires, errors cleared as fixed.
+// Over 250 lines on purpose: its markup is already the shared fields (components/ui/field.tsx and
+// expires-field.tsx); what is left is one form's state, which its parts read together: what was
+// typed, when Advanced opens (a value or an error inside it), the default Expires, errors cleared as fixed.
 "use client";
 
 import { type ChangeEvent, type FormEvent, useEffect, useRef, useState, useTransition } from "react";
+import { useDiscardChanges } from "@/components/ui/discard-changes";
 import { Choice, ChoiceGroup, FormMessage, InputField, TextareaField } from "@/components/ui/field";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 import { answerLost, connectionFailed } from "./confirm-dialog";
+import { ExpiresField } from "./expires-field";
 import { newIdempotencyKey } from "./idempotency-key";
 import { ScopePicker } from "./scope-picker";
 import { Spinner } from "./spinner";
 import type { FormAction, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
 
-const ADVANCED_FIELDS = ["expires", "subAccounts", "allowedIpAddresses"] as const;
+const ADVANCED_FIELDS = ["subAccounts", "allowedIpAddresses"] as const;
 
 /**
  * Create or edit an integration: name, description and scopes of this level. Submitted through the
@@ -33,7 +35,8 @@ export function IntegrationForm({
   onDone,
   onCancel,
   focusField,
-  latestExpires,
+  defaultExpires,
+  today,
 }: {
   mode: "create" | "edit";
   idPrefix: string;
@@ -49,24 +52,25 @@ export function IntegrationForm({
   fields: Record<string, string>;
   onDone: (result: ActionState) => void;
   onCancel: () => void;
-  /** `Extend expiry` opens the form with `Expires` focused (and Advanced open). */
+  /** `Extend expiry` opens the form with `Expires` focused. */
   focusField?: "expires";
-  /** With an agency maximum: the latest `Expires` date it allows today (YYYY-MM-DD), a new form's value. */
-  latestExpires?: string;
+  /** A new form's `Expires` (YYYY-MM-DD): 90 days ahead, or the latest date an agency maximum allows. */
+  defaultExpires?: string;
+  /** The server's UTC date (YYYY-MM-DD), which the buttons beside `Expires` count from. */
+  today: string;
 }) {
   const [name, setName] = useState(initial?.name ?? "");
   const [description, setDescription] = useState(initial?.description ?? "");
   const [scopes, setScopes] = useState<Set<string>>(() => new Set(initial?.scopes ?? []));
-  // With an agency maximum, `Expires` is required: shown outside Advanced, a new integration's
-  // filled with the latest date allowed.
-  const expiresRequired = maximumLifetimeDays !== null;
-  const [expires, setExpires] = useState(initial?.expires ?? latestExpires ?? "");
+  // `Expires` is shown outside Advanced, a new integration's filled with its default (a choice, not
+  // a hidden default); with an agency maximum it is required.
+  const [expires, setExpires] = useState(initial?.expires ?? defaultExpires ?? "");
   // A maximum saved while this form was already open (its page's new props arrive after the form)
-  // moves a new integration's untouched `Expires` to the new latest date.
-  const [defaultExpires, setDefaultExpires] = useState(latestExpires);
-  if (latestExpires !== defaultExpires) {
-    setDefaultExpires(latestExpires);
-    if (!initial && expires === (defaultExpires ?? "")) setExpires(latestExpires ?? "");
+  // moves a new integration's untouched `Expires` to the new default.
+  const [shownDefault, setShownDefault] = useState(defaultExpires);
+  if (defaultExpires !== shownDefault) {
+    setShownDefault(defaultExpires);
+    if (!initial && expires === (shownDefault ?? "")) setExpires(defaultExpires ?? "");
   }
   const [allSubAccounts, setAllSubAccounts] = useState(initial?.subAccounts.all ?? true);
   const [chosen, setChosen] = useState<Set<string>>(
@@ -79,6 +83,8 @@ export function IntegrationForm({
   // with the integration already created and its token, never a second one.
   const [idempotencyKey] = useState(newIdempotencyKey);
   const formRef = useRef<HTMLFormElement>(null);
+  // Escape and Cancel ask `Discard changes?` once something was typed or chosen.
+  const discard = useDiscardChanges(onCancel, formRef);
   // Fixing a field clears its error; the others stay until fixed or the form is sent again.
   const [fixed, setFixed] = useState<ReadonlySet<string>>(new Set());
   const errors = Object.fromEntries(Object.entries(state.fieldErrors ?? {}).filter(([field]) => !fixed.has(field)));
@@ -98,12 +104,8 @@ export function IntegrationForm({
   const addressesId = `${idPrefix}-addresses`;
   const subAccountsId = `${idPrefix}-sub-accounts`;
   // Open when one of its fields has a value or an error, so nothing set or refused is hidden.
-  const advancedSet =
-    (!expiresRequired && expires !== "") ||
-    !allSubAccounts ||
-    addresses.trim() !== "" ||
-    ADVANCED_FIELDS.some((f) => errors[f]);
-  const [advancedOpen, setAdvancedOpen] = useState(advancedSet || (focusField === "expires" && !expiresRequired));
+  const advancedSet = !allSubAccounts || addresses.trim() !== "" || ADVANCED_FIELDS.some((f) => errors[f]);
+  const [advancedOpen, setAdvancedOpen] = useState(advancedSet);
   const expiresInput = useRef<HTMLInputElement>(null);
   useEffect(() => {
     if (focusField === "expires") expiresInput.current?.focus();
@@ -111,25 +113,6 @@ export function IntegrationForm({
   useEffect(() => {
     if (ADVANCED_FIELDS.some((f) => state.fieldErrors?.[f])) setAdvancedOpen(true);
   }, [state]);
-  const expiresHint =
-    maximumLifetimeDays === null
-      ? "Optional: the last day its token works. Empty means it never expires."
-      : `Required: your agency's Maximum token lifetime is ${maximumLifetimeDays} day${maximumLifetimeDays === 1 ? "" : "s"}, so choose a date within it.`;
-
-  const expiresField = (
-    <InputField
-      id={expiresId}
-      label="Expires"
-      error={errors.expires}
-      hint={expiresHint}
-      ref={expiresInput}
-      type="date"
-      name="expires"
-      value={expires}
-      onChange={edit(setExpires, "expires")}
-      className="sm:max-w-xs"
-    />
-  );
 
   // After a refusal, take the keyboard to the first field that needs attention.
   useEffect(() => {
@@ -168,9 +151,10 @@ export function IntegrationForm({
       noValidate
       className="space-y-5"
       onKeyDown={(e) => {
-        if (e.key === "Escape" && !pending) {
+        // An Escape in the Discard changes? dialog is that dialog's.
+        if (e.key === "Escape" && !pending && !(e.target instanceof Element && e.target.closest("dialog"))) {
           e.preventDefault();
-          onCancel();
+          discard.requestClose();
         }
       }}
     >
@@ -214,7 +198,19 @@ export function IntegrationForm({
         error={errors.scopes}
         levelWords={levelWords}
       />
-      {expiresRequired ? expiresField : null}
+      <ExpiresField
+        id={expiresId}
+        mode={mode}
+        value={expires}
+        onChange={(value) => {
+          setExpires(value);
+          clearError("expires");
+        }}
+        error={errors.expires}
+        today={today}
+        maximumDays={maximumLifetimeDays}
+        inputRef={expiresInput}
+      />
       <details
         open={advancedOpen}
         onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}
@@ -222,7 +218,6 @@ export function IntegrationForm({
       >
         <summary className="cursor-pointer px-3 py-2 text-sm font-medium text-slate-800">Advanced</summary>
         <div className="space-y-4 border-t border-slate-100 p-3">
-          {expiresRequired ? null : expiresField}
           {subAccountOptions ? (
             <ChoiceGroup
               id={subAccountsId}
@@ -304,10 +299,12 @@ export function IntegrationForm({
           {pending ? <Spinner /> : null}
           {mode === "create" ? "Create" : "Save"}
         </button>
-        <button type="button" onClick={onCancel} disabled={pending} className={buttonClass("secondary")}>
+        <button type="button" onClick={discard.requestClose} disabled={pending} className={buttonClass("secondary")}>
           Cancel
         </button>
       </div>
+      {/* `Discard changes?`, a modal: the keys pressed in it are its own (see onKeyDown). */}
+      {discard.question}
     </form>
   );
 }

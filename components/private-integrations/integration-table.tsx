@@ -1,37 +1,48 @@
 "use client";
-// Over 250 lines on purpose: the table, its filters and the row markers (status, Token never shown) are read together; phone cards will split it.
 
+import { type SortingState, type Updater, useTable } from "@tanstack/react-table";
 import { type ReactNode, useMemo, useState } from "react";
 import { DataTable } from "@/components/ui/data-table";
-import { RelativeTime } from "@/components/ui/relative-time";
 import {
-  type AttentionKind,
   inFilter,
   integrationStatus,
   isStatusFilter,
+  leakedFilter,
   matchesSearch,
   needsAttention,
+  rowSignals,
   type StatusFilter,
+  sortByUrgency,
   statusFilters,
 } from "@/lib/integrations/triage";
-import { ActionsMenu } from "./actions-menu";
-import { integrationTitleId, type LifecycleKind, ScopeChips, StatusBadge } from "./integration-card";
-import { menuActions } from "./menu-actions";
+import type { LifecycleKind } from "./integration-card";
+import { IntegrationRow } from "./integration-row";
+import { NeedsAttention, Pager, showingWords } from "./table-controls";
+import {
+  ariaSort,
+  type SortableColumn,
+  sortableColumns,
+  sortingFeatures,
+  sortOptionOf,
+  sortOptions,
+  type TriageRow,
+} from "./table-sorting";
 import { triageFacts } from "./triage-facts";
 import type { IntegrationItem } from "./types";
 
-const attentionWords: Record<AttentionKind, (n: number) => string> = {
-  expired: (n) => `${n} expired`,
-  "expiring-soon": (n) => `${n} expiring soon (within 14 days)`,
-  "rotation-due": (n) => `${n} due for rotation (token 90 days or older)`,
-  unused: (n) => `${n} unused (not used in 30 days)`,
-};
+/** Rows drawn at a time: the page stays as quick to draw with 500 integrations as with 50. */
+export const PAGE_SIZE = 50;
+
+const fieldClass =
+  "rounded-md border-0 bg-surface py-2 pr-8 pl-3 text-sm font-normal text-slate-900 ring-1 ring-slate-500 ring-inset focus:ring-2 focus:ring-brand-600";
 
 /**
  * The list as a table built for triage: `Needs attention` with links that apply a filter,
- * `Search integrations` and the `Status` filter, one row per integration with its actions in a
- * menu. The name opens the details (or the edit form) in a row below it. Times read relative to
- * the render time (`now`), the same on the server and in the browser.
+ * `Search integrations`, the `Status` filter, one row per integration with its actions in a menu,
+ * sortable by `Name`, `Last used` and `Expires` (most urgent first until one is chosen) and drawn
+ * a page of 50 at a time; search, filter and sort apply to every row first. The name opens the
+ * details (or the edit form) below the row. Times read relative to the render time (`now`), the
+ * same on the server and in the browser.
  */
 export function IntegrationTable({
   items,
@@ -55,10 +66,19 @@ export function IntegrationTable({
 }) {
   const [query, setQuery] = useState("");
   const [filter, setFilter] = useState<StatusFilter>(isStatusFilter(initialFilter) ? initialFilter : "all");
+  const [sorting, setSorting] = useState<SortingState>([]);
   const clock = useMemo(() => new Date(now), [now]);
+  // Most urgent first: the order the rows keep until a column is sorted (and between equal values).
   const rows = useMemo(
     () =>
-      items.map((item) => ({ item, facts: triageFacts(item), status: integrationStatus(triageFacts(item), clock) })),
+      sortByUrgency(
+        items.map((item): TriageRow => {
+          const facts = triageFacts(item);
+          return { item, facts, status: integrationStatus(facts, clock), signals: rowSignals(facts, clock) };
+        }),
+        (r) => r.facts,
+        clock,
+      ),
     [items, clock],
   );
   const attention = useMemo(
@@ -69,10 +89,43 @@ export function IntegrationTable({
       ),
     [rows, clock],
   );
-  const shown = rows.filter((r) => inFilter(r.facts, filter, clock) && matchesSearch(r.facts, query));
+  const shown = useMemo(
+    () => rows.filter((r) => inFilter(r.facts, filter, clock) && matchesSearch(r.facts, query)),
+    [rows, filter, query, clock],
+  );
+  // Opened on an integration (a notification's link): its page.
+  const [page, setPage] = useState(() => {
+    const at = expanded ? shown.findIndex((r) => r.item.id === expanded) : -1;
+    return at > 0 ? Math.floor(at / PAGE_SIZE) : 0;
+  });
+
+  function sortBy(updater: Updater<SortingState>) {
+    setSorting((previous) => (typeof updater === "function" ? updater(previous) : updater));
+    setPage(0);
+  }
+
+  const table = useTable({
+    features: sortingFeatures,
+    columns: sortableColumns,
+    data: shown,
+    getRowId: (r) => r.item.id,
+    state: { sorting },
+    onSortingChange: sortBy,
+    // Each header: ascending, then descending, then back to most urgent first.
+    sortDescFirst: false,
+    enableSortingRemoval: true,
+    enableMultiSort: false,
+  });
+  const sorted = table.getRowModel().rows;
+  const pageCount = Math.max(1, Math.ceil(sorted.length / PAGE_SIZE));
+  const current = Math.min(page, pageCount - 1);
+  const from = current * PAGE_SIZE;
+  const pageRows = sorted.slice(from, from + PAGE_SIZE);
+  const order = sortOptionOf(sorting);
 
   function applyFilter(next: StatusFilter) {
     setFilter(next);
+    setPage(0);
     // The filter is in the address too, so a reload or a shared link keeps it.
     const url = new URL(window.location.href);
     if (next === "all") url.searchParams.delete("status");
@@ -80,54 +133,62 @@ export function IntegrationTable({
     window.history.replaceState(window.history.state, "", url);
   }
 
+  const sortable = (label: string, column: SortableColumn, className?: string) => ({
+    label,
+    className,
+    sort: {
+      direction: ariaSort(sorting, column),
+      onToggle: () => table.getColumn(column)?.toggleSorting(undefined, false),
+    },
+  });
+
   return (
     <div className="space-y-4">
-      {attention.length ? (
-        <section aria-labelledby="pi-attention" className="rounded-lg bg-amber-50 p-4 text-sm ring-1 ring-amber-200">
-          <h3 id="pi-attention" className="font-semibold text-amber-900">
-            Needs attention
-          </h3>
-          <ul className="mt-1 flex flex-wrap gap-x-5 gap-y-1">
-            {attention.map(({ kind, count }) => (
-              <li key={kind}>
-                <a
-                  href={`?status=${kind}`}
-                  onClick={(e) => {
-                    e.preventDefault();
-                    applyFilter(kind);
-                  }}
-                  aria-current={filter === kind ? "true" : undefined}
-                  className="font-medium text-amber-900 underline underline-offset-2"
-                >
-                  {attentionWords[kind](count)}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <NeedsAttention lines={attention} current={filter} onApply={applyFilter} />
 
       <search className="flex flex-wrap items-end gap-3">
-        <label className="flex min-w-0 flex-1 flex-col gap-1 text-sm font-medium text-slate-700">
+        <label className="flex min-w-0 flex-1 basis-56 flex-col gap-1 text-sm font-medium text-slate-700">
           Search integrations
           <input
             type="search"
             value={query}
-            onChange={(e) => setQuery(e.target.value)}
+            onChange={(e) => {
+              setQuery(e.target.value);
+              setPage(0);
+            }}
             placeholder="Name, description, scope or last 4 of a token"
-            className="w-full rounded-md border-0 bg-surface px-3 py-2 text-sm font-normal text-slate-900 ring-1 ring-slate-300 ring-inset placeholder:text-slate-500 focus:ring-2 focus:ring-brand-600"
+            className="w-full rounded-md border-0 bg-surface px-3 py-2 text-sm font-normal text-slate-900 ring-1 ring-slate-500 ring-inset placeholder:text-slate-500 focus:ring-2 focus:ring-brand-600"
           />
         </label>
         <label className="flex flex-col gap-1 text-sm font-medium text-slate-700">
           Status
           <select
             value={filter}
-            onChange={(e) => applyFilter(e.target.value as StatusFilter)}
-            className="rounded-md border-0 bg-surface py-2 pr-8 pl-3 text-sm font-normal text-slate-900 ring-1 ring-slate-300 ring-inset focus:ring-2 focus:ring-brand-600"
+            onChange={(e) => applyFilter(isStatusFilter(e.target.value) ? e.target.value : "all")}
+            className={fieldClass}
           >
             {statusFilters.map((f) => (
               <option key={f.value} value={f.value}>
                 {f.label}
+              </option>
+            ))}
+            {filter === leakedFilter.value ? <option value={leakedFilter.value}>{leakedFilter.label}</option> : null}
+          </select>
+        </label>
+        {/* The column headers sort the table; a phone's cards have none, so the same orders are here. */}
+        <label className="flex flex-col gap-1 text-sm font-medium text-slate-700 sm:hidden">
+          Sort by
+          <select
+            value={order.value}
+            onChange={(e) => {
+              const next = sortOptions.find((o) => o.value === e.target.value) ?? sortOptions[0];
+              sortBy(next.sorting.map((s) => ({ ...s })));
+            }}
+            className={fieldClass}
+          >
+            {sortOptions.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
               </option>
             ))}
           </select>
@@ -135,139 +196,51 @@ export function IntegrationTable({
       </search>
 
       <p className="text-sm text-slate-600" aria-live="polite">
-        {shown.length === rows.length ? `Showing all ${rows.length}` : `Showing ${shown.length} of ${rows.length}`}
+        {showingWords(from, pageRows.length, shown.length, rows.length)}
+        {shown.length ? `, ${order.value === "urgency" ? "most urgent first" : `sorted by ${order.label}`}` : null}
       </p>
 
-      {/* A size container: the open details take the region's visible width (100cqw), not the table's. */}
+      {/* A size container: the open details take the region's visible width (100cqw), not the table's.
+          On a phone the region is no box of its own: each row is a card. */}
       <DataTable
         label="Private integrations"
         caption="Private integrations"
         columns={[
-          { label: "Name" },
+          sortable("Name", "name"),
           { label: "Status" },
           { label: "Scopes" },
-          { label: "Last used", className: "whitespace-nowrap" },
-          { label: "Expires" },
+          sortable("Last used", "lastUsed", "whitespace-nowrap"),
+          sortable("Expires", "expires"),
           { label: "Requests (7 days)", className: "text-right" },
           { label: "Actions", srOnly: true, className: "sticky right-0 bg-slate-50" },
         ]}
-        className="@container"
-        tableClassName=""
+        className="@container max-sm:rounded-none max-sm:bg-transparent max-sm:shadow-none max-sm:ring-0"
+        tableClassName="max-sm:block"
+        headClassName="font-semibold text-slate-600 max-sm:hidden"
+        cellPadding="px-2.5 py-2"
         after={
           shown.length === 0 ? (
-            <p className="p-6 text-center text-sm text-slate-600">No integration matches this search and filter.</p>
+            <p className="p-6 text-center text-sm text-slate-600 max-sm:rounded-lg max-sm:border max-sm:border-slate-200 max-sm:bg-surface">
+              No integration matches this search and filter.
+            </p>
           ) : null
         }
       >
-        {shown.map(({ item, status }) => {
-          const open = expanded === item.id;
-          const panelId = `pi-${item.id}-panel`;
-          return (
-            <tbody key={item.id} aria-label={item.name} className="border-t border-slate-200">
-              <tr className="align-top">
-                <th scope="row" className="min-w-36 max-w-64 px-3 py-2.5 text-left font-normal">
-                  <button
-                    id={integrationTitleId(item.id)}
-                    type="button"
-                    aria-expanded={open}
-                    aria-controls={open ? panelId : undefined}
-                    onClick={() => onToggleDetails(item.id)}
-                    className="text-left font-semibold break-words text-brand-700 underline-offset-2 hover:underline"
-                  >
-                    {item.name}
-                  </button>
-                  <span className="block font-mono text-xs text-slate-600">{item.token.hint}</span>
-                  {item.token.neverShown ? (
-                    <NeverShown
-                      item={item}
-                      canRotate={status === "active" || status === "rotating"}
-                      onRotate={() => onAction("rotateNow", item.id)}
-                    />
-                  ) : null}
-                  {item.description ? (
-                    <span className="line-clamp-2 block text-xs break-words text-slate-600">{item.description}</span>
-                  ) : null}
-                </th>
-                <td className="px-3 py-2.5">
-                  <StatusBadge status={status} />
-                </td>
-                <td className="min-w-40 px-3 py-2.5">
-                  <ScopeChips scopes={item.scopes} />
-                </td>
-                <td className="px-3 py-2.5 whitespace-nowrap text-slate-700">
-                  {item.lastUsedAt ? <RelativeTime value={item.lastUsedAt} now={now} /> : "Never used"}
-                </td>
-                <td className="px-3 py-2.5 whitespace-nowrap text-slate-700">
-                  {item.expiresAt ? <RelativeTime value={item.expiresAt} now={now} kind="expiry" /> : "Never"}
-                </td>
-                <td className="px-3 py-2.5 text-right tabular-nums text-slate-700">
-                  {item.requests7d === undefined ? (
-                    <>
-                      <span aria-hidden="true">—</span>
-                      <span className="sr-only">Not counted yet</span>
-                    </>
-                  ) : (
-                    item.requests7d.toLocaleString("en")
-                  )}
-                </td>
-                {/* Sticky: on a phone the menu stays in reach while the other columns scroll. */}
-                <td className="sticky right-0 bg-surface px-3 py-2.5 text-right">
-                  <ActionsMenu
-                    name={item.name}
-                    actions={menuActions(
-                      item,
-                      status,
-                      (focus) => onEdit(item.id, focus),
-                      (kind) => onAction(kind, item.id),
-                    )}
-                  />
-                </td>
-              </tr>
-              {open ? (
-                <tr>
-                  <td id={panelId} colSpan={7} className="px-3 pb-4">
-                    {/* On a phone the table is wider than the screen: the details (their chart
-                          too) stay in view, as wide as the region, while the columns scroll. */}
-                    <div className="sticky left-3 w-[calc(100cqw-1.5rem)]">{renderExpanded(item)}</div>
-                  </td>
-                </tr>
-              ) : null}
-            </tbody>
-          );
-        })}
+        {pageRows.map(({ original: row }) => (
+          <IntegrationRow
+            key={row.item.id}
+            row={row}
+            now={now}
+            open={expanded === row.item.id}
+            expanded={expanded === row.item.id ? renderExpanded(row.item) : null}
+            onToggleDetails={() => onToggleDetails(row.item.id)}
+            onEdit={(focus) => onEdit(row.item.id, focus)}
+            onAction={(kind) => onAction(kind, row.item.id)}
+          />
+        ))}
       </DataTable>
-    </div>
-  );
-}
 
-/**
- * A token whose answer never reached a screen (lost, with the dialog's key): nobody has it. `Rotate
- * and expire this token now` replaces it with one that is shown (during a rotation, the new token only).
- */
-function NeverShown({
-  item,
-  canRotate,
-  onRotate,
-}: {
-  item: IntegrationItem;
-  canRotate: boolean;
-  onRotate: () => void;
-}) {
-  return (
-    <span className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1">
-      <span className="inline-flex items-center rounded-full bg-amber-50 px-2 py-0.5 text-xs font-medium whitespace-nowrap text-amber-900 ring-1 ring-amber-300">
-        Token never shown
-      </span>
-      {canRotate ? (
-        <button
-          type="button"
-          onClick={onRotate}
-          aria-describedby={integrationTitleId(item.id)}
-          className="min-h-6 text-left text-xs font-medium text-brand-700 underline underline-offset-2"
-        >
-          Rotate and expire this token now
-        </button>
-      ) : null}
-    </span>
+      <Pager page={current} pageCount={pageCount} onPage={setPage} />
+    </div>
   );
 }

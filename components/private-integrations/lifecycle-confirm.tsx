@@ -1,10 +1,12 @@
 "use client";
 
 import { type ReactNode, useState } from "react";
+import { LocalDate } from "@/components/ui/relative-time";
 import type { ActionState } from "@/lib/auth/actions";
 import { ConfirmDialog } from "./confirm-dialog";
-import { formatDateTime, ROTATION_OVERLAP_DAYS } from "./format";
+import { ROTATION_OVERLAP_DAYS } from "./format";
 import type { LifecycleKind } from "./integration-card";
+import { OldTokenUse } from "./rotation-panel";
 import type { IntegrationActions, IntegrationItem } from "./types";
 
 const OVERLAP_CHOICES = [1, 3, 7, 14, 30] as const;
@@ -63,7 +65,7 @@ export function LifecycleConfirm({
           {previous ? (
             <p>
               The old token <Hint>{previous.hint}</Hint> of the rotation keeps working until{" "}
-              {formatDateTime(previous.expiresAt)}.
+              <LocalDate value={previous.expiresAt} />.
             </p>
           ) : null}
         </ConfirmDialog>
@@ -78,8 +80,19 @@ export function LifecycleConfirm({
         >
           <p>
             The old token {previous ? <Hint>{previous.hint}</Hint> : null} <strong>stops working immediately</strong>
-            {previous ? <> instead of on {formatDateTime(previous.expiresAt)}</> : null}.
+            {previous ? (
+              <>
+                {" "}
+                instead of on <LocalDate value={previous.expiresAt} />
+              </>
+            ) : null}
+            .
           </p>
+          {previous ? (
+            <p className="font-medium text-slate-900">
+              <OldTokenUse previous={previous} now={now().toISOString()} />
+            </p>
+          ) : null}
           <p>
             The new token <Hint>{item.token.hint}</Hint> keeps working. Do this once everything uses the new token.
           </p>
@@ -169,9 +182,12 @@ function RotateLaterConfirm({
         </div>
       </fieldset>
       <p>
-        The current token <Hint>{item.token.hint}</Hint> keeps working until <strong>{formatDateTime(until)}</strong> (
-        {days === 1 ? "1 day" : `${days} days`}), then stops. Put the new token in place before then; you can expire the
-        old one sooner, or cancel the rotation.
+        The current token <Hint>{item.token.hint}</Hint> keeps working until{" "}
+        <strong>
+          <LocalDate value={until} />
+        </strong>{" "}
+        ({days === 1 ? "1 day" : `${days} days`}), then stops. Put the new token in place before then; you can expire
+        the old one sooner, or cancel the rotation.
       </p>
     </ConfirmDialog>
   );

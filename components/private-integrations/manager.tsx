@@ -6,10 +6,13 @@
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { useGuardedActions } from "@/components/account/confirm-identity";
 import { PageHeader } from "@/components/page-header";
+import { viewerTimeZone } from "@/components/ui/relative-time";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
-import { expiresDateOf, latestAllowedExpiry } from "@/lib/integrations/expiry";
-import { formatDateTime } from "./format";
+import { formatDateTime } from "@/lib/dates/format";
+import { utcDate } from "@/lib/integrations/expiry";
+import { defaultExpires } from "@/lib/integrations/expiry-presets";
+import { IntegrationHistory } from "./activity";
 import { IntegrationDetails, integrationTitleId, type LifecycleKind } from "./integration-card";
 import { IntegrationForm } from "./integration-form";
 import { IntegrationTable } from "./integration-table";
@@ -49,6 +52,7 @@ export function PrivateIntegrationsManager({
   renderedAt,
   initialFilter,
   audit = [],
+  auditMore = false,
   children,
   open,
 }: {
@@ -68,6 +72,8 @@ export function PrivateIntegrationsManager({
   initialFilter?: string;
   /** Audit entries (newest first), for each integration's details. */
   audit?: AuditItem[];
+  /** Whether older audit entries than `audit` exist (then each history offers `Show more`). */
+  auditMore?: boolean;
   /** Shown below the list (the activity log). */
   children?: ReactNode;
   /** A notification's link (`?integration=<id>&action=…`): the dialog to open at once. */
@@ -91,6 +97,8 @@ export function PrivateIntegrationsManager({
   const [notice, setNotice] = useState("");
   // Server clock minus browser clock, so "keeps working until …" matches what the server will set.
   const [skew] = useState(() => Date.parse(renderedAt) - Date.now());
+  // The server's date, which Expires' buttons and default count from.
+  const today = utcDate(new Date(Date.now() + skew));
   // Where the keyboard goes once the element exists: the re-rendered list can arrive a commit later.
   const focusNext = useRef<string | null>(null);
   // Whether the open confirmation was confirmed (then its opener may be gone or about to go).
@@ -143,6 +151,13 @@ export function PrivateIntegrationsManager({
     );
   }
 
+  /** Opens a lifecycle confirmation, from the row's menu or the details' rotation panel. */
+  function ask(kind: LifecycleKind, id: string) {
+    setNotice("");
+    confirmed.current = false;
+    setConfirm({ kind, id });
+  }
+
   function lifecycleDone(kind: LifecycleKind, item: IntegrationItem, result: ActionState) {
     confirmed.current = true;
     tokenShown.current = Boolean((result.data as { token?: string } | undefined)?.token);
@@ -157,7 +172,7 @@ export function PrivateIntegrationsManager({
         confirmKey: data.confirmKey,
         note:
           kind === "rotateLater" && data.oldTokenExpiresAt
-            ? `The old token ${item.token.hint} keeps working until ${formatDateTime(data.oldTokenExpiresAt)}.`
+            ? `The old token ${item.token.hint} keeps working until ${formatDateTime(data.oldTokenExpiresAt, viewerTimeZone())}.`
             : `The old token ${item.token.hint} no longer works.`,
       });
     }
@@ -214,11 +229,8 @@ export function PrivateIntegrationsManager({
             levelWords={levelWords}
             action={actions.create}
             fields={ownerFields}
-            latestExpires={
-              maximumLifetimeDays === null
-                ? undefined
-                : expiresDateOf(latestAllowedExpiry(maximumLifetimeDays, new Date(Date.now() + skew)))
-            }
+            defaultExpires={defaultExpires(today, maximumLifetimeDays)}
+            today={today}
             onDone={created}
             onCancel={() => closeForm(CREATE_BUTTON)}
           />
@@ -251,11 +263,7 @@ export function PrivateIntegrationsManager({
               setNotice("");
               setMode({ kind: "edit", id, focus });
             }}
-            onAction={(kind, id) => {
-              setNotice("");
-              confirmed.current = false;
-              setConfirm({ kind, id });
-            }}
+            onAction={ask}
             renderExpanded={(item) => (
               <IntegrationDetails
                 item={item}
@@ -269,7 +277,16 @@ export function PrivateIntegrationsManager({
                     />
                   ) : undefined
                 }
-                audit={audit.filter((e) => e.integrationId === item.id)}
+                audit={
+                  <IntegrationHistory
+                    integrationId={item.id}
+                    first={{ entries: audit.filter((e) => e.integrationId === item.id), more: auditMore }}
+                    now={renderedAt}
+                    read={actions.readActivity}
+                    fields={ownerFields}
+                  />
+                }
+                onAction={(kind) => ask(kind, item.id)}
                 editForm={
                   mode.kind === "edit" && mode.id === item.id ? (
                     <IntegrationForm
@@ -283,6 +300,7 @@ export function PrivateIntegrationsManager({
                       action={actions.update}
                       fields={{ ...ownerFields, integrationId: item.id }}
                       focusField={mode.focus}
+                      today={today}
                       onDone={(result) => {
                         setNotice(result.message ?? "Saved.");
                         closeForm(integrationTitleId(item.id));

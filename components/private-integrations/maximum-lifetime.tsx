@@ -5,6 +5,7 @@ import { FormMessage, InputField } from "@/components/ui/field";
 import { Panel } from "@/components/ui/panel";
 import { buttonClass } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
+import { formatDay } from "@/lib/dates/format";
 import { connectionFailed } from "./confirm-dialog";
 import { Modal } from "./modal";
 import { Spinner } from "./spinner";
@@ -93,8 +94,8 @@ export function MaximumLifetimeForm({
               A Maximum token lifetime of {days} day{days === "1" ? "" : "s"} brings{" "}
               <strong>{asking.wouldCap === 1 ? "1 integration" : `${asking.wouldCap} integrations`}</strong> of the
               agency and its sub-accounts (those with no expiry or a later one) to expire on{" "}
-              <strong>{asking.capTo}</strong>. Their tokens stop working after that date unless extended within the
-              maximum.
+              <strong>{formatDay(asking.capTo)}</strong>. Their tokens stop working after that date unless extended
+              within the maximum.
             </p>
             <div className="flex flex-wrap justify-end gap-2">
               {/* biome-ignore lint/a11y/noAutofocus: in a modal dialog, focus starts on the safe choice */}

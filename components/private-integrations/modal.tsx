@@ -19,6 +19,7 @@ export function Modal({
   className = "",
   role,
   preventEscape = false,
+  onEscape,
 }: {
   labelledBy: string;
   describedBy?: string;
@@ -31,6 +32,11 @@ export function Modal({
   role?: "dialog" | "alertdialog";
   /** While true (an action in flight), Escape does not close it. */
   preventEscape?: boolean;
+  /**
+   * Escape calls this instead of closing (a form that asks `Discard changes?` first). Taken on the
+   * key itself, before the browser's close request, which it may refuse to let a page cancel twice.
+   */
+  onEscape?: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const onCloseRef = useRef(onClose);
@@ -41,6 +47,8 @@ export function Modal({
   returnRef.current = returnFocus;
   const preventEscapeRef = useRef(preventEscape);
   preventEscapeRef.current = preventEscape;
+  const onEscapeRef = useRef(onEscape);
+  onEscapeRef.current = onEscape;
 
   useLayoutEffect(() => {
     const dialog = ref.current;
@@ -49,15 +57,28 @@ export function Modal({
     // A form that opened it may have just been removed, leaving focus on <body>: no opener then.
     const opener = active instanceof HTMLElement && active !== document.body ? active : null;
     if (!dialog.open) dialog.showModal();
+    // showModal() focuses the first focusable element (a date in the text, whose exact time then
+    // shows): autoFocus ran while the dialog was closed and could not take it. `data-autofocus` does.
+    dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
     const handleClose = () => onCloseRef.current();
     const handleCancel = (event: Event) => {
       if (preventEscapeRef.current) event.preventDefault();
     };
+    const handleKey = (event: KeyboardEvent) => {
+      const askFirst = onEscapeRef.current;
+      // A dialog opened inside this one (its question) handles its own Escape.
+      if (event.key !== "Escape" || !askFirst || !(event.target instanceof Element)) return;
+      if (event.target.closest("dialog") !== dialog) return;
+      event.preventDefault();
+      if (!preventEscapeRef.current) askFirst();
+    };
     dialog.addEventListener("close", handleClose);
     dialog.addEventListener("cancel", handleCancel);
+    dialog.addEventListener("keydown", handleKey);
     return () => {
       dialog.removeEventListener("close", handleClose);
       dialog.removeEventListener("cancel", handleCancel);
+      dialog.removeEventListener("keydown", handleKey);
       if (dialog.open) dialog.close();
       // After React has finished this commit, so a re-rendered list is in place.
       requestAnimationFrame(() => {

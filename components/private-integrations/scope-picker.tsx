@@ -98,8 +98,10 @@ export function ScopePicker({
           </button>
         ) : null}
       </div>
+      {/* relative: the groups' sr-only legends are absolutely positioned; without a positioned box
+          they escape the scroll box and lengthen the page by the hidden rows' height. */}
       <div
-        className={`mt-3 max-h-[26rem] space-y-4 overflow-y-auto rounded-md p-3 ring-1 ${error ? "ring-red-300" : "ring-slate-200"}`}
+        className={`relative mt-3 max-h-[26rem] space-y-4 overflow-y-auto rounded-md p-3 ring-1 ${error ? "ring-red-300" : "ring-slate-200"}`}
       >
         {visible.size === 0 ? <p className="text-sm text-slate-600">No scope matches “{query.trim()}”.</p> : null}
         {groups.map((g) => (

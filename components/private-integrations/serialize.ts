@@ -1,8 +1,8 @@
+import { formatDay } from "@/lib/dates/format";
 import type { IntegrationAuditEntry } from "@/lib/integrations/audit-log";
 import { expiresDateOf } from "@/lib/integrations/guard-rails";
 import type { PrivateIntegrationView } from "@/lib/integrations/views";
-import { formatDateTime } from "./format";
-import type { AuditItem, IntegrationItem } from "./types";
+import type { AuditDetail, AuditItem, IntegrationItem } from "./types";
 
 /** A person's name as the screens show it: a removed team member still names what they did. */
 export function memberName(person: { name: string; removed: boolean; integration?: true }): string {
@@ -41,6 +41,8 @@ export function toIntegrationItem(view: PrivateIntegrationView): IntegrationItem
           hint: view.previousToken.hint,
           expiresAt: view.previousToken.expiresAt.toISOString(),
           lastUsedAt: view.previousToken.lastUsedAt?.toISOString() ?? null,
+          lastUsedAddress: view.previousToken.lastUsedAddress,
+          rotatedAt: view.previousToken.rotatedAt?.toISOString() ?? null,
         }
       : null,
     lastUsedAddress: view.lastUsedAddress,
@@ -58,7 +60,7 @@ const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => ty
 /** The audit entry's non-secret details as short sentences. */
 export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
   const d = entry.details;
-  const details: string[] = [];
+  const details: AuditDetail[] = [];
   const renamedFrom = str(d.renamedFrom);
   if (renamedFrom) details.push(`Renamed from “${renamedFrom}”`);
   if (d.descriptionChanged === true) details.push("Description changed");
@@ -77,7 +79,7 @@ export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
   if (oldHint) {
     details.push(
       oldExpires
-        ? `Old token ${oldHint} works until ${formatDateTime(oldExpires)}`
+        ? { text: `Old token ${oldHint} works until`, at: oldExpires }
         : `Old token ${oldHint} stopped working`,
     );
   }
@@ -85,7 +87,7 @@ export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
   const railsShown = entry.action === "private_integration_created" || changed.length > 0;
   if (railsShown && (entry.action === "private_integration_created" || changed.includes("expires"))) {
     const expires = str(d.expires);
-    if (expires || changed.includes("expires")) details.push(`Expires: ${expires ?? "never"}`);
+    if (expires || changed.includes("expires")) details.push(`Expires: ${expires ? formatDay(expires) : "never"}`);
   }
   if (railsShown && (entry.action === "private_integration_created" || changed.includes("subAccounts"))) {
     const chosen = list(d.subAccounts);
@@ -102,7 +104,8 @@ export function toAuditItem(entry: IntegrationAuditEntry): AuditItem {
   if (entry.action === "private_integration_maximum_lifetime_changed") {
     const to = typeof d.to === "number" ? `${d.to} days` : "none";
     details.push(`Maximum token lifetime: ${to}`);
-    if (typeof d.capped === "number" && d.capped > 0) details.push(`${d.capped} capped to ${str(d.cappedTo) ?? "it"}`);
+    if (typeof d.capped === "number" && d.capped > 0)
+      details.push(`${d.capped} capped to ${formatDay(str(d.cappedTo) ?? "it")}`);
   }
   const reason = str(d.reason);
   if (entry.action === "private_integration_revoked_as_leaked" && reason) details.push(reason);

@@ -18,6 +18,8 @@ export interface IntegrationActions {
   readUsage?: FormAction;
   /** The token dialog showed the token of the answer to `idempotencyKey` (no longer `Token never shown`). */
   confirmShown?: FormAction;
+  /** `Show more` under Activity and a history: the page after `beforeAt`/`beforeId` (`data.activity`: an `AuditPage`). */
+  readActivity?: FormAction;
 }
 
 /** One day of the usage chart (UTC). */
@@ -68,7 +70,14 @@ export interface IntegrationItem {
   revoked: { at: string; reason: string } | null;
   /** `neverShown`: its answer was lost before any screen showed it (`Token never shown`). */
   token: { hint: string; createdAt: string; ageDays: number; rotationDue: boolean; neverShown: boolean };
-  previousToken: { hint: string; expiresAt: string; lastUsedAt: string | null } | null;
+  /** While rotating: `rotatedAt`, when the rotation began (null: not recorded); its last use and from where. */
+  previousToken: {
+    hint: string;
+    expiresAt: string;
+    lastUsedAt: string | null;
+    lastUsedAddress: string | null;
+    rotatedAt: string | null;
+  } | null;
   lastUsedAddress: string | null;
   /** `Expires` as the field shows it (YYYY-MM-DD, the last day it works), or "" for never. */
   expires: string;
@@ -98,5 +107,14 @@ export interface AuditItem {
   at: string;
   integrationName: string;
   actor: string | null;
-  details: string[];
+  details: AuditDetail[];
+}
+
+/** One detail of an audit entry: words, or words followed by an instant shown in the viewer's zone. */
+export type AuditDetail = string | { text: string; at: string };
+
+/** A page of audit entries, newest first, and whether older ones exist. */
+export interface AuditPage {
+  entries: AuditItem[];
+  more: boolean;
 }

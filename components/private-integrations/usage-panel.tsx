@@ -4,7 +4,6 @@ import { useCallback, useEffect, useState } from "react";
 import { buttonClass } from "@/components/ui/button-styles";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { UsageChart } from "@/components/usage/usage-chart";
-import { formatDateTime } from "./format";
 import type { FormAction, IntegrationUsage, UsageTotalsItem } from "./types";
 
 type Load = { state: "loading" } | { state: "failed"; message: string } | { state: "loaded"; usage: IntegrationUsage };
@@ -96,8 +95,7 @@ function UsageView({ integrationId, usage }: { integrationId: string; usage: Int
           <dl className="mt-1 grid gap-x-6 gap-y-2 sm:grid-cols-[max-content_1fr]">
             <dt className="text-slate-600">When</dt>
             <dd className="text-slate-800">
-              <RelativeTime value={refusal.at} now={usage.readAt} />{" "}
-              <span className="text-slate-600">({formatDateTime(refusal.at)})</span>
+              <RelativeTime value={refusal.at} now={usage.readAt} />
             </dd>
             <dt className="text-slate-600">From</dt>
             <dd className="font-mono break-all text-slate-800">{refusal.address}</dd>

@@ -1,7 +1,7 @@
 import { type ComponentProps, createElement, type ReactNode } from "react";
 
 export const inputClass =
-  "block w-full rounded-md border-0 px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-500 focus:ring-2 focus:ring-inset focus:ring-brand-600 aria-[invalid=true]:ring-red-500";
+  "block w-full rounded-md border-0 px-3 py-2 text-sm text-slate-900 shadow-sm ring-1 ring-inset ring-slate-500 placeholder:text-slate-500 focus:ring-2 focus:ring-inset focus:ring-brand-600 aria-[invalid=true]:ring-red-500";
 
 /** A labelled form field with its error beside it, wired up for screen readers. */
 export function Field({
@@ -114,8 +114,8 @@ export function ChoiceGroup({
 }
 
 /** The boxes of the forms' checkboxes and radios (16 px). */
-export const checkboxClass = "h-4 w-4 rounded border-slate-300";
-export const radioClass = "h-4 w-4 border-slate-300";
+export const checkboxClass = "h-4 w-4 rounded border-slate-500";
+export const radioClass = "h-4 w-4 border-slate-500";
 
 /** One radio or checkbox with its words beside it; className styles the box itself. */
 export function Choice({

@@ -9,7 +9,7 @@ import type { FormAction } from "@/components/private-integrations/types";
  * A form whose button makes something shown once (a secret, a key pair, recovery codes) sends an
  * idempotency key, one per press, kept until an answer arrives or the dialog is opened again: after
  * a lost answer, pressing again gets the first answer back and nothing is made twice
- * (lib/idempotency.ts). A lost answer is said in the form, never as an error page.
+ * (lib/idempotency/keys.ts). A lost answer is said in the form, never as an error page.
  *
  * `press` says what to do after a lost answer ("Press Confirm again"), `made` what comes back.
  */

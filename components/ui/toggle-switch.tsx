@@ -9,7 +9,8 @@ type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 
 /**
  * An on/off switch that saves on click through a server action. It flips at once, and flips back
- * with the server's message if the change was refused.
+ * with the server's message if the change was refused. Its state is said in words beside the track
+ * (`On`, `Off`), hidden from screen readers, which hear the switch's name and its checked state.
  */
 export function ToggleSwitch({
   label,
@@ -58,12 +59,21 @@ export function ToggleSwitch({
         aria-busy={pending}
         disabled={disabled || pending}
         onClick={toggle}
-        className={`relative inline-flex h-6 w-11 shrink-0 cursor-pointer rounded-full border-2 border-transparent transition-colors disabled:cursor-not-allowed disabled:opacity-50 ${optimistic ? "bg-brand-600" : "bg-slate-300"}`}
+        className="inline-flex min-h-6 shrink-0 cursor-pointer items-center gap-2 rounded-full disabled:cursor-not-allowed disabled:opacity-50"
       >
         <span
           aria-hidden="true"
-          className={`pointer-events-none inline-block h-5 w-5 transform rounded-full bg-white shadow ring-0 transition ${optimistic ? "translate-x-5" : "translate-x-0"}`}
-        />
+          data-switch-part="track"
+          className={`inline-flex h-6 w-11 shrink-0 rounded-full border-2 transition-colors ${optimistic ? "border-switch-on bg-switch-on" : "border-switch-off bg-switch-off"}`}
+        >
+          <span
+            data-switch-part="thumb"
+            className={`pointer-events-none inline-block h-5 w-5 transform rounded-full bg-switch-thumb shadow ring-0 transition ${optimistic ? "translate-x-5" : "translate-x-0"}`}
+          />
+        </span>
+        <span aria-hidden="true" className="w-6 text-left text-sm font-medium text-slate-700">
+          {optimistic ? "On" : "Off"}
+        </span>
       </button>
     </div>
   );

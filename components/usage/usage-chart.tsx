@@ -3,8 +3,10 @@
  * `limited` stacked, one bar a day, the newest on the right. Server-rendered SVG, no script; the
  * picture is hidden from screen readers, which read the same numbers in the table below it. Colours
  * differ in lightness, not only in hue; the dark scheme comes from app/globals.css's mirrored palette
- * (a `dark:` variant here would be mirrored twice).
+ * (a `dark:` variant here would be mirrored twice). Its days are UTC days, as the counts are kept,
+ * and say so in their captions.
  */
+import { formatDay, formatShortDay } from "@/lib/dates/format";
 
 export interface UsageChartDay {
   /** `YYYY-MM-DD` (UTC). */
@@ -46,11 +48,6 @@ function niceMax(max: number): number {
   return ([1, 2, 5, 10].map((m) => m * power).find((v) => v >= max) as number) ?? max;
 }
 
-const shortDate = (date: string) => {
-  const [, month, day] = date.split("-");
-  return `${Number(month)}/${Number(day)}`;
-};
-
 export function UsageChart({ days, title, id }: { days: UsageChartDay[]; title: string; id: string }) {
   const totals = days.map((d) => d.ok + d.refused + d.limited);
   const top = niceMax(Math.max(0, ...totals));
@@ -87,7 +84,7 @@ export function UsageChart({ days, title, id }: { days: UsageChartDay[]; title: 
           const x = i * slot + (slot - barWidth) / 2;
           return (
             <g key={day.date}>
-              <title>{`${day.date}: ${day.ok} succeeded, ${day.refused} refused, ${day.limited} rate-limited`}</title>
+              <title>{`${formatDay(day.date)}: ${day.ok} succeeded, ${day.refused} refused, ${day.limited} rate-limited`}</title>
               {outcomes.map((o) => {
                 const h = (day[o.key] / top) * plot;
                 if (h <= 0) return null;
@@ -99,14 +96,14 @@ export function UsageChart({ days, title, id }: { days: UsageChartDay[]; title: 
         })}
       </svg>
       <div className="flex justify-between text-xs text-slate-500" aria-hidden="true">
-        <span>{first ? shortDate(first) : ""}</span>
+        <span>{first ? formatShortDay(first) : ""}</span>
         <span>Scale: 0 to {top.toLocaleString("en-US")} requests a day</span>
-        <span>{last ? shortDate(last) : ""}</span>
+        <span>{last ? formatShortDay(last) : ""}</span>
       </div>
       {/* A table ignores the width sr-only gives it (the page would scroll sideways at 390 px): its box is hidden instead. */}
       <div className="sr-only">
         <table>
-          <caption>{title}, per day (UTC)</caption>
+          <caption>{title}, per day</caption>
           <thead>
             <tr>
               <th scope="col">Day</th>
@@ -120,7 +117,7 @@ export function UsageChart({ days, title, id }: { days: UsageChartDay[]; title: 
           <tbody>
             {days.map((day) => (
               <tr key={day.date}>
-                <th scope="row">{day.date}</th>
+                <th scope="row">{formatDay(day.date)}</th>
                 <td>{day.ok}</td>
                 <td>{day.refused}</td>
                 <td>{day.limited}</td>

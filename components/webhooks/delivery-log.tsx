@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { RelativeTime } from "@/components/ui/relative-time";
 import { type DeliveryState, deliveryStateLabels } from "@/lib/webhooks/delivery-state";
 
 /** Presentational pieces of the webhook delivery log (no database access). */
@@ -23,15 +24,13 @@ export function StatusBadge({ status }: { status: DeliveryState }) {
   );
 }
 
-/** A moment in UTC, the same for everyone who reads the log, with its machine-readable form. */
-export function Timestamp({ value, empty = "—" }: { value: Date | null; empty?: ReactNode }) {
+/** A moment of the log read relative to the page's render (`3 minutes ago`), exact on hover and focus. */
+export function Timestamp({ value, now, empty = "—" }: { value: Date | null; now: string; empty?: ReactNode }) {
   if (!value) return <span className="text-slate-500">{empty}</span>;
-  const iso = value.toISOString();
   return (
-    <time dateTime={iso}>
-      <span className="whitespace-nowrap">{iso.slice(0, 10)}</span>{" "}
-      <span className="whitespace-nowrap">{iso.slice(11, 19)} UTC</span>
-    </time>
+    <span className="whitespace-nowrap">
+      <RelativeTime value={value.toISOString()} now={now} />
+    </span>
   );
 }
 

@@ -3,6 +3,7 @@
 import { useActionState } from "react";
 import { ActionMessage } from "@/components/ui/action-message";
 import { Panel } from "@/components/ui/panel";
+import { LocalDate } from "@/components/ui/relative-time";
 import { SubmitButton } from "@/components/ui/submit-button";
 import type { ActionState } from "@/lib/auth/actions";
 
@@ -14,7 +15,8 @@ function Message({ state }: { state: ActionState }) {
 
 /**
  * The webhook endpoint's health on the app's webhooks page: the last 24 hours' success share,
- * `Webhook endpoint disabled` with `Enable`, and `Redeliver failed` since a chosen time (UTC).
+ * `Webhook endpoint disabled` with `Enable`, and `Redeliver failed` since a chosen time (the
+ * viewer's local time, sent to the server in UTC).
  */
 export function EndpointHealth({
   appId,
@@ -46,9 +48,9 @@ export function EndpointHealth({
         <div role="alert" className="mt-3 rounded-md bg-amber-50 p-3 text-sm text-amber-900 ring-1 ring-amber-200">
           <p className="font-semibold">Webhook endpoint disabled</p>
           <p>
-            It answered nothing but failures for days, so no attempts are made since{" "}
-            <time dateTime={disabledAt}>{disabledAt}</time>. Events are still written and listed by{" "}
-            <code>GET /webhooks/events</code>. Fix the receiver, then enable it: everything pending is delivered.
+            It answered nothing but failures for days, so no attempts are made since <LocalDate value={disabledAt} />.
+            Events are still written and listed by <code>GET /webhooks/events</code>. Fix the receiver, then enable it:
+            everything pending is delivered.
           </p>
           <form action={enableAction} className="mt-2">
             <input type="hidden" name="appId" value={appId} />
@@ -57,15 +59,23 @@ export function EndpointHealth({
         </div>
       ) : null}
       <Message state={enabled} />
-      <form action={redeliverAction} className="mt-4 flex flex-wrap items-end gap-2">
+      <form
+        action={(form) => {
+          // The field holds the viewer's local time; the server reads UTC.
+          const since = new Date(String(form.get("since") ?? ""));
+          if (!Number.isNaN(since.getTime())) form.set("since", since.toISOString().slice(0, 19));
+          redeliverAction(form);
+        }}
+        className="mt-4 flex flex-wrap items-end gap-2"
+      >
         <input type="hidden" name="appId" value={appId} />
         <label className="text-sm">
-          <span className="block text-slate-700">Failed since (UTC)</span>
+          <span className="block text-slate-700">Failed since</span>
           <input
             type="datetime-local"
             name="since"
             required
-            className="mt-1 rounded-md border border-slate-300 px-2 py-1 text-sm"
+            className="mt-1 rounded-md border border-slate-500 px-2 py-1 text-sm"
           />
         </label>
         <SubmitButton variant="secondary" pendingLabel="Queueing…">

@@ -3,7 +3,9 @@
 import { useActionState } from "react";
 import { useFormStatus } from "react-dom";
 import { ActionMessage } from "@/components/ui/action-message";
+import { viewerTimeZone } from "@/components/ui/relative-time";
 import type { ActionState } from "@/lib/auth/actions";
+import { formatTimeOfDay } from "@/lib/dates/format";
 import { buttonClass } from "../ui/submit-button";
 
 type Action = (prev: ActionState, formData: FormData) => Promise<ActionState>;
@@ -23,12 +25,15 @@ export function RedeliverButton({
 }) {
   const [state, formAction] = useActionState(action, {});
   const error = state.error ?? Object.values(state.fieldErrors ?? {})[0];
+  // Answered after a press, so in the browser: the time in the viewer's zone (a new one each press).
+  const at = typeof state.data?.requestedAt === "string" ? state.data.requestedAt : null;
+  const message = at ? `Redelivery requested at ${formatTimeOfDay(at, viewerTimeZone())}.` : state.message;
   return (
     <form action={formAction} className="flex flex-col items-start gap-1">
       <input type="hidden" name="appId" value={appId} />
       <input type="hidden" name="eventId" value={eventId} />
       <Submit describedById={describedById} />
-      <ActionMessage error={error} message={state.message} className="text-xs" />
+      <ActionMessage error={error} message={message} className="text-xs" />
     </form>
   );
 }

@@ -49,16 +49,23 @@ export async function takeShownToken(page: Page, close: "Done" | "Escape" = "Don
 
 /**
  * Creates an integration on the Private Integrations screen at `path` (the agency's by default)
- * with `scopes`, and answers its token as the show-once dialog gave it.
+ * with `scopes`, and answers its token as the show-once dialog gave it. `noExpiration`: chosen in
+ * place of the form's default `Expires` (90 days ahead), for an integration that manages others
+ * with no expiry (an integration may act only on ones that expire no later than itself).
  */
 export async function createOnScreen(
   page: Page,
   name: string,
   scopes: string[],
   path = "/settings/private-integrations",
+  { noExpiration = false }: { noExpiration?: boolean } = {},
 ): Promise<string> {
   await page.goto(path);
   const form = await fillNewIntegration(page, name, scopes);
+  if (noExpiration) {
+    await form.getByRole("button", { name: "No expiration", exact: true }).click();
+    await expect(form.getByLabel("Expires")).toHaveValue("");
+  }
   await form.getByRole("button", { name: "Create", exact: true }).click();
   return takeShownToken(page);
 }
@@ -77,10 +84,16 @@ export async function openActions(integration: Locator): Promise<void> {
   if ((await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
 }
 
-/** Presses one entry of the row's actions menu (`Edit`, `Delete`, a rotation…). */
+/**
+ * Presses one entry of the row's actions menu (`Edit`, `Delete`, a rotation…): in the menu itself,
+ * since open details may hold buttons of the same names (a rotation's `Expire Now`).
+ */
 export async function rowAction(integration: Locator, button: string): Promise<void> {
   await openActions(integration);
-  await integration.getByRole("button", { name: button, exact: true }).click();
+  await integration
+    .getByRole("list", { name: /^Actions for / })
+    .getByRole("button", { name: button, exact: true })
+    .click();
 }
 
 /** Opens the integration's details (its name is the button that opens them). */

@@ -13,7 +13,13 @@ import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { type AppKeySource, Prisma } from "@/lib/generated/prisma/client";
-import { answeredOnce, claimedOnce, type IdempotentRequest, idempotentRequest, personKey } from "@/lib/idempotency";
+import {
+  answeredOnce,
+  claimedOnce,
+  type IdempotentRequest,
+  idempotentRequest,
+  personKey,
+} from "@/lib/idempotency/keys";
 import { conflict, forbidden, invalid, notFound } from "@/lib/refusal";
 import { webhookUrlSaveProblem } from "@/lib/webhooks/ssrf";
 import { canManageApps, loadOwnApp } from "./registry";
@@ -403,7 +409,7 @@ export interface GeneratedKeyPair {
   key: AppKeyItem;
   /**
    * The private key, PKCS#8 PEM: handed back this once. Never stored, but sealed in the answer of an
-   * idempotency key until the screen says it showed it (lib/idempotency.ts).
+   * idempotency key until the screen says it showed it (lib/idempotency/keys.ts).
    */
   privateKeyPem: string;
 }

@@ -3,7 +3,13 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { hashSecret, lastFour } from "@/lib/crypto/secrets";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import { answeredOnce, claimedOnce, type IdempotentRequest, idempotentRequest, personKey } from "@/lib/idempotency";
+import {
+  answeredOnce,
+  claimedOnce,
+  type IdempotentRequest,
+  idempotentRequest,
+  personKey,
+} from "@/lib/idempotency/keys";
 import { Refusal } from "@/lib/refusal";
 import {
   newWebhookSecret,

@@ -5,7 +5,8 @@ import type {
 } from "@prisma/driver-adapter-utils";
 
 /**
- * Opt-in (BENCH_DB_TIMING=1) accounting of the time spent in database calls, for `npm run bench`:
+ * Opt-in (BENCH_DB_TIMING=1) accounting of the time spent in database calls, for `npm run bench`
+ * and for tests that count calls and rounds (BENCH_DB_LATENCY_MS adds a round trip to each answer):
  * the driver adapter is wrapped so every query, statement, transaction start, commit and rollback
  * adds its wall time (from the call to its answer, so waiting for a pool connection or, on
  * PGlite, for the single embedded instance counts too). Prisma 7 with driver adapters has no
@@ -17,17 +18,24 @@ export interface DbTiming {
   calls: number;
   /** Their summed wall time in milliseconds. */
   totalMs: number;
+  /**
+   * Rounds of calls: calls sent together (before any of them answered) are one round; a call sent
+   * after an answer arrived begins the next. Reads that wait on each other show as more rounds.
+   */
+  rounds: number;
+  /** An answer arrived since the current round began. */
+  answeredInRound: boolean;
 }
 
 const holder = globalThis as typeof globalThis & { __dbTiming?: DbTiming };
 
 export function dbTiming(): DbTiming {
-  holder.__dbTiming ??= { calls: 0, totalMs: 0 };
+  holder.__dbTiming ??= { calls: 0, totalMs: 0, rounds: 0, answeredInRound: true };
   return holder.__dbTiming;
 }
 
 export function resetDbTiming(): void {
-  holder.__dbTiming = { calls: 0, totalMs: 0 };
+  holder.__dbTiming = { calls: 0, totalMs: 0, rounds: 0, answeredInRound: true };
 }
 
 export function dbTimingEnabled(): boolean {
@@ -37,12 +45,23 @@ export function dbTimingEnabled(): boolean {
 /** Counts `call`'s wall time in `dbTiming()` (the adapter's calls below; ./hot-statement.ts's own). */
 export async function timeDbCall<T>(call: () => Promise<T>): Promise<T> {
   const start = performance.now();
+  const sent = dbTiming();
+  if (sent.answeredInRound) {
+    sent.rounds += 1;
+    sent.answeredInRound = false;
+  }
   try {
-    return await call();
+    const answer = await call();
+    const latency = Number(process.env.BENCH_DB_LATENCY_MS ?? 0);
+    // A network's round trip, for tests that count rounds: an embedded database answers so fast
+    // that a call sent a moment after another would otherwise seem to wait for it.
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+    return answer;
   } finally {
     const timing = dbTiming();
     timing.calls += 1;
     timing.totalMs += performance.now() - start;
+    timing.answeredInRound = true;
   }
 }
 

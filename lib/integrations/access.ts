@@ -62,30 +62,69 @@ export async function checkIntegrationAccess(
   owner: IntegrationOwner,
   access: "read" | "write" = "write",
 ): Promise<IntegrationAccess> {
-  let resolved: ResolvedOwner;
+  return decideIntegrationAccess(actor, await readOwnerFacts(actor, owner), access);
+}
+
+/** What the access rule reads of the database: the owner as found (its agency the actor's), and Labs. */
+export interface OwnerFacts {
+  owner: IntegrationOwner;
+  /** The agency, or the sub-account with its agency; absent when there is none. */
+  found?: { companyId: string; locationId: string | null; name: string };
+  /** Private Integrations is on in the actor's agency's Labs. */
+  labsOn: boolean;
+  /** The agency's `Maximum token lifetime` in days, read beside it (the screens show it). */
+  maximumTokenLifetimeDays: number | null;
+}
+
+/**
+ * The facts of `checkIntegrationAccess`, read in one round: the queries are sent together, none
+ * waits for another's answer (the screens read everything else beside them).
+ */
+export async function readOwnerFacts(actor: LifecycleActor, owner: IntegrationOwner): Promise<OwnerFacts> {
+  const [company, location, labsOn] = await Promise.all([
+    db().company.findUnique({
+      where: { id: actor.companyId },
+      select: { name: true, maximumTokenLifetimeDays: true },
+    }),
+    owner.level === "location"
+      ? db().location.findUnique({ where: { id: owner.locationId }, select: { id: true, companyId: true, name: true } })
+      : undefined,
+    isLabsFeatureEnabled(actor.companyId, "private_integrations"),
+  ]);
+  const maximumTokenLifetimeDays = company?.maximumTokenLifetimeDays ?? null;
   if (owner.level === "agency") {
-    if (owner.companyId !== actor.companyId) return notFoundAccess("agency");
-    const company = await db().company.findUnique({ where: { id: owner.companyId }, select: { name: true } });
-    if (!company) return notFoundAccess("agency");
-    resolved = { level: "agency", companyId: owner.companyId, locationId: null, name: company.name };
-  } else {
-    const location = await db().location.findUnique({
-      where: { id: owner.locationId },
-      select: { id: true, companyId: true, name: true },
-    });
-    if (!location || location.companyId !== actor.companyId) return notFoundAccess("location");
+    const found =
+      company && owner.companyId === actor.companyId
+        ? { companyId: owner.companyId, locationId: null, name: company.name }
+        : undefined;
+    return { owner, found, labsOn, maximumTokenLifetimeDays };
+  }
+  const found =
+    location && location.companyId === actor.companyId
+      ? { companyId: location.companyId, locationId: location.id, name: location.name }
+      : undefined;
+  return { owner, found, labsOn, maximumTokenLifetimeDays };
+}
+
+/** The rule of `checkIntegrationAccess` over facts already read. */
+export function decideIntegrationAccess(
+  actor: LifecycleActor,
+  facts: OwnerFacts,
+  access: "read" | "write" = "write",
+): IntegrationAccess {
+  const { found } = facts;
+  if (!found) return notFoundAccess(facts.owner.level);
+  if (found.locationId !== null) {
     if (isIntegrationActor(actor)) {
-      if (actor.allowedLocationIds && !actor.allowedLocationIds.includes(location.id)) {
+      if (actor.allowedLocationIds && !actor.allowedLocationIds.includes(found.locationId)) {
         return { ok: false, reason: "forbidden", message: "This integration's Sub-accounts do not include this one." };
       }
-    } else if (!isAgencyRole(actor.role) && !actor.locationIds.includes(location.id)) {
+    } else if (!isAgencyRole(actor.role) && !actor.locationIds.includes(found.locationId)) {
       return { ok: false, reason: "forbidden", message: "You are not a member of this sub-account." };
     }
-    resolved = { level: "location", companyId: location.companyId, locationId: location.id, name: location.name };
   }
-  if (!(await isLabsFeatureEnabled(resolved.companyId, "private_integrations"))) {
-    return { ok: false, reason: "labs_off", message: labsOffMessage };
-  }
+  const resolved: ResolvedOwner = { level: found.locationId ? "location" : "agency", ...found };
+  if (!facts.labsOn) return { ok: false, reason: "labs_off", message: labsOffMessage };
   if (isIntegrationActor(actor)) {
     if (mayManageIntegrations(actor.scopes, access)) return { ok: true, owner: resolved };
     const needed = access === "write" ? MANAGE_SCOPE : `${READ_SCOPE} (or ${MANAGE_SCOPE})`;

@@ -2,7 +2,7 @@
 // per actor, concurrency, 24 hours and pruning, `Token never shown`) over one clock and setup.
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { IDEMPOTENCY_KEY_TTL_MS, keyReusedMessage, openAnswer, parseIdempotencyKey } from "@/lib/idempotency";
+import { IDEMPOTENCY_KEY_TTL_MS, keyReusedMessage, openAnswer, parseIdempotencyKey } from "@/lib/idempotency/keys";
 import { pruneOnce } from "@/lib/maintenance/prune";
 import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";

@@ -1,10 +1,10 @@
 import { db } from "@/lib/db/client";
-import { type IdempotentRequest, idempotentRequest, openAnswer, personKey, sealAnswer } from "@/lib/idempotency";
+import { type IdempotentRequest, idempotentRequest, openAnswer, personKey, sealAnswer } from "@/lib/idempotency/keys";
 import { isIntegrationActor, type LifecycleActor } from "./access";
 
 /**
  * Idempotency keys of creates and rotations of private integrations (SPEC.md › What a person can
- * trust on it), over lib/idempotency.ts. A screen's answer loses its token as soon as the browser
+ * trust on it), over lib/idempotency/keys.ts. A screen's answer loses its token as soon as the browser
  * says it showed it (`confirmTokenShown`), which also stops its row reading `Token never shown`.
  */
 

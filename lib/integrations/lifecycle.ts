@@ -4,7 +4,7 @@ import { recordAudit } from "@/lib/accounts/audit";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
-import { answeredOnce, claimIdempotencyKey, type IdempotentRequest, recordAnswer } from "@/lib/idempotency";
+import { answeredOnce, claimIdempotencyKey, type IdempotentRequest, recordAnswer } from "@/lib/idempotency/keys";
 import { conflict, fieldErrorsOfRefusal, forbidden, invalidFields, notFound, Refusal } from "@/lib/refusal";
 import {
   type IntegrationActor,

@@ -10,21 +10,11 @@ import {
 } from "./access";
 import { ALL_SUB_ACCOUNTS } from "./guard-rails";
 import { subAccountsWithin } from "./no-escalation";
+import { integrationRowsOf, tokenSelect } from "./rows";
 import { type IntegrationRow, type PrivateIntegrationView, type TeamMemberName, toView } from "./views";
 
 /** Reading private integrations for the screens: the rows of one owner, and their views. */
 
-const tokenSelect = {
-  id: true,
-  slot: true,
-  hint: true,
-  createdAt: true,
-  lastUsedAt: true,
-  lastUsedAddress: true,
-  expiresAt: true,
-  revokedAt: true,
-  shownAt: true,
-} as const;
 export const liveSlots = { where: { slot: { not: null } }, select: tokenSelect } as const;
 /** What a view needs besides the integration's columns: its live tokens and chosen sub-accounts. */
 export const integrationInclude = {
@@ -122,15 +112,9 @@ export async function listPrivateIntegrations(
   now: Date = new Date(),
 ): Promise<PrivateIntegrationView[]> {
   const resolved = await requireIntegrationAccess(actor, owner, "read");
-  const rows = await db().privateIntegration.findMany({
-    where: ownerWhere(resolved),
-    include: integrationInclude,
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-  });
+  const { rows, creators } = await integrationRowsOf(ownerWhere(resolved));
   // Filtered here, not in SQL: one rule (isVisibleTo) for the list and the single read.
-  const visible = rows.filter((row) => isVisibleTo(actor, row));
-  const creators = await creatorsOf(resolved.companyId, visible);
-  return visible.map((row) => toView(row, now, creators));
+  return rows.filter((row) => isVisibleTo(actor, row)).map((row) => toView(row, now, creators));
 }
 
 export async function getPrivateIntegration(

@@ -70,6 +70,7 @@ describe("the Status filter", () => {
     unusedNever: make({ createdAt: ago(30), tokenCreatedAt: ago(30), lastUsedAt: null }),
     unusedOld: make({ createdAt: ago(45), tokenCreatedAt: ago(45), lastUsedAt: ago(31) }),
     newAndUnused: make({ createdAt: ago(29), lastUsedAt: null }),
+    revokedOldUnused: make({ revokedAt: ago(1), createdAt: ago(120), tokenCreatedAt: ago(120), lastUsedAt: null }),
   };
   const expected: Record<StatusFilter, string[]> = {
     all: Object.keys(rows),
@@ -88,6 +89,8 @@ describe("the Status filter", () => {
     "expiring-soon": ["expiringIn14"],
     "rotation-due": ["rotationDue"],
     unused: ["unusedNever", "unusedOld"],
+    // Applied by the `Needs attention` line only; a revoked integration is in no other kind.
+    revoked: ["revokedOldUnused"],
   };
   it.each(Object.entries(expected))("%s", (filter, names) => {
     const hits = Object.entries(rows)
@@ -96,8 +99,9 @@ describe("the Status filter", () => {
     expect(hits).toEqual(names);
   });
 
-  it("Needs attention counts each kind, in order, leaving out kinds with none", () => {
+  it("Needs attention counts each kind, revoked first, leaving out kinds with none", () => {
     expect(needsAttention(Object.values(rows), now)).toEqual([
+      { kind: "revoked", count: 1 },
       { kind: "expired", count: 1 },
       { kind: "expiring-soon", count: 1 },
       { kind: "rotation-due", count: 1 },

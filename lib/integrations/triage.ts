@@ -41,7 +41,7 @@ export interface TriageFacts {
   revokedAt?: string | Date | null;
 }
 
-const time = (value: string | Date) => new Date(value).getTime();
+const time = (value: string | Date) => (typeof value === "string" ? Date.parse(value) : value.getTime());
 
 /** The UTC day number of an instant (days since 1970-01-01). */
 const utcDay = (ms: number) => Math.floor(ms / DAY_MS);
@@ -66,8 +66,11 @@ export function integrationStatus(facts: TriageFacts, now: Date): IntegrationSta
   return facts.rotating ? "rotating" : "active";
 }
 
-/** The kinds of `Needs attention`, in the order the region lists them. */
-export const attentionKinds = ["expired", "expiring-soon", "rotation-due", "unused"] as const;
+/**
+ * The kinds of `Needs attention`, in the order the region lists them: a token reported as leaked
+ * (revoked) first, then what stopped working, then what soon will, then what is merely due.
+ */
+export const attentionKinds = ["revoked", "expired", "expiring-soon", "rotation-due", "unused"] as const;
 export type AttentionKind = (typeof attentionKinds)[number];
 
 /** The `Status` filter's options, exactly SPEC.md's, by value. */
@@ -80,10 +83,15 @@ export const statusFilters = [
   { value: "rotation-due", label: "Rotation due" },
   { value: "unused", label: "Unused" },
 ] as const;
-export type StatusFilter = (typeof statusFilters)[number]["value"];
+/**
+ * Revoked integrations: not among SPEC.md's `Status` options; the `Needs attention` line applies
+ * it (the select then shows it as an extra option while it is applied).
+ */
+export const leakedFilter = { value: "revoked", label: "Reported as leaked" } as const;
+export type StatusFilter = (typeof statusFilters)[number]["value"] | typeof leakedFilter.value;
 
 export function isStatusFilter(value: unknown): value is StatusFilter {
-  return statusFilters.some((f) => f.value === value);
+  return value === leakedFilter.value || statusFilters.some((f) => f.value === value);
 }
 
 /** Whether an integration is in one filter (`all` takes every one). */
@@ -96,6 +104,7 @@ export function inFilter(facts: TriageFacts, filter: StatusFilter, now: Date): b
     case "active":
     case "rotating":
     case "expired":
+    case "revoked":
       return status === filter;
     case "expiring-soon": {
       const days = daysUntilExpiry(facts.expiresAt, now);
@@ -131,4 +140,85 @@ export function matchesSearch(facts: TriageFacts, query: string): boolean {
   const lastFour = facts.tokenHint.slice(-4).toLowerCase();
   const haystack = [facts.name, facts.description, ...facts.scopes].join("\n").toLowerCase();
   return words.every((w) => haystack.includes(w) || lastFour.includes(w));
+}
+
+/** What a row says needs doing, besides its one status (each is exactly its filter). */
+export type RowSignal =
+  | { kind: "revoked"; label: "Reported as leaked" }
+  | { kind: "expiring-soon"; days: number; label: string }
+  | { kind: "rotation-due"; label: "Rotation due" }
+  | { kind: "unused"; label: "Unused" };
+
+/** `Expires in N days` with N whole UTC days (`daysUntilExpiry`); the last day reads `Expires today`. */
+export function expiresInWords(days: number): string {
+  if (days === 0) return "Expires today";
+  return `Expires in ${days} ${days === 1 ? "day" : "days"}`;
+}
+
+/** The row's signals, most urgent first; a row shows one only when it is in that kind's filter. */
+export function rowSignals(facts: TriageFacts, now: Date): RowSignal[] {
+  const signals: RowSignal[] = [];
+  if (inFilter(facts, "revoked", now)) signals.push({ kind: "revoked", label: "Reported as leaked" });
+  if (inFilter(facts, "expiring-soon", now)) {
+    const days = daysUntilExpiry(facts.expiresAt, now) ?? 0;
+    signals.push({ kind: "expiring-soon", days, label: expiresInWords(days) });
+  }
+  if (inFilter(facts, "rotation-due", now)) signals.push({ kind: "rotation-due", label: "Rotation due" });
+  if (inFilter(facts, "unused", now)) signals.push({ kind: "unused", label: "Unused" });
+  return signals;
+}
+
+const collator = new Intl.Collator("en", { sensitivity: "base", numeric: true });
+
+/** `Name`, ascending: A to Z, ignoring case and accents, `Sync 2` before `Sync 10`. */
+export function compareNames(a: string, b: string): number {
+  return collator.compare(a, b);
+}
+
+/** `Last used`, ascending: never used first (the longest unused), then the oldest use. */
+export function compareLastUsed(a: TriageFacts["lastUsedAt"], b: TriageFacts["lastUsedAt"]): number {
+  return (a === null ? -Infinity : time(a)) - (b === null ? -Infinity : time(b)) || 0;
+}
+
+/** `Expires`, ascending: the earliest (expired ones first), never last. */
+export function compareExpires(a: TriageFacts["expiresAt"], b: TriageFacts["expiresAt"]): number {
+  return (a === null ? Infinity : time(a)) - (b === null ? Infinity : time(b)) || 0;
+}
+
+/**
+ * Urgency, the list's default order, most urgent first. The rank is the first `Needs attention`
+ * kind a row is in (so both always agree), then:
+ * 1. revoked (reported as leaked): every token is refused; by name;
+ * 2. expired: nothing works; the most recently expired first (likely still called);
+ * 3. expiring soon: the soonest first;
+ * 4. rotation due: the oldest token first;
+ * 5. unused: by name;
+ * 6. the rest by name.
+ * Ties within a rank go by name.
+ */
+export function urgencyRank(facts: TriageFacts, now: Date): number {
+  const rank = attentionKinds.findIndex((kind) => inFilter(facts, kind, now));
+  return rank === -1 ? attentionKinds.length : rank;
+}
+
+/** Sorts by urgency (a new array); each row's rank is worked out once. */
+export function sortByUrgency<T>(rows: readonly T[], factsOf: (row: T) => TriageFacts, now: Date): T[] {
+  const keyed = rows.map((row) => {
+    const facts = factsOf(row);
+    const rank = urgencyRank(facts, now);
+    const kind = attentionKinds[rank];
+    // Within the rank, the date that orders it (smaller first), or 0 where the name alone does.
+    const expires = facts.expiresAt === null ? 0 : time(facts.expiresAt);
+    const at =
+      kind === "expired"
+        ? -expires
+        : kind === "expiring-soon"
+          ? expires
+          : kind === "rotation-due"
+            ? time(facts.tokenCreatedAt)
+            : 0;
+    return { row, rank, at, name: facts.name };
+  });
+  keyed.sort((a, b) => a.rank - b.rank || a.at - b.at || compareNames(a.name, b.name));
+  return keyed.map((k) => k.row);
 }

@@ -6,6 +6,7 @@ import { waitFor } from "@/lib/testing/elsewhere";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { NO_GUARD_RAILS, writeGuardRails } from "./guard-rails";
 import { createPrivateIntegration, rotateLater } from "./lifecycle";
+import { getPrivateIntegration } from "./read";
 import { generatePrivateIntegrationToken } from "./token";
 import { flushLastUsedWrites, lookupToken, verifyPrivateIntegrationToken } from "./verify";
 
@@ -120,6 +121,38 @@ describe("verifyPrivateIntegrationToken", () => {
     expect(await lastUsed(id)).toBe(at(61_000).toISOString());
   });
 
+  it("writes the old token's first use after its rotation began at once, with its address", async () => {
+    const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
+    const target = { level: "agency", companyId: company.id } as const;
+    const { token, integration } = await createPrivateIntegration(
+      owner,
+      target,
+      { name: "Rotated", scopes: ["locations.readonly"] },
+      t0,
+    );
+    const id = integration.token.id;
+    const used = async () => {
+      await flushLastUsedWrites();
+      const row = await db().privateIntegrationToken.findUniqueOrThrow({ where: { id } });
+      return [row.lastUsedAt?.toISOString() ?? null, row.lastUsedAddress];
+    };
+    await verifyPrivateIntegrationToken(token, at(1000), { clientAddress: "198.51.100.1" });
+    expect(await used()).toEqual([at(1000).toISOString(), "198.51.100.1"]);
+    await rotateLater(owner, target, integration.id, at(2000));
+    // Within the minute of the last write, but the first use since the rotation: written.
+    await verifyPrivateIntegrationToken(token, at(3000), { clientAddress: "203.0.113.7" });
+    expect(await used()).toEqual([at(3000).toISOString(), "203.0.113.7"]);
+    // Then once a minute again.
+    await verifyPrivateIntegrationToken(token, at(4000), { clientAddress: "203.0.113.8" });
+    expect(await used()).toEqual([at(3000).toISOString(), "203.0.113.7"]);
+    const view = await getPrivateIntegration(owner, target, integration.id, at(5000));
+    expect(view.previousToken).toMatchObject({
+      rotatedAt: at(2000),
+      lastUsedAt: at(3000),
+      lastUsedAddress: "203.0.113.7",
+    });
+  });
+
   it("does not fail the request when the lastUsedAt write fails", async () => {
     const { locations, owner } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
     const { token } = await createPrivateIntegration(
@@ -164,6 +197,7 @@ describe("the token lookup", () => {
       expiresAt: stored.expiresAt,
       revokedAt: null,
       lastUsedAt: null,
+      rotatedOutAt: t0,
       integrationId: integration.id,
       companyId: company.id,
       locationId: null,

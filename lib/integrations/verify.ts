@@ -20,6 +20,8 @@ interface TokenLookupRow {
   expiresAt: Date | null;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
+  /** Set on the previous token: when its rotation began. */
+  rotatedOutAt: Date | null;
   integrationId: string;
   companyId: string;
   locationId: string | null;
@@ -99,7 +101,13 @@ function decide(row: TokenLookupRow | undefined, now: Date, context: Verificatio
     const description = addressNotAllowedDescription(address);
     return { ok: false, reason: "refused", refusal: { code: "forbidden", description }, integrationId };
   }
-  touchLastUsed(row.id, row.lastUsedAt === null ? null : timeOf(row.lastUsedAt), now, context?.clientAddress ?? null);
+  touchLastUsed(
+    row.id,
+    row.lastUsedAt === null ? null : timeOf(row.lastUsedAt),
+    row.rotatedOutAt === null ? null : timeOf(row.rotatedOutAt),
+    now,
+    context?.clientAddress ?? null,
+  );
   return { ok: true, principal: grantedBy(row, expiresAt, integrationExpiresAt) };
 }
 
@@ -141,7 +149,7 @@ function earliest(a: Date | null, b: Date | null): Date | undefined {
 /** Past Prisma's runtime on PostgreSQL (lib/db/hot-statement.ts): it runs on a cache miss of each request. */
 export async function lookupToken(tokenHash: string): Promise<TokenLookupRow | undefined> {
   const rows = await runHotStatement<TokenLookupRow>(
-    `SELECT t.id, t.slot::text AS slot, t."expiresAt", t."revokedAt", t."lastUsedAt",
+    `SELECT t.id, t.slot::text AS slot, t."expiresAt", t."revokedAt", t."lastUsedAt", t."rotatedOutAt",
            i.id AS "integrationId", i."companyId", i."locationId", i.scopes,
            i."expiresAt" AS "integrationExpiresAt",
            COALESCE(i."allowedIpAddresses", ARRAY[]::text[]) AS "allowedIpAddresses",
@@ -167,12 +175,28 @@ function timeOf(value: Date | string | number): number {
   return value instanceof Date ? value.getTime() : new Date(value).getTime();
 }
 
-/** `lastUsedAt`: the row's, in ms. */
-function touchLastUsed(tokenId: string, lastUsedAt: number | null, now: Date, address: string | null): void {
+/**
+ * `lastUsedAt`, `rotatedOutAt`: the row's, in ms. The first use of an old token after its rotation
+ * began is written at once, whatever the minute: the screens say whether it was used since.
+ */
+function touchLastUsed(
+  tokenId: string,
+  lastUsedAt: number | null,
+  rotatedOutAt: number | null,
+  now: Date,
+  address: string | null,
+): void {
   const at = now.getTime();
-  if (lastUsedAt !== null && at - lastUsedAt < LAST_USED_INTERVAL_MS) return;
   const written = recentWrites.get(tokenId);
-  if (written !== undefined && at - written < LAST_USED_INTERVAL_MS && at >= written) return;
+  const firstSinceRotation =
+    rotatedOutAt !== null &&
+    at >= rotatedOutAt &&
+    (lastUsedAt === null || lastUsedAt < rotatedOutAt) &&
+    (written === undefined || written < rotatedOutAt);
+  if (!firstSinceRotation) {
+    if (lastUsedAt !== null && at - lastUsedAt < LAST_USED_INTERVAL_MS) return;
+    if (written !== undefined && at - written < LAST_USED_INTERVAL_MS && at >= written) return;
+  }
   if (recentWrites.size >= MAX_REMEMBERED) recentWrites.clear();
   recentWrites.set(tokenId, at);
   // Fire and forget: the request never waits for this write, and a failure only logs.
@@ -180,7 +204,11 @@ function touchLastUsed(tokenId: string, lastUsedAt: number | null, now: Date, ad
     .privateIntegrationToken.updateMany({
       where: {
         id: tokenId,
-        OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: new Date(at - LAST_USED_INTERVAL_MS) } }],
+        OR: [
+          { lastUsedAt: null },
+          { lastUsedAt: { lte: new Date(at - LAST_USED_INTERVAL_MS) } },
+          ...(firstSinceRotation ? [{ lastUsedAt: { lt: new Date(rotatedOutAt ?? 0) } }] : []),
+        ],
       },
       // The address of the request that wrote lastUsedAt (null when the caller gave no context).
       data: { lastUsedAt: now, lastUsedAddress: address },

@@ -47,8 +47,11 @@ export interface PrivateIntegrationView {
   revoked: { at: Date; reason: string } | null;
   /** The token issued last; `neverShown`: its answer never reached a screen (`Token never shown`). */
   token: TokenView & { ageDays: number; rotationDue: boolean; neverShown: boolean };
-  /** While rotating: the old token and the moment it stops working. */
-  previousToken: (TokenView & { expiresAt: Date }) | null;
+  /**
+   * While rotating: the old token, the moment it stops working, when the rotation began (null for
+   * one begun before that was recorded) and the address of its last use.
+   */
+  previousToken: (TokenView & { expiresAt: Date; rotatedAt: Date | null; lastUsedAddress: string | null }) | null;
   /** The latest use of any of its tokens. */
   lastUsedAt: Date | null;
   /** The client address of that latest use (lib/client-address.ts). */
@@ -70,6 +73,8 @@ export interface TokenRow {
   createdAt: Date;
   lastUsedAt: Date | null;
   lastUsedAddress: string | null;
+  /** Set while it is the previous token: when its rotation began. */
+  rotatedOutAt?: Date | null;
   expiresAt: Date | null;
   revokedAt: Date | null;
   /** Null while a screen has not said it showed the token (`Token never shown`). */
@@ -159,7 +164,14 @@ export function toView(
       rotationDue: age >= ROTATION_RECOMMENDED_MS,
       neverShown: current?.shownAt === null && age >= TOKEN_NEVER_SHOWN_AFTER_MS,
     },
-    previousToken: previous ? { ...pick(previous), expiresAt: previous.expiresAt! } : null,
+    previousToken: previous
+      ? {
+          ...pick(previous),
+          expiresAt: previous.expiresAt!,
+          rotatedAt: previous.rotatedOutAt ?? null,
+          lastUsedAddress: previous.lastUsedAddress,
+        }
+      : null,
     lastUsedAt: lastUse?.lastUsedAt ?? null,
     lastUsedAddress: lastUse?.lastUsedAddress ?? null,
     expiresAt: row.expiresAt,

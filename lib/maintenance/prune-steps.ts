@@ -48,7 +48,7 @@ import { webhookEventRetentionCutoff } from "@/lib/webhooks/retention";
  *   on, and `after=<webhookId>` of a pruned event is the 400 that already names the retention.
  * - API usage counts (hours per integration or installation) and an integration's last refused
  *   request: 90 days (USAGE_RETENTION_DAYS, SPEC.md "Counts are kept 90 days"); the screens show 30.
- * - Idempotent answers (lib/idempotency.ts): at their `expiresAt`, 24 hours after the
+ * - Idempotent answers (lib/idempotency/keys.ts): at their `expiresAt`, 24 hours after the
  *   request that wrote them (SPEC.md: a key is kept 24 hours). A key sent later runs as a new
  *   request (a claim takes over an expired row, so pruning late changes nothing).
  *

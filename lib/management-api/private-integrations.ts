@@ -1,8 +1,8 @@
 import { requireAgencyPrivateIntegration, requireScope } from "@/lib/api/bearer";
 import { HttpError } from "@/lib/api/http-error";
 import { db } from "@/lib/db/client";
+import { idempotencyKeyRule, parseIdempotencyKey } from "@/lib/idempotency/keys";
 import type { IntegrationActor, IntegrationOwner } from "@/lib/integrations/access";
-import { idempotencyKeyRule, parseIdempotencyKey } from "@/lib/idempotency";
 import * as lifecycle from "@/lib/integrations/lifecycle";
 import { MANAGE_SCOPE, READ_SCOPE } from "@/lib/integrations/no-escalation";
 import { getPrivateIntegration, listPrivateIntegrations } from "@/lib/integrations/read";

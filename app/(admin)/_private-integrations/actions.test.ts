@@ -277,7 +277,7 @@ describe("guard rails through the forms", () => {
     const saved = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30", confirmed: "yes" }));
     expect(saved.ok).toBe(true);
     expect(saved.message).toMatch(
-      /^Maximum token lifetime saved: 30 days\. 1 integration now expires on \d{4}-\d{2}-\d{2}\.$/,
+      /^Maximum token lifetime saved: 30 days\. 1 integration now expires on \d{1,2} [A-Z][a-z]{2} \d{4}\.$/,
     );
     const refused = await actions.createIntegration(
       {},
@@ -309,7 +309,11 @@ describe("the integration details", () => {
     const render = (now: Date) =>
       getPrivateIntegration(owner, owned, integration.id, now).then((view) =>
         renderToStaticMarkup(
-          createElement(IntegrationDetails, { item: toIntegrationItem(view), now: now.toISOString() }),
+          createElement(IntegrationDetails, {
+            item: toIntegrationItem(view),
+            now: now.toISOString(),
+            onAction: () => {},
+          }),
         ),
       );
     expect(await render(new Date("2030-03-31T09:00:00Z"))).not.toContain("Rotation recommended");
@@ -319,8 +323,10 @@ describe("the integration details", () => {
     const html = await render(new Date("2030-04-21T15:00:00Z"));
     expect(html).toContain("stops working on");
     expect(html).toContain("28 Apr 2030, 14:05 UTC");
-    expect(html).toContain("Expire Now");
-    expect(html).toContain("Cancel rotation");
+    // Its panel offers both, and says whether the old token was used since.
+    expect(html).toMatch(/<button[^>]*>Expire Now<\/button>/);
+    expect(html).toMatch(/<button[^>]*>Cancel rotation<\/button>/);
+    expect(html).toContain("Old token not used since the rotation.");
     expect(html).not.toContain("Rotate and expire this token later");
     expect(html).not.toContain("Rotation recommended");
   });
@@ -348,16 +354,18 @@ describe("the integration details", () => {
           createElement(IntegrationDetails, { item: toIntegrationItem(view), now: now.toISOString() }),
         ),
       );
+    // The words, without the markup (the relative time is an element of its own).
+    const words = (html: string) => html.replace(/<[^>]+>/g, "");
     const before = await render(created);
-    // Expires 2030-01-10, nine whole UTC days after 2030-01-01 (SPEC.md: `in N days`).
-    expect(before).toContain("After 2030-01-10 (in 9 days)");
+    // Expires 2030-01-10, nine whole UTC days after 2030-01-01 (SPEC.md: `in N days`), written as the screens write dates.
+    expect(words(before)).toContain("After 10 Jan 2030 (in 9 days");
     expect(before).toContain(locations[1]!.name);
     expect(before).toContain("127.0.0.9");
     expect(before).toContain("Never used");
     const after = await render(new Date("2030-01-11T00:00:00Z"));
     expect(after).toContain("Expired");
-    expect(after).toContain("Expired after 2030-01-10");
-    expect(after).not.toContain("(in 9 days)");
+    expect(words(after)).toContain("Expired after 10 Jan 2030");
+    expect(words(after)).not.toContain("(in 9 days");
   });
 
   it("a token reported as leaked: Revoked with the reason; only Rotate and expire this token now (and Edit, Delete) offered", async () => {

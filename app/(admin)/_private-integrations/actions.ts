@@ -2,11 +2,12 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { formatDateTime } from "@/components/private-integrations/format";
+import { pluralDays } from "@/components/private-integrations/format";
 import type { IntegrationUsage } from "@/components/private-integrations/types";
 import type { Actor } from "@/lib/accounts/permissions";
 import { type ActionState, actorAction } from "@/lib/auth/actions";
-import { keyReusedMessage, parseIdempotencyKey } from "@/lib/idempotency";
+import { formatDay } from "@/lib/dates/format";
+import { keyReusedMessage, parseIdempotencyKey } from "@/lib/idempotency/keys";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import { parseRotationOverlap } from "@/lib/integrations/guard-rails";
 import { confirmTokenShown } from "@/lib/integrations/idempotency";
@@ -116,7 +117,8 @@ export const rotateIntegrationLater = actorAction(
     );
     const expiresAt = integration.previousToken?.expiresAt;
     return done(owner, {
-      message: `“${integration.name}” is rotating: both tokens work${expiresAt ? ` until ${formatDateTime(expiresAt)}` : ""}.`,
+      // No date here: the server does not know the viewer's time zone; the screen shows it.
+      message: `“${integration.name}” is rotating: both tokens work for ${pluralDays(overlap)}.`,
       data: { token, oldTokenExpiresAt: expiresAt?.toISOString(), ...echo },
     });
   },
@@ -222,7 +224,7 @@ export const setMaximumLifetime = actorAction(
         : `Maximum token lifetime saved: ${change.maximumDays} day${change.maximumDays === 1 ? "" : "s"}.`;
     const capped =
       change.capped > 0
-        ? ` ${change.capped} integration${change.capped === 1 ? " now expires" : "s now expire"} on ${change.cappedTo}.`
+        ? ` ${change.capped} integration${change.capped === 1 ? " now expires" : "s now expire"} on ${formatDay(change.cappedTo ?? "")}.`
         : "";
     return done(owner, { message: rule + capped, data: { maximumDays: change.maximumDays, capped: change.capped } });
   },

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
-import { idempotencyKeyRule } from "@/lib/idempotency";
+import { idempotencyKeyRule } from "@/lib/idempotency/keys";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency } from "@/lib/testing/fixtures";

@@ -2,16 +2,13 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { z } from "zod";
 import { PageHeader } from "@/components/page-header";
-import { AuditLogView } from "@/components/private-integrations/audit-log";
+import { AuditLogView } from "@/components/private-integrations/activity";
 import { PrivateIntegrationsManager } from "@/components/private-integrations/manager";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
 import { NoPermission, Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
-import { checkIntegrationAccess, type IntegrationOwner } from "@/lib/integrations/access";
-import { listAuditLog } from "@/lib/integrations/audit-log";
-import { listPrivateIntegrations, listSubAccountOptions, readMaximumTokenLifetime } from "@/lib/integrations/read";
+import type { IntegrationOwner } from "@/lib/integrations/access";
 import { scopeGroups } from "@/lib/scopes";
-import { integrationRequestsLast7Days } from "@/lib/usage/read";
 import {
   cancelIntegrationRotation,
   confirmShown,
@@ -24,8 +21,8 @@ import {
   setMaximumLifetime,
   updateIntegration,
 } from "./actions";
-
-const AUDIT_LIMIT = 50;
+import { readActivity } from "./activity-actions";
+import { readIntegrationsScreen } from "./screen-read";
 
 const actions = {
   create: createIntegration,
@@ -37,11 +34,13 @@ const actions = {
   remove: deleteIntegration,
   readUsage: readIntegrationUsage,
   confirmShown,
+  readActivity,
 };
 
 /**
  * The Private Integrations screen of the agency (no `locationId`) or of one sub-account, shared by
- * both routes. The gate is decided here on the server before any data is read: another agency's
+ * both routes. Everything is read in one round of queries (./screen-read.ts), bounded
+ * to the person's own agency; the gate decides before anything is shown: another agency's
  * sub-account is "not found", Labs off says so, no permission says so.
  */
 export async function PrivateIntegrationsScreen({
@@ -56,7 +55,8 @@ export async function PrivateIntegrationsScreen({
   const owner: IntegrationOwner = locationId
     ? { level: "location", locationId }
     : { level: "agency", companyId: actor.companyId };
-  const access = await checkIntegrationAccess(actor, owner);
+  const now = new Date();
+  const access = await readIntegrationsScreen(actor, owner, now);
   if (!access.ok) {
     // A 404 (each route's not-found.tsx: ./not-found-screen.tsx): a page cannot set its status, notFound() does.
     if (access.reason === "not_found") notFound();
@@ -69,37 +69,33 @@ export async function PrivateIntegrationsScreen({
     );
   }
 
-  const now = new Date();
-  const agency = access.owner.level === "agency";
-  const [integrations, audit, maximumLifetimeDays, subAccounts] = await Promise.all([
-    listPrivateIntegrations(actor, owner, now),
-    listAuditLog(actor, owner, { limit: AUDIT_LIMIT }),
-    readMaximumTokenLifetime(access.owner.companyId),
-    listSubAccountOptions(access.owner),
-  ]);
-  // `Requests (7 days)` of every row in one query; the chart is read when a details panel opens.
-  const requests = await integrationRequestsLast7Days(
-    integrations.map((i) => i.id),
-    now,
-  );
-  const auditItems = audit.map(toAuditItem);
+  const { owner: resolved, integrations, requests, audit, maximumTokenLifetimeDays, subAccounts } = access.screen;
+  const agency = resolved.level === "agency";
+  // The newest 20 entries of Activity and whether older ones exist: `Show more` reads the rest.
+  const auditItems = { entries: audit.entries.map(toAuditItem), more: audit.more };
   return (
     <PrivateIntegrationsManager
-      level={access.owner.level}
-      ownerName={access.owner.name}
-      locationId={access.owner.locationId ?? undefined}
+      level={resolved.level}
+      ownerName={resolved.name}
+      locationId={resolved.locationId ?? undefined}
       items={integrations.map((i) => ({ ...toIntegrationItem(i), requests7d: requests.get(i.id) ?? 0 }))}
-      groups={scopeGroups(access.owner.level)}
+      groups={scopeGroups(resolved.level)}
       subAccountOptions={agency ? subAccounts : undefined}
-      maximumLifetimeDays={maximumLifetimeDays}
+      maximumLifetimeDays={maximumTokenLifetimeDays}
       // The maximum is the agency's: set on its screen only, shown read-only on a sub-account's.
       actions={agency ? { ...actions, setMaximumLifetime } : actions}
       renderedAt={now.toISOString()}
       open={dialogToOpen(searchParams)}
       initialFilter={typeof searchParams?.status === "string" ? searchParams.status : undefined}
-      audit={auditItems}
+      audit={auditItems.entries}
+      auditMore={auditItems.more}
     >
-      <AuditLogView entries={auditItems} limit={AUDIT_LIMIT} />
+      <AuditLogView
+        first={auditItems}
+        now={now.toISOString()}
+        read={readActivity}
+        fields={locationId ? { locationId } : {}}
+      />
     </PrivateIntegrationsManager>
   );
 }

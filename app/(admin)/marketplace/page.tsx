@@ -4,6 +4,7 @@ import { UninstallButton } from "@/components/marketplace/uninstall-button";
 import { PageHeader } from "@/components/page-header";
 import { buttonClass } from "@/components/ui/button-styles";
 import { panelClass } from "@/components/ui/panel";
+import { LocalDate } from "@/components/ui/relative-time";
 import { installSettingLabels } from "@/lib/apps/settings";
 import { requireActor } from "@/lib/auth/session";
 import { listPendingUpdates } from "@/lib/oauth/app-updates";
@@ -51,7 +52,9 @@ export default async function MarketplacePage() {
                           ? `Agency install${i.locations.length ? ` · ${i.locations.map((l) => l.name).join(", ")}` : ""}`
                           : `Sub-account install · ${i.locations.map((l) => l.name).join(", ")}`}
                       </p>
-                      <p className="text-xs text-slate-500">Authorized {i.installedAt.toISOString().slice(0, 10)}</p>
+                      <p className="text-xs text-slate-500">
+                        Authorized <LocalDate value={i.installedAt} />
+                      </p>
                       {update ? <UpdateAvailable update={update} /> : null}
                     </div>
                     <div className="flex flex-wrap items-center gap-3">

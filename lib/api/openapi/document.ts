@@ -138,6 +138,26 @@ function errorResponses(op: Operation): Record<string, Json> {
       },
     };
   }
+  if (op.unavailable) {
+    responses["503"] = {
+      description: `\`server_error\`: ${op.unavailable}`,
+      headers: {
+        ...traceHeader,
+        "Retry-After": { description: "Seconds to wait before asking again.", schema: { type: "integer" } },
+      },
+      content: {
+        "application/json": {
+          schema: { $ref: "#/components/schemas/Error" },
+          examples: {
+            server_error: {
+              summary: op.unavailable,
+              value: { ...errorExample("server_error", 503), error_description: op.unavailable },
+            },
+          },
+        },
+      },
+    };
+  }
   return responses;
 }
 

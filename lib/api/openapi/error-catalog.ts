@@ -8,7 +8,7 @@ import { type ErrorCode, errorStatus } from "@/lib/api/http-error";
 export const errorCatalog: Record<ErrorCode, { meaning: string; example: string }> = {
   invalid_request: {
     meaning:
-      "The request is malformed: a parameter or field is missing, of the wrong type or format, sent twice, or the body has the wrong content type, broken encoding or is too large, or the method is not served (with an Allow header). Always 400, as SPEC.md gives it. The description names the field.",
+      "The request is malformed: a parameter or field is missing, of the wrong type or format, sent twice, or the body has the wrong content type, broken encoding or is too large, or the method is not served (with an Allow header). Always 400. The description names the field.",
     example: "email: must be an e-mail address such as ada@example.com",
   },
   invalid_client: {

@@ -1,6 +1,6 @@
 import { decrypt, encrypt } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
-import { answeredOnce, idempotentRequest, personKey, throwIfAnsweredBefore } from "@/lib/idempotency";
+import { answeredOnce, idempotentRequest, personKey, throwIfAnsweredBefore } from "@/lib/idempotency/keys";
 import { conflict, invalid, notFound } from "@/lib/refusal";
 import { changeFactors, personOf } from "./change-factors";
 import { totpPurpose } from "./factors";

@@ -1,5 +1,5 @@
 import { db, type Tx } from "@/lib/db/client";
-import { answeredOnce, claimIdempotencyKey, type IdempotentRequest, recordAnswer } from "@/lib/idempotency";
+import { answeredOnce, claimIdempotencyKey, type IdempotentRequest, recordAnswer } from "@/lib/idempotency/keys";
 import { notFound } from "@/lib/refusal";
 import {
   auditSecurityEvent,

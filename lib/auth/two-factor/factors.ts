@@ -1,6 +1,6 @@
 import { decrypt } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
-import { idempotentRequest, personKey } from "@/lib/idempotency";
+import { idempotentRequest, personKey } from "@/lib/idempotency/keys";
 import { conflict, notFound } from "@/lib/refusal";
 import { auditSecurityEvent, mailSecurityEvent, type SecurityEvent } from "../security-events";
 import { changeFactors, personOf, replaceRecoveryCodes, twoFactorOn } from "./change-factors";

@@ -54,9 +54,9 @@ describe("validateAuthorizeRequest", () => {
   });
 
   it.each([
-    ["no client_id", { client_id: null }, /no client_id/],
-    ["an unknown client_id", { client_id: "nope" }, /No app has/],
-    ["no redirect_uri", { redirect_uri: null }, /no redirect_uri/],
+    ["no client_id", { client_id: null }, /does not say which app/],
+    ["an unknown client_id", { client_id: "nope" }, /No app matches this install link/],
+    ["no redirect_uri", { redirect_uri: null }, /does not say where to send you back/],
     ["an unregistered redirect_uri", { redirect_uri: "https://evil.example/cb" }, /not registered/],
     ["a redirect_uri differing by a slash", { redirect_uri: `${testRedirectUri}/` }, /not registered/],
   ])("%s: an error screen, never a redirect", async (_case, override, message) => {

@@ -77,14 +77,14 @@ async function checkClient(
   if (!clientId || clientId === DUPLICATE) {
     return screen(
       "This install link is incomplete",
-      "The link has no client_id, so we cannot tell which app it is for. Ask the app's developer for a working install link.",
+      "The link does not say which app it is for. Ask the app's developer for a working install link.",
     );
   }
   const app = await findAppByClientId(clientId);
   if (!app) {
     return screen(
       "This app does not exist",
-      "No app has the client_id in this link. Ask the app's developer for a working install link.",
+      "No app matches this install link. Ask the app's developer for a working install link.",
     );
   }
   const redirectUri = params.redirect_uri;
@@ -92,8 +92,8 @@ async function checkClient(
     return screen(
       "This install link is not valid",
       redirectUri
-        ? `The redirect_uri of this link is not registered for ${app.name}. Its developer must use one of the app's registered redirect URIs.`
-        : `The link has no redirect_uri. ${app.name}'s developer must add one of the app's registered redirect URIs.`,
+        ? `This link would send you back to an address that is not registered for ${app.name}. Its developer must use one of the app's registered redirect addresses.`
+        : `This link does not say where to send you back after installing. ${app.name}'s developer must add one of the app's registered redirect addresses.`,
     );
   }
   return { ok: true, app, redirectUri };

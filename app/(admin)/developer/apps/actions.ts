@@ -2,13 +2,12 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { formatDateTime } from "@/components/private-integrations/format";
 import { clientSecretOverlapLabels, clientSecretOverlaps } from "@/lib/apps/client-secret-overlap";
 import { addPublicKey, generateKeyPair, removeAppKey, setJwksUrl } from "@/lib/apps/keys";
 import { createApp, updateApp } from "@/lib/apps/registry";
 import { revokePreviousClientSecret, rotateClientSecret, rotateWebhookSecret } from "@/lib/apps/secrets";
 import { actorAction, echoValues } from "@/lib/auth/actions";
-import { parseIdempotencyKey } from "@/lib/idempotency";
+import { parseIdempotencyKey } from "@/lib/idempotency/keys";
 
 // Shapes only; the rules (URI schemes, scope names, lengths) are createApp's and updateApp's.
 const appFormSchema = z.object({
@@ -26,7 +25,7 @@ const appFormSchema = z.object({
 const appId = z.object({ appId: z.string().min(1) });
 /**
  * One per press of the dialog's button, kept while it is open: sent again after a lost answer, the
- * same secret or key pair comes back and nothing is made twice (lib/idempotency.ts).
+ * same secret or key pair comes back and nothing is made twice (lib/idempotency/keys.ts).
  */
 const idempotencyField = { idempotencyKey: z.string().max(1000).optional() };
 
@@ -92,7 +91,7 @@ export const rotateClientSecretAction = actorAction(
     revalidatePath(`/developer/apps/${input.appId}`);
     return {
       ok: true,
-      message: `A new client secret is in use. The previous one keeps working for ${clientSecretOverlapLabels[input.overlap]}, until ${formatDateTime(previousWorksUntil)}; revoke it sooner once every server has the new one.`,
+      message: `A new client secret is in use. The previous one keeps working for ${clientSecretOverlapLabels[input.overlap]}; revoke it sooner once every server has the new one.`,
       data: { clientSecret, previousWorksUntil: previousWorksUntil.toISOString() },
     };
   },

@@ -22,7 +22,7 @@ import { maxPasskeyResponseLength } from "@/lib/auth/two-factor/passkey-answers"
 import { addPasskey, passkeyRegistrationOptions, removePasskey } from "@/lib/auth/two-factor/passkeys";
 import { clientAddress } from "@/lib/client-address";
 import { env } from "@/lib/env";
-import { forgetShownAnswer, parseIdempotencyKey, personKey } from "@/lib/idempotency";
+import { forgetShownAnswer, parseIdempotencyKey, personKey } from "@/lib/idempotency/keys";
 import { setTokenEmails } from "@/lib/reminders/notifications";
 
 /** Every other session of the person ends; this browser's is re-issued so it goes on. */

@@ -132,7 +132,7 @@ export default async function AccountPage() {
           description={
             mailOn
               ? "Reminders before a private integration you manage expires, and when its token is due for rotation. They are always listed under Notifications."
-              : "E-mail is not set up on this server (SMTP_URL), so reminders are only listed under Notifications."
+              : "E-mail is not set up on this server, so reminders are only listed under Notifications."
           }
         />
       </Panel>

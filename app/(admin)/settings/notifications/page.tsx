@@ -3,7 +3,9 @@ import Link from "next/link";
 import { MarkReadForm } from "@/components/notifications/mark-read-form";
 import { PageHeader } from "@/components/page-header";
 import { panelClass } from "@/components/ui/panel";
+import { RelativeTime } from "@/components/ui/relative-time";
 import { requireActor } from "@/lib/auth/session";
+import { formatDay } from "@/lib/dates/format";
 import { listNotifications, type NotificationView } from "@/lib/reminders/notifications";
 import { markAllNotificationsRead } from "./actions";
 
@@ -22,7 +24,7 @@ const actions: Record<NotificationView["kind"], string> = {
 function Message({ n }: { n: NotificationView }) {
   const where = n.locationName ? `sub-account ${n.locationName}` : "the agency";
   const name = <strong className="font-semibold">{n.integrationName ?? n.appName}</strong>;
-  const date = <time dateTime={n.dueDate}>{n.dueDate}</time>;
+  const date = <time dateTime={n.dueDate}>{formatDay(n.dueDate)}</time>;
   switch (n.kind) {
     case "expiry":
       return (
@@ -72,6 +74,7 @@ export default async function NotificationsPage() {
   const actor = await requireActor();
   const notifications = await listNotifications(actor.id);
   const unread = notifications.filter((n) => !n.read).length;
+  const now = new Date().toISOString();
   return (
     <>
       <PageHeader
@@ -106,8 +109,7 @@ export default async function NotificationsPage() {
                       <Message n={n} />
                     </p>
                     <p className="mt-1 text-xs text-slate-500">
-                      Notified{" "}
-                      <time dateTime={n.createdAt.toISOString()}>{n.createdAt.toISOString().slice(0, 10)}</time>
+                      Notified <RelativeTime value={n.createdAt.toISOString()} now={now} />
                     </p>
                   </div>
                   <Link

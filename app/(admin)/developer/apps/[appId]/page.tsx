@@ -10,6 +10,7 @@ import { PageHeader } from "@/components/page-header";
 import { CodeBlock } from "@/components/ui/code-block";
 import { Notice } from "@/components/ui/notice";
 import { Panel } from "@/components/ui/panel";
+import { LocalDate } from "@/components/ui/relative-time";
 import { UsageChart } from "@/components/usage/usage-chart";
 import type { AppView } from "@/lib/apps/app-view";
 import { getDeveloperApp } from "@/lib/apps/registry";
@@ -155,7 +156,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
             {secret.previousSignsUntil ? (
               <>
                 {" "}
-                The previous secret also signs until <time>{secret.previousSignsUntil.toISOString()}</time>.
+                The previous secret also signs until <LocalDate value={secret.previousSignsUntil} />.
               </>
             ) : null}
           </p>
@@ -185,7 +186,7 @@ export default async function AppPage({ params }: { params: Promise<{ appId: str
           {keys.next ? (
             <>
               <p className="mt-2 text-sm text-slate-600" data-testid="webhook-next-key-notice">
-                The platform key was rotated. From <time>{keys.next.takesOverAt.toISOString()}</time> on,{" "}
+                The platform key was rotated. From <LocalDate value={keys.next.takesOverAt} /> on,{" "}
                 <code>x-ghl-signature</code> is signed with the key below (and the PEM URL serves it); until then both
                 keys sign <code>webhook-signature</code> <code>v1a</code>. Pin the new PEM at that moment, or fetch the
                 PEM URL again when a signature stops verifying.

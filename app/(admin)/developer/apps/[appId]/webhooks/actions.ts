@@ -16,8 +16,9 @@ export const redeliverEvent = actorAction(schema, async ({ appId, eventId }, act
   const now = new Date();
   await redeliverAsDeveloper(actor, { appId, eventId }, now);
   revalidatePath(`/developer/apps/${appId}/webhooks`);
-  // Stays true after the attempt is made, so it never contradicts the row beside it.
-  return { ok: true, message: `Redelivery requested at ${now.toISOString().slice(11, 19)} UTC.` };
+  // Stays true after the attempt is made, so it never contradicts the row beside it. The button
+  // adds the time in the viewer's zone, which the server does not know.
+  return { ok: true, message: "Redelivery requested.", data: { requestedAt: now.toISOString() } };
 });
 
 const appOnly = z.object({ appId: z.string().min(1, "Say which app.").max(100) });
@@ -29,7 +30,7 @@ export const enableWebhookEndpointAction = actorAction(appOnly, async ({ appId }
   return { ok: true, message: `Enabled. ${pending} pending event${pending === 1 ? "" : "s"} will be delivered now.` };
 });
 
-/** `Redeliver failed`: every event since the chosen time (UTC) whose delivery was given up, once. */
+/** `Redeliver failed`: every event since the chosen time (UTC; the form converts the viewer's) whose delivery was given up, once. */
 export const redeliverFailedAction = actorAction(
   appOnly.extend({
     since: z

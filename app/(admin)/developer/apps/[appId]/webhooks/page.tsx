@@ -56,6 +56,8 @@ export default async function AppWebhooksPage({
   const [jwks, health] = await Promise.all([webhookKeysJwks(), endpointHealthForDeveloper(actor, app.id)]);
   const keysUrl = `${appUrl()}/.well-known/webhook-keys`;
   const path = `/developer/apps/${encodeURIComponent(app.id)}/webhooks`;
+  // The log's times read relative to this render, the exact time in the viewer's zone on hover.
+  const now = new Date().toISOString();
 
   return (
     <>
@@ -91,7 +93,7 @@ export default async function AppWebhooksPage({
                   <Link
                     href={value === "all" ? path : `${path}?status=${value}`}
                     aria-current={filter === value ? "page" : undefined}
-                    className={`inline-block rounded-full px-3 py-1 ring-1 ring-slate-300 ${filter === value ? "bg-brand-50 font-medium text-brand-700" : "text-slate-700 hover:bg-slate-100"}`}
+                    className={`inline-block rounded-full px-3 py-1 ring-1 ring-slate-500 ${filter === value ? "bg-brand-50 font-medium text-brand-700" : "text-slate-700 hover:bg-slate-100"}`}
                   >
                     {value === "all" ? "All" : deliveryStateLabels[value]} ({count})
                   </Link>
@@ -138,7 +140,7 @@ export default async function AppWebhooksPage({
                       <StatusBadge status={event.state} />
                       {event.state === "retrying" ? (
                         <span className="mt-1 block text-xs text-slate-600">
-                          Attempt {event.attempts} failed; next <Timestamp value={event.nextAttemptAt} />
+                          Attempt {event.attempts} failed; next <Timestamp value={event.nextAttemptAt} now={now} />
                         </span>
                       ) : null}
                     </td>
@@ -152,13 +154,13 @@ export default async function AppWebhooksPage({
                       <Outcome statusCode={event.lastStatus} error={event.lastError} />
                     </td>
                     <td className="px-3 py-2">
-                      <Timestamp value={event.nextAttemptAt} />
+                      <Timestamp value={event.nextAttemptAt} now={now} />
                     </td>
                     <td className="px-3 py-2">
-                      <Timestamp value={event.deliveredAt} />
+                      <Timestamp value={event.deliveredAt} now={now} />
                     </td>
                     <td className="px-3 py-2">
-                      <Timestamp value={event.createdAt} />
+                      <Timestamp value={event.createdAt} now={now} />
                     </td>
                     <td className="px-3 py-2">
                       <RedeliverButton
@@ -208,7 +210,7 @@ export default async function AppWebhooksPage({
                                   <tr>
                                     <td className="py-1 pr-4 tabular-nums">{a.attempt}</td>
                                     <td className="py-1 pr-4">
-                                      <Timestamp value={a.attemptedAt} />
+                                      <Timestamp value={a.attemptedAt} now={now} />
                                     </td>
                                     <td className="py-1 pr-4">
                                       <Outcome statusCode={a.statusCode} error={a.error} />

@@ -15,10 +15,10 @@ import {
   keyReusedMessage,
   parseIdempotencyKey,
   personKey,
-} from "./idempotency";
+} from "./keys";
 
 /**
- * Every change that makes something shown once takes an idempotency key (lib/idempotency.ts): sent
+ * Every change that makes something shown once takes an idempotency key (lib/idempotency/keys.ts): sent
  * again after a lost answer, the same secret, key pair or recovery codes come back and nothing is
  * made twice; once a screen showed it, it is forgotten. The private-integration lifecycle's own
  * promises are in lib/integrations/idempotency.test.ts.

@@ -1,0 +1,124 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { setLabsFeature } from "@/lib/accounts/labs";
+import { db } from "@/lib/db/client";
+import { dbTiming, resetDbTiming } from "@/lib/db/timing";
+import type { IntegrationOwner } from "@/lib/integrations/access";
+import { listAuditPage } from "@/lib/integrations/audit-log";
+import { createPrivateIntegration, rotateLater } from "@/lib/integrations/lifecycle";
+import { listPrivateIntegrations, readMaximumTokenLifetime } from "@/lib/integrations/read";
+import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { integrationRequestsLast7Days } from "@/lib/usage/read";
+import { readIntegrationsScreen } from "./screen-read";
+
+// Count the database calls and their rounds (the bench's counter, lib/db/timing.ts).
+process.env.BENCH_DB_TIMING = "1";
+
+describe("readIntegrationsScreen: the Private Integrations screen's read", () => {
+  it("reads 500 integrations, Activity and Requests in one round of queries, the same as the reads one by one", async () => {
+    const { company, owner } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
+    const target: IntegrationOwner = { level: "agency", companyId: company.id };
+    const now = new Date();
+    const first = await createPrivateIntegration(owner, target, { name: "First", scopes: ["locations.readonly"] });
+    await rotateLater(owner, target, first.integration.id);
+    const ids = Array.from({ length: 499 }, (_, i) => `screen-${i}-${randomBytes(4).toString("hex")}`);
+    await db().privateIntegration.createMany({
+      data: ids.map((id, i) => ({
+        id,
+        companyId: company.id,
+        name: `Bulk ${i}`,
+        scopes: ["locations.readonly", "contacts.write"],
+        createdByUserId: owner.id,
+      })),
+    });
+    await db().privateIntegrationToken.createMany({
+      data: ids.map((integrationId) => ({
+        integrationId,
+        slot: "current" as const,
+        tokenHash: randomBytes(32).toString("hex"),
+        hint: `pit-…${randomBytes(2).toString("hex")}`,
+      })),
+    });
+    const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
+    await db().apiUsageHour.createMany({
+      data: ids.slice(0, 30).map((subjectId, i) => ({
+        subjectType: "integration" as const,
+        subjectId,
+        hour,
+        ok: i + 1,
+        refused: 1,
+        limited: 0,
+      })),
+    });
+
+    resetDbTiming();
+    process.env.BENCH_DB_LATENCY_MS = "30";
+    const read = await readIntegrationsScreen(owner, target, now).finally(() => {
+      delete process.env.BENCH_DB_LATENCY_MS;
+    });
+    expect(dbTiming().rounds, "rounds of queries").toBe(1);
+    expect(dbTiming().calls).toBeLessThanOrEqual(8);
+    if (!read.ok) throw new Error(read.message);
+    const { screen } = read;
+
+    // The same as each read on its own, which the API and the other screens use.
+    const list = await listPrivateIntegrations(owner, target, now);
+    expect(screen.integrations).toEqual(list);
+    expect(screen.integrations).toHaveLength(500);
+    const requests = await integrationRequestsLast7Days(
+      list.map((i) => i.id),
+      now,
+    );
+    for (const [id, total] of requests) expect(screen.requests.get(id) ?? 0).toBe(total);
+    expect(screen.requests.size).toBe(30);
+    const page = await listAuditPage(owner, target);
+    expect(screen.audit).toEqual(page);
+    expect(screen.audit.entries.map((e) => e.label)).toEqual(["Rotated, old token expires later", "Created"]);
+    expect(screen.maximumTokenLifetimeDays).toBe(await readMaximumTokenLifetime(company.id));
+    expect(screen.subAccounts.map((s) => s.name)).toEqual(["Sub-account 1", "Sub-account 2"]);
+    expect(screen.owner).toMatchObject({ level: "agency", companyId: company.id, locationId: null });
+  });
+
+  it("answers the access rule's refusal, and none of the data, as checkIntegrationAccess would", async () => {
+    const { company, owner, locations } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+    const other = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+    const now = new Date();
+    await createPrivateIntegration(
+      owner,
+      { level: "agency", companyId: company.id },
+      { name: "Mine", scopes: ["locations.readonly"] },
+    );
+
+    // Another agency's sub-account is not found; its integrations are never read (bounded to the actor's agency).
+    const elsewhere = await readIntegrationsScreen(
+      owner,
+      { level: "location", locationId: other.locations[0]!.id },
+      now,
+    );
+    expect(elsewhere).toMatchObject({ ok: false, reason: "not_found" });
+    expect(await readIntegrationsScreen(owner, { level: "agency", companyId: other.company.id }, now)).toMatchObject({
+      ok: false,
+      reason: "not_found",
+    });
+
+    // A person without the permission.
+    const user = await makeUser(company.id, "agency_user");
+    const refused = await readIntegrationsScreen(user, { level: "agency", companyId: company.id }, now);
+    expect(refused).toMatchObject({ ok: false, reason: "forbidden" });
+    expect(refused).not.toHaveProperty("screen");
+
+    // Labs off.
+    await setLabsFeature({ companyId: company.id, feature: "private_integrations", enabled: false });
+    expect(await readIntegrationsScreen(owner, { level: "agency", companyId: company.id }, now)).toMatchObject({
+      ok: false,
+      reason: "labs_off",
+    });
+    await setLabsFeature({ companyId: company.id, feature: "private_integrations", enabled: true });
+
+    // A sub-account's own screen reads only its integrations.
+    const sub = await readIntegrationsScreen(owner, { level: "location", locationId: locations[0]!.id }, now);
+    if (!sub.ok) throw new Error(sub.message);
+    expect(sub.screen.integrations).toEqual([]);
+    expect(sub.screen.subAccounts).toEqual([]);
+  });
+});
