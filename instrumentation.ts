@@ -10,7 +10,9 @@
  *   this instance), each milestone notified once across instances;
  * - the notice of a disabled webhook endpoint (lib/webhooks/endpoint-health.ts's seam, set to
  *   lib/reminders/events.ts);
- * - the last flush of API usage counts (lib/usage/counter.ts) when scripts/serve.mjs stops.
+ * - with METRICS_PORT set, the Prometheus metrics (lib/metrics/) and their port of their own;
+ * - what runs when scripts/serve.mjs stops, once the requests in flight are answered: the last flush
+ *   of API usage counts (lib/usage/counter.ts), the dispatcher's attempts in flight, the database.
  *
  * WEBHOOK_DISPATCHER=off keeps this instance from delivering webhooks (events are still written
  * to the outbox and delivered by any instance that has it on).
@@ -21,16 +23,24 @@ export async function register(): Promise<void> {
   // No stack traces in any log line, Next.js's own included (SPEC.md).
   const { guardConsole } = await import("@/lib/log");
   guardConsole();
+  const { env } = await import("@/lib/env");
+  // Before the routes: the metrics count from the first request on.
+  const metricsServer = env().METRICS_PORT === undefined ? undefined : await startMetrics();
   const { registerDirectRouter } = await import("@/lib/api/direct-router");
   const { apiRoutes } = await import("@/app/route-table");
-  const { env } = await import("@/lib/env");
   registerDirectRouter(apiRoutes, process.env.__NEXT_PRIVATE_ORIGIN ?? "http://localhost", {
     trustedProxyHops: env().TRUSTED_PROXY_HOPS,
   });
-  // Counts gathered since the last second's flush are written before the process exits.
+  // What is left to do once the requests in flight are answered (scripts/serve.mjs bounds the time):
+  // counts gathered since the last second's flush are written, the dispatcher's attempts in flight
+  // are recorded, and the database is closed (PGlite writes its last pages).
   const { usageCounter } = await import("@/lib/usage/counter");
-  (globalThis as { __tokenServiceBeforeExit?: () => Promise<unknown> }).__tokenServiceBeforeExit = () =>
-    usageCounter().stop();
+  (globalThis as { __tokenServiceBeforeExit?: () => Promise<unknown> }).__tokenServiceBeforeExit = async () => {
+    const { stopDispatcher } = await import("@/lib/webhooks/dispatcher");
+    await Promise.allSettled([usageCounter().stop(), stopDispatcher(), metricsServer?.close()]);
+    const { disconnectDb } = await import("@/lib/db/client");
+    await disconnectDb();
+  };
   // A disabled webhook endpoint is notified to the app's developers (webhooks may not import reminders).
   const { setEndpointDisabledNotifier } = await import("@/lib/webhooks/endpoint-health");
   const { notifyEventSafely } = await import("@/lib/reminders/events");
@@ -53,4 +63,25 @@ export async function register(): Promise<void> {
   }
   const { startDispatcher } = await import("@/lib/webhooks/dispatcher");
   startDispatcher();
+}
+
+/** The process's metrics and their server on METRICS_HOST:METRICS_PORT, never the public port. */
+async function startMetrics() {
+  const { env, EnvError } = await import("@/lib/env");
+  const { METRICS_PORT: port, METRICS_HOST: host, PORT } = env();
+  if (port === undefined) return undefined;
+  if (port === PORT) {
+    throw new EnvError(
+      "The environment variable METRICS_PORT must differ from PORT: /metrics is never served on the public port.",
+    );
+  }
+  const { enableMetrics } = await import("@/lib/metrics/metrics");
+  const { startMetricsServer } = await import("@/lib/metrics/server");
+  const { webhookBacklog } = await import("@/lib/webhooks/backlog");
+  const { databaseConnections } = await import("@/lib/db/client");
+  const metrics = enableMetrics({ webhookBacklog: () => webhookBacklog(), databaseConnections });
+  const server = await startMetricsServer(metrics, port, host);
+  const { log } = await import("@/lib/log");
+  log.info("metrics served", { url: `http://${host.includes(":") ? `[${host}]` : host}:${server.port}/metrics` });
+  return server;
 }

@@ -11,6 +11,8 @@ const nextConfig = {
     "@prisma/adapter-pg",
     "@prisma/schema-engine-wasm",
     "pg",
+    // One copy per process, not one per chunk (lib/metrics keeps its registry on globalThis too).
+    "prom-client",
   ],
   // Lets e2e runs and benchmarks build beside a developer's own build.
   distDir: process.env.NEXT_DIST_DIR || ".next",

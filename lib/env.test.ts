@@ -74,6 +74,20 @@ describe("the environment", () => {
     }
   });
 
+  it("reads METRICS_PORT (unset: no metrics) and METRICS_HOST (default loopback)", () => {
+    expect(parseEnv({}).METRICS_PORT).toBeUndefined();
+    expect(parseEnv({}).METRICS_HOST).toBe("127.0.0.1");
+    expect(parseEnv({ METRICS_PORT: "9464", METRICS_HOST: "0.0.0.0" })).toMatchObject({
+      METRICS_PORT: 9464,
+      METRICS_HOST: "0.0.0.0",
+    });
+    for (const bad of ["0", "65536", "9464.5", "metrics"]) {
+      expect(() => parseEnv({ METRICS_PORT: bad })).toThrow(
+        /^The environment variable METRICS_PORT must be a port number from 1 to 65535/,
+      );
+    }
+  });
+
   it("reads TRUSTED_PROXY_HOPS (default 0) and OPERATOR_ALLOW_REMOTE (default off)", () => {
     expect(parseEnv({})).toMatchObject({ TRUSTED_PROXY_HOPS: 0, OPERATOR_ALLOW_REMOTE: false });
     expect(parseEnv({ TRUSTED_PROXY_HOPS: "2", OPERATOR_ALLOW_REMOTE: "1" })).toMatchObject({

@@ -46,6 +46,18 @@ export const envSchema = z.object({
     .optional()
     .transform((v) => v ?? "file:./data/pglite"),
   PORT: wholeNumber({ min: 1, max: 65535, fallback: 3000 }),
+  /** Prometheus's `GET /metrics` on this port of its own (lib/metrics/server.ts); unset: no metrics at all. */
+  METRICS_PORT: z.coerce
+    .number({ message: "must be a port number from 1 to 65535" })
+    .int({ message: "must be a port number from 1 to 65535" })
+    .min(1, { message: "must be a port number from 1 to 65535" })
+    .max(65535, { message: "must be a port number from 1 to 65535" })
+    .optional(),
+  /** The address the metrics port listens on: loopback unless the scraper is on another machine. */
+  METRICS_HOST: z
+    .string()
+    .optional()
+    .transform((v) => v ?? "127.0.0.1"),
   APP_URL: z.url({ message: "must be an absolute URL such as http://localhost:3000" }).optional(),
   /** Keys every hash, encryption and session of this deployment. Generated on first start. */
   SERVER_SECRET: z

@@ -8,7 +8,8 @@
 // --scale-days <n> (30), --scale-families <n> (1000), --scale-refreshes <per family a day> (24),
 // --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md),
 // --only <ids> (comma-separated scenario ids, e.g. e,g,f,R: a quick look at a few scenarios; the peers
-// start only when R, Rh or N is among them, the bare app only for N, peer (L) only when Lb, Lc or Le is), --cpu-prof <dir> (the server writes a V8 CPU profile there
+// start only when R, Rh or N is among them, the bare app only for N, peer (L) only when Lb, Lc or Le is;
+// (b′) and the pairs (u)/(u′) and (m)/(m′) run when one of their ids is), --cpu-prof <dir> (the server writes a V8 CPU profile there
 // when it stops: open it in Chrome's DevTools, or summarise it with scripts/bench/profile.ts).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { scrape } from "@/lib/testing/prometheus";
 import { freshDatabase, postgresVersion } from "./bench/db";
 import {
   CONNECTIONS,
@@ -35,6 +37,7 @@ import {
   keepHandKeptPart,
   limitTargets,
   machine,
+  metricsCost,
   pgliteTargets,
   table,
   targets,
@@ -85,6 +88,16 @@ const only = flags.only ? new Set(flags.only.split(",").map((id) => id.trim())) 
 const selected = (id: string) => !only || only.has(id);
 
 const labels = { pglite: "PGlite (embedded)", postgres: "PostgreSQL" } as const;
+
+/** One side of an on/off pair of (b): its id, its server's port and what its environment adds. */
+interface OnOff {
+  id: string;
+  name: string;
+  port: number;
+  env: Record<string, string>;
+  /** Run once the server is warm, before its turns (PostgreSQL's pairs). */
+  check?: () => Promise<void>;
+}
 type Kind = keyof typeof labels;
 
 /** Seeds a fresh database in this process, hands it to the server, and runs every scenario. */
@@ -159,15 +172,18 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const benchEnv = { BENCH_DB_TIMING: "1", WEBHOOK_DISPATCHER: "off" };
     const countingLimits = { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_DAILY: "1000000000" };
     say(`${labels[kind]}: starting the production server on port ${port} (log: ${logFile})`);
-    let server = await startProductionServer({ ...common, env: { ...benchEnv, ...countingLimits } });
-    // The screen scenario (s) reads as a signed-in agency owner.
-    const screenCookie = selected("s")
-      ? await signInCookie(server.baseUrl, seed.screen.email, seed.screen.password)
+    // No server of its own when only the pairs below are selected (`--only m,m′`).
+    // (s) is among the scenarios only with a cookie: any string asks whether it is selected.
+    const server = [...scenarios(seed, "?"), ...peerRuns].some((s) => selected(s.id))
+      ? await startProductionServer({ ...common, env: { ...benchEnv, ...countingLimits } })
       : undefined;
+    // The screen scenario (s) reads as a signed-in agency owner.
+    const screenCookie =
+      server && selected("s") ? await signInCookie(server.baseUrl, seed.screen.email, seed.screen.password) : undefined;
     const all = [...scenarios(seed, screenCookie), ...peerRuns].filter((s) => selected(s.id));
     const measured = new Map<string, Measurement[]>(all.map((s) => [s.id, []]));
     try {
-      for (let round = 0; round < rounds; round++) {
+      for (let round = 0; server && round < rounds; round++) {
         for (const scenario of turnOrder(all)) {
           say(
             `${labels[kind]}: round ${round + 1}/${rounds}: (${scenario.id}) ${scenario.name} [load average ${load()}]`,
@@ -177,78 +193,103 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
         }
       }
     } finally {
-      await server.stop();
+      await server?.stop();
       for (const peer of peers) await peer.stop();
       await peerDatabase?.drop();
     }
     const results = all.map((s) => combine(s, measured.get(s.id)!));
-    const b = all.find((s) => s.id === "b");
+    // (b) again on servers of their own, for (b′) and the on/off pairs: selected by their own ids.
+    const b = scenarios(seed).find((s) => s.id === "b") as Scenario;
     /** (b) once more, alone for `seconds`, on a server restarted with `extra` in its environment. */
     const turnAlone = async (id: string, name: string, extra: Record<string, string>, seconds: number) => {
       say(`${labels[kind]}: (${id}) ${name} [load average ${load()}]`);
-      server = await startProductionServer({ ...common, env: { ...benchEnv, ...extra } });
+      const alone = await startProductionServer({ ...common, env: { ...benchEnv, ...extra } });
       try {
-        await prepareScenario(server.baseUrl, b as Scenario, warmup);
-        return await measure(server, b as Scenario, seconds, postgres);
+        await prepareScenario(alone.baseUrl, b, warmup);
+        return await measure(alone, b, seconds, postgres);
       } finally {
-        await server.stop();
+        await alone.stop();
       }
     };
-    const alone = async (id: string, name: string, extra: Record<string, string>) => {
-      if (!b) return;
-      results.push({ ...combine(b, [await turnAlone(id, name, extra, duration)]), id, name: `${b.name}, ${name}` });
-    };
     // (b) with the limits off (SPEC.md: 0, for load tests): what counting every request costs.
-    await alone("b′", "rate limits off", { RATE_LIMIT_BURST: "0", RATE_LIMIT_DAILY: "0" });
-    // Usage counting (lib/usage/) on and off, same run: issue 25 wants the two within 5%.
-    const pair = [
-      { id: "u", name: "usage counting on", counting: "on", port: port + 4 },
-      { id: "u′", name: "usage counting off", counting: "off", port: port + 5 },
-    ];
-    if (kind === "pglite" && b) {
-      // PGlite allows one process per data directory (lib/db/client.ts): each alone on a fresh
-      // server, one after the other, twice, in the order on, off, off, on: whatever the order
-      // costs (the server before it stopping, the machine's load moving) falls on both.
+    if (selected("b′")) {
+      const extra = { RATE_LIMIT_BURST: "0", RATE_LIMIT_DAILY: "0" };
+      results.push({
+        ...combine(b, [await turnAlone("b′", "rate limits off", extra, duration)]),
+        id: "b′",
+        name: `${b.name}, rate limits off`,
+      });
+    }
+    /**
+     * (b) on two fresh servers, one with a feature on and one with it off, measured alike: on
+     * PostgreSQL up together, taking turns (the order swapped each round), so a change in a shared
+     * machine's load falls on both, as it does on the scenarios above; on PGlite (one process per
+     * data directory, lib/db/client.ts) each alone, one after the other, twice, in the order on, off,
+     * off, on: whatever the order costs (the server before it stopping, the load moving) falls on both.
+     */
+    const onAndOff = async (pair: OnOff[]) => {
+      if (!pair.some((one) => selected(one.id))) return;
       const turns: Measurement[][] = pair.map(() => []);
-      for (const i of [0, 1, 1, 0]) {
-        const one = pair[i] as (typeof pair)[number];
-        const extra = { ...countingLimits, API_USAGE_COUNTING: one.counting };
-        turns[i]?.push(await turnAlone(one.id, one.name, extra, duration / 2));
+      if (kind === "pglite") {
+        for (const i of [0, 1, 1, 0]) {
+          const one = pair[i] as OnOff;
+          turns[i]?.push(await turnAlone(one.id, one.name, { ...countingLimits, ...one.env }, duration / 2));
+        }
+      } else {
+        const servers: Awaited<ReturnType<typeof startProductionServer>>[] = [];
+        try {
+          for (const one of pair) {
+            servers.push(
+              await startProductionServer({
+                ...common,
+                port: one.port,
+                env: { ...benchEnv, ...countingLimits, ...one.env },
+              }),
+            );
+          }
+          for (const [i, one] of servers.entries()) {
+            await prepareScenario(one.baseUrl, b, warmup);
+            await pair[i]?.check?.();
+          }
+          const pairRounds = Math.max(2, rounds);
+          for (let round = 0; round < pairRounds; round++) {
+            for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
+              const one = pair[i] as OnOff;
+              say(`${labels[kind]}: (${one.id}) ${one.name}, turn ${round + 1}/${pairRounds} [load average ${load()}]`);
+              turns[i]?.push(await measure(servers[i] as (typeof servers)[number], b, duration / pairRounds, postgres));
+            }
+          }
+        } finally {
+          for (const one of servers) await one.stop();
+        }
       }
       pair.forEach((one, i) => {
         results.push({ ...combine(b, turns[i] ?? []), id: one.id, name: `${b.name}, ${one.name}` });
       });
-    } else if (b) {
-      // PostgreSQL: two fresh servers up at once, taking turns (the order swapped each round), so a
-      // change in a shared machine's load falls on both, as it does on the scenarios above.
-      const servers: Awaited<ReturnType<typeof startProductionServer>>[] = [];
-      try {
-        for (const one of pair) {
-          servers.push(
-            await startProductionServer({
-              ...common,
-              port: one.port,
-              env: { ...benchEnv, ...countingLimits, API_USAGE_COUNTING: one.counting },
-            }),
-          );
-        }
-        for (const one of servers) await prepareScenario(one.baseUrl, b, warmup);
-        const turns: Measurement[][] = pair.map(() => []);
-        const pairRounds = Math.max(2, rounds);
-        for (let round = 0; round < pairRounds; round++) {
-          for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
-            const one = pair[i] as (typeof pair)[number];
-            say(`${labels[kind]}: (${one.id}) ${one.name}, turn ${round + 1}/${pairRounds} [load average ${load()}]`);
-            turns[i]?.push(await measure(servers[i] as (typeof servers)[number], b, duration / pairRounds, postgres));
-          }
-        }
-        pair.forEach((one, i) => {
-          results.push({ ...combine(b, turns[i] ?? []), id: one.id, name: `${b.name}, ${one.name}` });
-        });
-      } finally {
-        for (const one of servers) await one.stop();
-      }
-    }
+    };
+    // Usage counting (lib/usage/) on and off, same run: issue 25 wants the two within 5%.
+    await onAndOff([
+      { id: "u", name: "usage counting on", port: port + 4, env: { API_USAGE_COUNTING: "on" } },
+      { id: "u′", name: "usage counting off", port: port + 5, env: { API_USAGE_COUNTING: "off" } },
+    ]);
+    // Prometheus metrics (lib/metrics/) on (METRICS_PORT) and off: SPEC.md wants the cost within 3 %.
+    const metricsPort = port + 8;
+    await onAndOff([
+      {
+        id: "m",
+        name: "metrics on",
+        port: port + 6,
+        env: { METRICS_PORT: String(metricsPort) },
+        // Scraped once after the warm-up: the metrics are on and count (b)'s requests by its route.
+        check: async () => {
+          if (kind === "pglite") return;
+          const { scraped } = await scrape(`http://127.0.0.1:${metricsPort}/metrics`);
+          const counted = scraped.value("http_requests_total", { route: "/locations/{locationId}", status: "200" });
+          if (!counted) throw new Error("(m): the metrics port does not count (b)'s requests.");
+        },
+      },
+      { id: "m′", name: "metrics off", port: port + 7, env: {} },
+    ]);
     return { database: kind, label: labels[kind], duration, connections: CONNECTIONS, results };
   } finally {
     await database.drop();
@@ -316,7 +357,7 @@ async function main() {
     run.database === "postgres" ? targets(run) : pgliteTargets(run, postgresRun);
   const sections = runs.map(
     (run) =>
-      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.\n\nTarget (issue 40): ${installationTokenTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.`,
+      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.\n\nTarget (issue 40): ${installationTokenTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.\n\nMetrics (SPEC.md, at most 3 %): ${metricsCost(run)}.`,
   );
   console.log(`\nMeasured on ${machine(pgVersion)}.`);
   for (const section of sections) console.log(`\n${section}`);
@@ -324,7 +365,7 @@ async function main() {
     "# Benchmark results",
     "",
     `Measured ${new Date().toISOString()} on ${machine(pgVersion)}, with \`${command}\`.`,
-    `${CONNECTIONS} connections; each scenario ${duration} s in ${rounds} turns of ${duration / rounds} s (scenarios take turns), after a ${warmup} s warm-up; rate limits on and counting every request (limits too high to refuse), (b′) one ${duration} s run on a server restarted with them off; (u) and (u′) (b) on two fresh servers with usage counting on and off, ${duration} s each: on PostgreSQL up together, taking turns, on PGlite (one process per data directory) one after the other in two turns each (on, off, off, on). Load generated by autocannon in the same process tree, on the same cores as the server and database.`,
+    `${CONNECTIONS} connections; each scenario ${duration} s in ${rounds} turns of ${duration / rounds} s (scenarios take turns), after a ${warmup} s warm-up; rate limits on and counting every request (limits too high to refuse), (b′) one ${duration} s run on a server restarted with them off; (u) and (u′) (b) on two fresh servers with usage counting on and off, and (m) and (m′) with the Prometheus metrics on (METRICS_PORT) and off, ${duration} s each: on PostgreSQL up together, taking turns, on PGlite (one process per data directory) one after the other in two turns each (on, off, off, on). Load generated by autocannon in the same process tree, on the same cores as the server and database.`,
     "Latencies in milliseconds: p50 the request-weighted mean of the turns' p50s, p99 the worst turn's. DB ms/req: time the server spent in database calls per request, including waiting for a pooled connection (BENCH_DB_TIMING=1). Ratio: req/s over (a)'s. CPU µs/req (user + system, from /proc, per request answered; less moved by a shared machine's load than req/s): the server's, the process serving the port (not the bench's load generator), and PostgreSQL's, its backends of the run's databases and its server-wide processes (– on PGlite, which runs in the server's process); issue 28's targets give ours (server + PostgreSQL) against the peer's.",
     "",
     sections.join("\n\n"),

@@ -34,6 +34,8 @@ const server = createServer(
     connectionsCheckingInterval: Math.min(1000, requestTimeout / 4),
   },
   (request, response) => {
+    // Arrived on a kept-alive connection while stopping: answered, then the connection closes.
+    if (globalThis.__tokenServiceStopping) response.shouldKeepAlive = false;
     request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
     // The HTTP API's handlers, registered by instrumentation.ts when Next.js runs it
     // (lib/api/direct-router.ts says why they skip Next.js's router); until then Next.js serves them.
@@ -115,16 +117,30 @@ for (const [event, description] of [
 // Every interface, as `next start` listens.
 server.listen(port, () => console.log(`[serve] Next.js ready on port ${port}`));
 
-let stopping = false;
+// SIGTERM (or SIGINT): stop accepting, answer what is in flight, flush, and exit within 10 s, as
+// an orchestrator's grace period expects. The flag is also what /api/ready reads (lib/db/readiness.ts).
+const EXIT_WITHIN_MS = 10_000;
+/** Requests in flight get this long; connections still busy then are cut. */
+const DRAIN_MS = 7_000;
+/** The last work (usage counts, the dispatcher, the database) ends by then, whatever it waits for. */
+const BEFORE_EXIT_ENDS_MS = 8_500;
 const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  // Stop accepting, finish what is in flight, then let Next.js close (as `next start` does).
-  // Then the last API usage counts are written (instrumentation.ts), within 5 seconds.
+  if (globalThis.__tokenServiceStopping) return;
+  globalThis.__tokenServiceStopping = true;
+  const stoppedAt = Date.now();
+  // Whatever hangs below, the process is gone before the grace period ends.
+  setTimeout(() => process.exit(1), EXIT_WITHIN_MS - 500).unref();
+  // A kept-alive connection is closed as soon as its answer is written: the drain ends when the
+  // last answer does, not when clients let go (Node.js leaves busy ones open for their keep-alive).
+  const closeIdle = setInterval(() => server.closeIdleConnections(), 50);
+  const cut = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
   server.close(() => {
+    clearInterval(closeIdle);
+    clearTimeout(cut);
+    const budget = Math.max(0, stoppedAt + BEFORE_EXIT_ENDS_MS - Date.now());
     const beforeExit = Promise.race([
       Promise.resolve(globalThis.__tokenServiceBeforeExit?.()).catch(() => {}),
-      new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
+      new Promise((resolve) => setTimeout(resolve, budget).unref()),
     ]);
     beforeExit.finally(() => app.close().finally(() => process.exit(0)));
   });

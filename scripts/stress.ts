@@ -11,8 +11,12 @@
 //   In 2, access-token signing keys are also rotated, through one instance and by the clock: once,
 //   and every token from before and after is verified by both instances; the webhook key is rotated
 //   through one instance (the other publishes both keys at once) and through both at once.
+//   4. one production server as a platform runs it (scripts/stress/platform.ts), on each database
+//      2 and 3 use: Prometheus metrics scraped on METRICS_PORT, /api/ready, SIGTERM with requests in
+//      flight (answered, usage counts flushed, exit within 10 s).
 // `--short` (run by npm test) does 2 or 3 with fewer requests: 2 when TEST_DATABASE_URL is set
-// (PGlite allows one process per data directory), else 3. Results: test-results/stress/<port>/results.json.
+// (PGlite allows one process per data directory), else 3; and 4 on that database. `--platform`
+// runs 4 alone. Results: test-results/stress/<port>/results.json.
 // The scenarios live in scripts/stress/, one file per kind; this file runs them in order.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -35,6 +39,7 @@ import {
 import { crashMidDelivery } from "./stress/crash";
 import { type Instance, makeInstance, startSlowReceiver, stressDir, stressSecret } from "./stress/instances";
 import { keyRotation, webhookKeyRotation } from "./stress/key-rotation";
+import { platformChecks } from "./stress/platform";
 import { propagation, sessionPropagation } from "./stress/propagation";
 import { pgliteTokenRaces, strictRefreshRace, tokenRaces } from "./stress/races";
 import { enqueueInstallEvents, issueCode, makeWorld, openFreshDatabase, postForm } from "./stress/world";
@@ -140,13 +145,39 @@ function fuzz() {
   check(run.status === 0, `fuzzing: ${sizes.fuzzRuns} requests per route, never a 5xx, always SPEC.md's error body`);
 }
 
+/** Part 4 on a database of its own: ports basePort+3 (the server) and +4 (its metrics). */
+async function platformScenarios(kind: "postgres" | "pglite") {
+  if (kind === "postgres" && postgresServer) {
+    const database = await freshPostgresDatabase(postgresServer, "stress_platform");
+    try {
+      await platformChecks("postgres", database.url, basePort + 3, basePort + 4);
+    } finally {
+      await database.drop();
+    }
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "stress-platform-"));
+  try {
+    await platformChecks("pglite", `file:${join(dir, "pglite")}`, basePort + 3, basePort + 4);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const platformOnly = process.argv.includes("--platform");
+
 async function main() {
   const started = Date.now();
   mkdirSync(stressDir, { recursive: true });
-  if (!short) fuzz();
-  if (postgresServer) await postgresScenarios(postgresServer);
-  else say("Two-instance tests skipped: they need PostgreSQL (set TEST_DATABASE_URL); PGlite is one process.");
-  if (!short || !postgresServer) await pgliteScenarios();
+  if (!short && !platformOnly) fuzz();
+  if (postgresServer) {
+    if (!platformOnly) await postgresScenarios(postgresServer);
+    await platformScenarios("postgres");
+  } else say("Two-instance tests skipped: they need PostgreSQL (set TEST_DATABASE_URL); PGlite is one process.");
+  if (!short || !postgresServer) {
+    if (!platformOnly) await pgliteScenarios();
+    await platformScenarios("pglite");
+  }
   results.seconds = Math.round((Date.now() - started) / 1000);
   results.checks = { passed: checks.passed, failed: failures.length };
   results.failures = failures;

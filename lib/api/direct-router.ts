@@ -6,6 +6,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
+import { routePattern } from "@/lib/metrics/labels";
+import { countHttpRequest, countRefusal, declareHttpRoutes, OTHER_ROUTE, serviceMetrics } from "@/lib/metrics/metrics";
 import { DirectRequest } from "./direct-request";
 import { errorResponse, JsonResponse, KnownParams, withNoStoreDefault } from "./handler";
 import { errorBody, HttpError } from "./http-error";
@@ -71,6 +73,8 @@ export interface DirectRoute {
   handlers: Partial<Record<Method, Handler<Record<string, string>> & Declared>>;
   /** The `Allow` of an answer to a method the route does not serve: otherMethods' list. */
   allow: string;
+  /** Its `route` label in the metrics: "/locations/{locationId}". */
+  pattern: string;
 }
 
 /** One route of the table: the module's handlers, checked against the dynamic segments its path names. */
@@ -90,7 +94,13 @@ export function route<Path extends string>(path: Path, module: RouteModule<Param
     });
   // otherMethods (lib/api/handler.ts) hangs its Allow list on the OPTIONS handler.
   const allow = (module.OPTIONS as { allow?: unknown } | undefined)?.allow;
-  return { path, segments, handlers, allow: typeof allow === "string" ? allow : Object.keys(handlers).join(", ") };
+  return {
+    path,
+    segments,
+    handlers,
+    allow: typeof allow === "string" ? allow : Object.keys(handlers).join(", "),
+    pattern: routePattern(path),
+  };
 }
 
 /** Answers `request` when it is one of the direct routes and returns true; false leaves it to Next.js. */
@@ -164,7 +174,10 @@ export function directRouter(
 ): DirectRouter {
   const find = routeFinder(routes);
   const appHost = new URL(origin).host;
+  declareHttpRoutes(routes.map((one) => one.path));
   return (request, response) => {
+    // The clock is read for the metrics only when they are on (METRICS_PORT).
+    const started = serviceMetrics() === undefined ? 0 : performance.now();
     if (options.trustedProxyHops === 0 && request.headers["x-forwarded-host"] !== undefined) {
       delete request.headers["x-forwarded-host"];
     }
@@ -173,7 +186,13 @@ export function directRouter(
       // Absolute form (RFC 9112 §3.2.2): served as its path here, never redirected to its host.
       const absolute = ABSOLUTE_FORM.exec(url);
       if (!absolute) {
-        refuse(response, "The request target must be a path (/…) or an absolute http(s) URL.", NEXT_ALLOW);
+        refuse(
+          response,
+          started,
+          OTHER_ROUTE,
+          "The request target must be a path (/…) or an absolute http(s) URL.",
+          NEXT_ALLOW,
+        );
         return true;
       }
       url = url.slice(absolute[0].length);
@@ -191,36 +210,48 @@ export function directRouter(
     // A `%` may hide a broken encoding or a NUL, which proxy.ts and Next.js's decoding answer.
     const found = url.includes("%") ? undefined : find(pathname);
     const method = request.method ?? "";
+    const pattern = found?.route.pattern ?? OTHER_ROUTE;
     if (!SERVED_METHODS.has(method)) {
       const allow = found?.route.allow ?? NEXT_ALLOW;
-      refuse(response, `${method} is not served here. Use ${allow.replaceAll(", ", " or ")}.`, allow);
+      refuse(response, started, pattern, `${method} is not served here. Use ${allow.replaceAll(", ", " or ")}.`, allow);
       return true;
     }
     // More than any route or screen takes (screens' server actions: proxy.ts and Next.js would
     // read it all first); a route's own smaller limit is checked by the route, also before reading.
     const declared = request.headers["content-length"];
     if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
-      refuse(response, "The request body is larger than 1 MB.", undefined, true);
+      refuse(response, started, pattern, "The request body is larger than 1 MB.", undefined, true);
       return true;
     }
     if (method === "POST" && !sameOriginAction(request, appHost)) {
       // Next.js throws on a server action from another origin, which it answers with a 500; a page
       // without JavaScript posts its action as a plain form, without Next-Action.
       if (request.headers["next-action"] !== undefined) {
-        refuse(response, "A server action is accepted only from this app's own pages.", undefined, true, "forbidden");
+        const description = "A server action is accepted only from this app's own pages.";
+        refuse(response, started, pattern, description, undefined, true, "forbidden");
         return true;
       }
       if (isScreen(pathname)) {
         const description = "A form is accepted only from this site's own pages: send it from the page itself.";
-        refuse(response, description, undefined, true, "forbidden");
+        refuse(response, started, pattern, description, undefined, true, "forbidden");
         return true;
       }
     }
     const handler = found?.route.handlers[method as Method];
-    if (!found || !handler) return false;
-    void answer(handler, found.params, request, response, `${origin}${url}`);
+    if (!found || !handler) {
+      if (started !== 0) countWhenFinished(response, pattern, method, started);
+      return false;
+    }
+    void answer(handler, found.params, request, response, `${origin}${url}`, pattern, started);
     return true;
   };
+}
+
+/** A request left to Next.js (screens, HEAD, the JSON 404), counted once its answer is written. */
+function countWhenFinished(response: ServerResponse, pattern: string, method: string, started: number): void {
+  response.once("finish", () =>
+    countHttpRequest(pattern, method, response.statusCode, (performance.now() - started) / 1000),
+  );
 }
 
 /**
@@ -229,6 +260,8 @@ export function directRouter(
  */
 function refuse(
   response: ServerResponse,
+  started: number,
+  pattern: string,
   description: string,
   allow?: string,
   close = false,
@@ -245,6 +278,8 @@ function refuse(
   if (allow) response.setHeader("allow", allow);
   if (close) response.setHeader("connection", "close");
   response.end(body);
+  countRefusal(code);
+  if (started !== 0) countHttpRequest(pattern, response.req.method, error.status, (performance.now() - started) / 1000);
 }
 
 /**
@@ -293,6 +328,8 @@ function answer(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   url: string,
+  pattern: string,
+  started: number,
 ): void {
   const method = incoming.method as Method;
   if (method === "GET") {
@@ -307,13 +344,13 @@ function answer(
     }
     if (result instanceof Promise) {
       result.then(
-        (response) => write(response, incoming, outgoing, false),
-        (error: unknown) => write(frameFailure(error), incoming, outgoing, false),
+        (response) => write(response, incoming, outgoing, false, pattern, started),
+        (error: unknown) => write(frameFailure(error), incoming, outgoing, false, pattern, started),
       );
-    } else write(result, incoming, outgoing, false);
+    } else write(result, incoming, outgoing, false, pattern, started);
     return;
   }
-  void answerWithBody(handler, params, incoming, outgoing, url, method);
+  void answerWithBody(handler, params, incoming, outgoing, url, method, pattern, started);
 }
 
 /** The route's own apiRoute answers every refusal; this is only the frame failing. */
@@ -328,6 +365,8 @@ async function answerWithBody(
   outgoing: ServerResponse,
   url: string,
   method: Method,
+  pattern: string,
+  started: number,
 ) {
   let body: Buffer | undefined;
   let stream: ReadableStream<Uint8Array> | undefined;
@@ -363,23 +402,33 @@ async function answerWithBody(
   } catch (error) {
     result = frameFailure(error);
   }
-  write(result, incoming, outgoing, overLimit);
+  write(result, incoming, outgoing, overLimit, pattern, started);
 }
 
-/** Writes the handler's answer, with the frame headers; `overLimit`: the body was not read to its end. */
-function write(result: Response, incoming: IncomingMessage, outgoing: ServerResponse, overLimit: boolean): void {
+/**
+ * Writes the handler's answer, with the frame headers; `overLimit`: the body was not read to its end.
+ * `pattern` and `started` (0 with the metrics off) are what the metrics count it under.
+ */
+function write(
+  result: Response,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  overLimit: boolean,
+  pattern: string,
+  started: number,
+): void {
   // It runs in a promise's callback: whatever it throws (a handler that resolved to something not a
   // Response) ends this connection, never the process as an unhandled rejection.
   try {
     if (!(result instanceof JsonResponse)) {
       // Anything but our JSON answers is read back from its stream.
       result.arrayBuffer().then(
-        (bytes) => send(result, result.headers, Buffer.from(bytes), incoming, outgoing, overLimit),
+        (bytes) => send(result, result.headers, Buffer.from(bytes), incoming, outgoing, overLimit, pattern, started),
         () => outgoing.destroy(),
       );
       return;
     }
-    send(result, result.headerEntries(), result.bodyText, incoming, outgoing, overLimit);
+    send(result, result.headerEntries(), result.bodyText, incoming, outgoing, overLimit, pattern, started);
   } catch {
     outgoing.destroy();
   }
@@ -392,6 +441,8 @@ function send(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   overLimit: boolean,
+  pattern: string,
+  started: number,
 ): void {
   try {
     // The header block as one list for writeHead: node:http validates each field there as
@@ -412,7 +463,7 @@ function send(
           (zipped) => {
             try {
               fields.push("content-encoding", "gzip");
-              end(result.status, fields, zipped, incoming, outgoing, overLimit);
+              end(result.status, fields, zipped, incoming, outgoing, overLimit, pattern, started);
             } catch {
               outgoing.destroy();
             }
@@ -422,7 +473,7 @@ function send(
         return;
       }
     }
-    end(result.status, fields, body, incoming, outgoing, overLimit);
+    end(result.status, fields, body, incoming, outgoing, overLimit, pattern, started);
   } catch {
     outgoing.destroy();
   }
@@ -435,6 +486,8 @@ function end(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   overLimit: boolean,
+  pattern: string,
+  started: number,
 ): void {
   // The rest of a body past the limit (or refused from its declared length) is not read: end
   // the connection instead of draining it. A request that declares no body is whole once its
@@ -444,6 +497,7 @@ function end(
   if (status !== 204 && status !== 304) fields.push("content-length", String(Buffer.byteLength(body)));
   outgoing.writeHead(status, fields);
   outgoing.end(body);
+  if (started !== 0) countHttpRequest(pattern, incoming.method, status, (performance.now() - started) / 1000);
 }
 
 /** No Content-Length (or 0) and no Transfer-Encoding: an HTTP/1.1 request without a body (RFC 9112 §6.3). */

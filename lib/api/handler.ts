@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describeError, log } from "@/lib/log";
+import { countRefusal } from "@/lib/metrics/metrics";
 import { errorBody, HttpError } from "./http-error";
 import { JsonResponse, json } from "./json-response";
 import type { Declared, RouteDeclaration } from "./openapi/operation";
@@ -144,6 +145,7 @@ export function errorResponse(thrown: unknown, traceId: string, request?: Reques
     errorCode: httpError.code,
   };
   if (request) noteRefusal(request, httpError);
+  countRefusal(httpError.code);
   if (error instanceof HttpError) {
     if (httpError.detail) log.info("request refused", { ...fields, detail: httpError.detail });
   } else {

@@ -1,6 +1,7 @@
 import { clientAddress } from "@/lib/client-address";
 import { currentTime } from "@/lib/clock";
 import { env } from "@/lib/env";
+import { countIntegrationRequest, serviceMetrics } from "@/lib/metrics/metrics";
 import type { Principal } from "@/lib/tokens/principal";
 import { outcomeOf, type UsageSubject, usageCounter } from "@/lib/usage/counter";
 import type { HttpError } from "./http-error";
@@ -9,7 +10,8 @@ import type { HttpError } from "./http-error";
  * Where the HTTP frame counts API usage (lib/usage/counter.ts): `authenticateBearer` notes whose
  * token the request carried (also when a known integration's token is refused), `errorResponse`
  * notes the code and description of a refusal, and `apiRoute` counts the final status once the
- * answer is made. The request's path only updates a Map; the counter writes in batches.
+ * answer is made. The request's path only updates a Map; the counter writes in batches. A private
+ * integration's request is also counted in the metrics (lib/metrics), when they are on.
  */
 
 interface Caller {
@@ -30,9 +32,12 @@ export function usageSubjectOf(principal: Principal): UsageSubject | undefined {
   return undefined;
 }
 
-/** The request was made with this caller's token. */
+/** The request was made with this caller's token (kept for the usage counts, and for the metrics' integrations). */
 export function noteCaller(request: Request, subject: UsageSubject | undefined): void {
-  if (subject && env().API_USAGE_COUNTING === "on") (request as WithCaller)[CALLER] = { subject };
+  if (!subject) return;
+  if (env().API_USAGE_COUNTING === "on" || (subject.type === "integration" && serviceMetrics() !== undefined)) {
+    (request as WithCaller)[CALLER] = { subject };
+  }
 }
 
 /** The answer refuses the request with this error (kept for "the last refused request"). */
@@ -48,6 +53,8 @@ export function countUsage(request: Request, status: number, at?: Date): void {
   (request as WithCaller)[CALLER] = undefined;
   const outcome = outcomeOf(status);
   if (!outcome) return;
+  if (caller.subject.type === "integration") countIntegrationRequest(outcome);
+  if (env().API_USAGE_COUNTING !== "on") return;
   // The clock is read only for an answer that is counted.
   const now = at ?? currentTime();
   if (outcome !== "refused" || caller.subject.type !== "integration") {

@@ -29,6 +29,21 @@ export interface DatabaseHandle {
   listen?(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>>;
   /** Releases the embedded database or ends the pg pool (PrismaClient.$disconnect leaves it open). */
   close(): Promise<void>;
+  /** The connections as the metrics report them (`database_pool_connections`). */
+  connections?(): Connections;
+}
+
+/** PostgreSQL: the pg pools together; PGlite: its one connection, idle or running a call (and the calls queued behind it). */
+export interface Connections {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
+}
+
+/** The embedded database is one connection, busy while calls are pending. */
+function pgliteConnections(pending: number): Connections {
+  return { total: 1, idle: pending === 0 ? 1 : 0, waiting: Math.max(0, pending - 1), max: 1 };
 }
 
 /** Where a `file:` or `memory://` DATABASE_URL keeps its data; undefined for PostgreSQL. */
@@ -57,6 +72,7 @@ export function openDatabase(url: string): DatabaseHandle {
         adapterFactory: withSessionPreparedStatements(thread.adapterFactory),
         listen: thread.listen,
         close: thread.close,
+        connections: () => pgliteConnections(thread.pendingCalls()),
       };
     }
     const pglite = template ? new PGlite({ loadDataDir: new Blob([readFileSync(template)]) }) : new PGlite(dataDir);
@@ -71,6 +87,8 @@ export function openDatabase(url: string): DatabaseHandle {
       close: async () => {
         if (!pglite.closed) await pglite.close();
       },
+      // In this thread (tests) a statement holds the thread itself: nothing is seen waiting.
+      connections: () => pgliteConnections(0),
     };
   }
   // One pool for Prisma and for the statements run past it. Prisma's adapter leaves a pool it was
@@ -103,5 +121,11 @@ export function openDatabase(url: string): DatabaseHandle {
       if (!pool.ending) await pool.end();
       if (!countersPool.ending) await countersPool.end();
     },
+    connections: () => ({
+      total: pool.totalCount + countersPool.totalCount,
+      idle: pool.idleCount + countersPool.idleCount,
+      waiting: pool.waitingCount + countersPool.waitingCount,
+      max: (pool.options.max ?? 10) + (countersPool.options.max ?? 10),
+    }),
   };
 }

@@ -1,7 +1,7 @@
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { env } from "@/lib/env";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { type DatabaseHandle, openDatabase } from "./adapter";
+import { type Connections, type DatabaseHandle, openDatabase } from "./adapter";
 import { dbTimingEnabled, withDbTiming } from "./timing";
 
 interface Connection {
@@ -46,6 +46,11 @@ export function db(): PrismaClient {
 
 export function databaseHandle(): DatabaseHandle {
   return connect().handle;
+}
+
+/** The process's database connections now, without opening the database (undefined until it is open). */
+export function databaseConnections(): Connections | undefined {
+  return holder.__tokenServiceDb?.handle.connections?.();
 }
 
 const closeHooks = new WeakMap<DatabaseHandle, Set<() => Promise<void>>>();

@@ -30,6 +30,8 @@ export interface PgliteThread {
   listen(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>>;
   /** Closes PGlite (flushing it to its directory) and ends the thread. */
   close(): Promise<void>;
+  /** Calls sent to the thread and not yet answered (the metrics' busy and waiting). */
+  pendingCalls(): number;
 }
 
 export interface PgliteThreadOptions {
@@ -151,6 +153,7 @@ export function startPgliteThread(options: PgliteThreadOptions): PgliteThread {
         }
       };
     },
+    pendingCalls: () => pending.size,
     close: async () => {
       if (stopped) return;
       await call<void>("close");

@@ -1,9 +1,12 @@
 import { findLocation } from "@/lib/accounts/locations";
-import { bearerError } from "@/lib/api/bearer";
+import { bearerError, requireCompanyToken } from "@/lib/api/bearer";
+import type { CountRequest } from "@/lib/api/token-route";
+import { requireVersion } from "@/lib/api/version";
 import { type Db, db, type Tx } from "@/lib/db/client";
 import { PREPARED } from "@/lib/db/prepared";
 import { newRowId } from "@/lib/db/row-id";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { countTokenError, countTokenIssued } from "@/lib/metrics/metrics";
 import type { Principal } from "@/lib/tokens/principal";
 import { activeSigningKey } from "@/lib/tokens/signing-keys";
 import { invalidRequest } from "./errors";
@@ -17,6 +20,7 @@ import {
   sqlTime,
   tokenScopes,
 } from "./grants/issue";
+import { readOAuthForm, tokenErrorCode } from "./token-endpoint";
 
 /**
  * POST /oauth/locationToken: a Company token of an agency install buys a Location token for one
@@ -24,6 +28,29 @@ import {
  * Company token's grant, so revoking or uninstalling takes it down too, also when the revocation
  * runs at the same time as the exchange (see `exchangeStatement`).
  */
+
+/**
+ * The route's work inside the rate limits' frame (`count` counts the caller): the Version header,
+ * the Company token, the form, then the exchange. The token issued, or the refusal, is counted in
+ * the metrics (when on) as grant `location_token`.
+ */
+export async function locationTokenEndpoint(
+  request: Request,
+  traceId: string,
+  count: CountRequest,
+): Promise<Record<string, unknown>> {
+  try {
+    requireVersion(request);
+    const principal = await requireCompanyToken(request, "oauth.write", { count });
+    const form = await readOAuthForm(request);
+    const body = await exchangeForLocationToken({ principal, form, traceId });
+    countTokenIssued("location_token", "Location");
+    return body;
+  } catch (error) {
+    countTokenError("location_token", tokenErrorCode(error));
+    throw error;
+  }
+}
 
 export interface LocationTokenRequest {
   principal: Principal;

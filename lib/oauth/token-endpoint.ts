@@ -1,5 +1,8 @@
+import { HttpError } from "@/lib/api/http-error";
 import { readForm } from "@/lib/api/parse";
+import { toHttpError } from "@/lib/api/refusal-to-http";
 import { currentTime } from "@/lib/clock";
+import { countTokenError, countTokenIssued } from "@/lib/metrics/metrics";
 import { authenticateCachedClient, authenticateClient, ClientChanged } from "./client-auth";
 import { invalidClient, invalidRequest, unsupportedGrantType } from "./errors";
 import { authorizationCodeGrant, type GrantContext } from "./grants/authorization-code";
@@ -45,29 +48,50 @@ function checkGrantType(form: Record<string, string>): SupportedGrantType {
   return grantType as SupportedGrantType;
 }
 
+/**
+ * The token endpoint's answer. Every token issued and every refusal is counted in the metrics (when
+ * on); one async function, since each promise more costs the refresh's hot path.
+ */
 export async function tokenEndpoint(request: Request, now = currentTime()): Promise<Record<string, unknown>> {
-  const form = await readOAuthForm(request);
-  const grantType = checkGrantType(form);
-  // The app may come from the read cache: each grant's statement checks that the app still accepts
-  // the secret's hash, and when it does not the client is authenticated again against the database.
-  // An installation token's statement consumes the assertion's jti itself (one round trip).
-  const deferAssertion = grantType === "client_credentials";
-  const client =
-    authenticateCachedClient(request, form, now) ??
-    (await authenticateClient(request, form, { cached: true, now, deferAssertion }));
+  let grantType: SupportedGrantType | undefined;
   try {
-    return await grants[grantType]({ form, client, now });
+    const form = await readOAuthForm(request);
+    grantType = checkGrantType(form);
+    // The app may come from the read cache: each grant's statement checks that the app still accepts
+    // the secret's hash, and when it does not the client is authenticated again against the database.
+    // An installation token's statement consumes the assertion's jti itself (one round trip).
+    const deferAssertion = grantType === "client_credentials";
+    const client =
+      authenticateCachedClient(request, form, now) ??
+      (await authenticateClient(request, form, { cached: true, now, deferAssertion }));
+    let body: Record<string, unknown> | undefined;
+    try {
+      body = await grants[grantType]({ form, client, now });
+    } catch (error) {
+      if (!(error instanceof ClientChanged)) throw error;
+    }
+    if (body === undefined) {
+      const fresh = await authenticateClient(request, form, { now, deferAssertion });
+      try {
+        body = await grants[grantType]({ form, client: fresh, now });
+      } catch (error) {
+        if (!(error instanceof ClientChanged)) throw error;
+        throw invalidClient(
+          "The client secret was just replaced or revoked. Send the app's current secret.",
+          "secret changed",
+        );
+      }
+    }
+    countTokenIssued(grantType, body.userType);
+    return body;
   } catch (error) {
-    if (!(error instanceof ClientChanged)) throw error;
+    countTokenError(grantType, tokenErrorCode(error));
+    throw error;
   }
-  const fresh = await authenticateClient(request, form, { now, deferAssertion });
-  try {
-    return await grants[grantType]({ form, client: fresh, now });
-  } catch (error) {
-    if (!(error instanceof ClientChanged)) throw error;
-    throw invalidClient(
-      "The client secret was just replaced or revoked. Send the app's current secret.",
-      "secret changed",
-    );
-  }
+}
+
+/** The SPEC.md code a thrown error is answered with. */
+export function tokenErrorCode(error: unknown): string {
+  const answered = toHttpError(error);
+  return answered instanceof HttpError ? answered.code : "server_error";
 }

@@ -6,6 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import type { TestProject } from "vitest/node";
 import { migrationsDir } from "@/lib/db/migrations";
 import { writeRouteTable } from "@/scripts/route-table";
+import { migrationRecordSql } from "./migration-record";
 import { createTestDatabase, dropTestDatabase } from "./postgres";
 
 /**
@@ -37,12 +38,17 @@ async function migratedPgliteSnapshot(): Promise<string> {
   const migrations = readdirSync(migrationsDir)
     .filter((d) => /^\d/.test(d))
     .sort()
-    .map((d) => readFileSync(join(migrationsDir, d, "migration.sql"), "utf8"));
-  const digest = createHash("sha256").update(migrations.join("\n--\n")).digest("hex").slice(0, 16);
+    .map((name) => ({ name, sql: readFileSync(join(migrationsDir, name, "migration.sql"), "utf8") }));
+  // "recorded": the snapshot also records them as applied (./migration-record.ts).
+  const digest = createHash("sha256")
+    .update(`recorded\n${migrations.map((m) => m.sql).join("\n--\n")}`)
+    .digest("hex")
+    .slice(0, 16);
   const path = join(tmpdir(), `token-service-pglite-${digest}.tar`);
   if (existsSync(path)) return path;
   const pglite = new PGlite();
-  for (const sql of migrations) await pglite.exec(sql);
+  for (const { sql } of migrations) await pglite.exec(sql);
+  await pglite.exec(migrationRecordSql(migrations));
   const dump = await pglite.dumpDataDir("none");
   writeFileSync(path, Buffer.from(await dump.arrayBuffer()));
   await pglite.close();

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, inject } from "vitest";
 import { databaseHandle, disconnectDb } from "@/lib/db/client";
 import { migrationsDir } from "@/lib/db/migrations";
 import { resetEnvCache } from "@/lib/env";
+import { migrationRecordSql } from "./migration-record";
 
 process.env.DATABASE_URL = inject("databaseUrl");
 const template = inject("pgliteTemplate");
@@ -22,11 +23,12 @@ beforeAll(async () => {
   const { pglite } = databaseHandle();
   if (!pglite) return;
   // PGlite in memory: run the migration SQL directly, much faster than the schema engine.
-  for (const dir of readdirSync(migrationsDir)
+  const migrations = readdirSync(migrationsDir)
     .filter((d) => /^\d/.test(d))
-    .sort()) {
-    await pglite.exec(readFileSync(join(migrationsDir, dir, "migration.sql"), "utf8"));
-  }
+    .sort()
+    .map((name) => ({ name, sql: readFileSync(join(migrationsDir, name, "migration.sql"), "utf8") }));
+  for (const { sql } of migrations) await pglite.exec(sql);
+  await pglite.exec(migrationRecordSql(migrations));
 });
 
 afterAll(async () => {

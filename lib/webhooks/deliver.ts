@@ -1,6 +1,7 @@
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
+import { countWebhookDelivery } from "@/lib/metrics/metrics";
 import { nextAttemptAfterFailure } from "./backoff";
 import type { ClaimedEvent } from "./claim";
 import { disableIfFailingTooLong } from "./endpoint-health";
@@ -101,6 +102,7 @@ export async function deliverClaimedEvent(event: ClaimedEvent, options: DeliverO
   ]);
   const outcome: AttemptOutcome = updated.count === 0 ? "claim_lost" : ok ? "delivered" : next ? "retrying" : "failed";
   if (!ok && updated.count === 1) await disableIfFailingTooLong(event.appId, attemptedAt, options.disableAfterDays);
+  countWebhookDelivery(outcome);
   const fields = { eventId: event.id, appId: event.appId, attempt, statusCode: result.statusCode, outcome };
   if (outcome === "failed") log.warn("webhook given up after the retry window", fields);
   else if (outcome === "claim_lost") log.warn("webhook attempt finished after its claim was taken over", fields);
@@ -115,6 +117,7 @@ export async function deliverSafely(event: ClaimedEvent, options: DeliverOptions
   } catch (error) {
     // Could not record the attempt: the lease lapses and the event is attempted again. Nothing lost.
     log.error("webhook attempt could not be recorded", { eventId: event.id, cause: describeError(error) });
+    countWebhookDelivery("error");
     return "error";
   }
 }

@@ -75,6 +75,8 @@ const peerOf: Record<string, "R" | "Rh" | "N"> = {
   "b′": "N",
   u: "N",
   "u′": "N",
+  m: "N",
+  "m′": "N",
   d: "N",
   e: "R",
   f: "R",
@@ -86,7 +88,17 @@ const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e
 
 /** Peer (L)'s scenarios (issue 28): the limit of each hot path, and which of ours each measures. */
 const limitPeerIds: Record<string, string> = { Lb: "b", Lc: "c", Le: "e" };
-const limitOf: Record<string, string> = { b: "Lb", "b′": "Lb", u: "Lb", "u′": "Lb", c: "Lc", e: "Le", R: "Le" };
+const limitOf: Record<string, string> = {
+  b: "Lb",
+  "b′": "Lb",
+  u: "Lb",
+  "u′": "Lb",
+  m: "Lb",
+  "m′": "Lb",
+  c: "Lc",
+  e: "Le",
+  R: "Le",
+};
 
 /** Each peer's turn comes right after the first scenario of ours measured against it. */
 const turnAfter: Record<string, string> = { ...limitPeerIds };
@@ -187,6 +199,24 @@ export function usageCountingCost(run: DatabaseRun): string {
   if (!on || !off) return "(u) and (u′) not run";
   const ratio = on.requestsPerSecond / off.requestsPerSecond;
   return `(u) counting on ${fixed(on.requestsPerSecond)} req/s is ${(ratio * 100).toFixed(1)} % of (u′) counting off ${fixed(off.requestsPerSecond)} req/s: ${ratio >= 0.95 ? "meets" : "misses"} (within 5 %)`;
+}
+
+/**
+ * SPEC.md › Running it as a platform runs it: (m) metrics on (METRICS_PORT) against (m′) off,
+ * measured alike in one run: counting costs at most 3 % of the throughput. The CPU per request of
+ * each is given beside it: a shared machine's load moves it less than req/s.
+ */
+export function metricsCost(run: DatabaseRun): string {
+  const on = run.results.find((r) => r.id === "m");
+  const off = run.results.find((r) => r.id === "m′");
+  if (!on || !off) return "(m) and (m′) not run";
+  const ratio = on.requestsPerSecond / off.requestsPerSecond;
+  const [cpuOn, cpuOff] = [cpuPerRequest(run, on), cpuPerRequest(run, off)];
+  const cpu =
+    cpuOn !== undefined && cpuOff
+      ? `; CPU per request ${fixed(cpuOn)} µs against ${fixed(cpuOff)} µs (${cpuOn >= cpuOff ? "+" : ""}${((cpuOn / cpuOff - 1) * 100).toFixed(1)} %)`
+      : "";
+  return `(m) metrics on ${fixed(on.requestsPerSecond)} req/s is ${(ratio * 100).toFixed(1)} % of (m′) metrics off ${fixed(off.requestsPerSecond)} req/s: ${ratio >= 0.97 ? "meets" : "misses"} (at most 3 % cost)${cpu}`;
 }
 
 export function pgliteTargets(pglite: DatabaseRun, postgres: DatabaseRun | undefined): string {

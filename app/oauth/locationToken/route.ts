@@ -1,13 +1,10 @@
 import { z } from "zod";
-import { requireCompanyToken } from "@/lib/api/bearer";
 import { json, noStore, otherMethods } from "@/lib/api/handler";
 import { bearer401 } from "@/lib/api/openapi/operation";
 import { withRateLimit } from "@/lib/api/token-route";
-import { requireVersion } from "@/lib/api/version";
 import { tokenResponse } from "@/lib/oauth/documented-forms";
 import { noStoreRoute } from "@/lib/oauth/http";
-import { exchangeForLocationToken } from "@/lib/oauth/location-token";
-import { readOAuthForm } from "@/lib/oauth/token-endpoint";
+import { locationTokenEndpoint } from "@/lib/oauth/location-token";
 
 /**
  * POST /oauth/locationToken: a Company token of an agency install → a Location token. Counted by
@@ -46,12 +43,8 @@ export const POST = noStoreRoute(
     },
   },
   (request, context) =>
-    withRateLimit(request, context, async (count) => {
-      requireVersion(request);
-      const principal = await requireCompanyToken(request, "oauth.write", { count });
-      const form = await readOAuthForm(request);
-      const body = await exchangeForLocationToken({ principal, form, traceId: context.traceId });
-      return json(body, { headers: noStore });
-    }),
+    withRateLimit(request, context, async (count) =>
+      json(await locationTokenEndpoint(request, context.traceId, count), { headers: noStore }),
+    ),
 );
 export const { GET, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");

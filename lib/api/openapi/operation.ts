@@ -44,6 +44,8 @@ export interface Operation {
   };
   /** The error codes this operation answers with, and what each means here, in check order. */
   errors: Partial<Record<ErrorCode, string>>;
+  /** What a 503 (`server_error`, with Retry-After) means here, for an operation that answers one. */
+  unavailable?: string;
   /** Error screens (text/html) of a screen operation, by status. */
   screenErrors?: Record<number, string>;
 }
