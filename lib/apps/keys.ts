@@ -13,13 +13,7 @@ import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
 import { env } from "@/lib/env";
 import { type AppKeySource, Prisma } from "@/lib/generated/prisma/client";
-import {
-  answeredOnce,
-  claimedOnce,
-  type IdempotentRequest,
-  idempotentRequest,
-  personKey,
-} from "@/lib/idempotency/keys";
+import { answeredOnce, claimedOnce, type IdempotentRequest, personRequest } from "@/lib/idempotency/keys";
 import { conflict, forbidden, invalid, notFound } from "@/lib/refusal";
 import { webhookUrlSaveProblem } from "@/lib/webhooks/ssrf";
 import { canManageApps, loadOwnApp } from "./registry";
@@ -423,10 +417,7 @@ export async function generateKeyPair(
 ): Promise<GeneratedKeyPair> {
   assertMayManageApps(actor);
   if (!appKeyAlgs.includes(alg)) throw invalid("Choose ES256 or RS256.", FIELD.alg);
-  const request =
-    actor && options.idempotencyKey
-      ? idempotentRequest(personKey(actor.id), options.idempotencyKey, { operation: "app.generateKeyPair", appId, alg })
-      : undefined;
+  const request = personRequest(actor?.id, options.idempotencyKey, { operation: "app.generateKeyPair", appId, alg });
   return answeredOnce(
     () => newKeyPair(appId, alg, actor, request, options.now ?? new Date()),
     (stored) => stored as GeneratedKeyPair,

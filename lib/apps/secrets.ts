@@ -3,19 +3,8 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { hashSecret, lastFour } from "@/lib/crypto/secrets";
 import { db, type Tx } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
-import {
-  answeredOnce,
-  claimedOnce,
-  type IdempotentRequest,
-  idempotentRequest,
-  personKey,
-} from "@/lib/idempotency/keys";
+import { answeredOnce, claimedOnce, personRequest } from "@/lib/idempotency/keys";
 import { Refusal } from "@/lib/refusal";
-import {
-  newWebhookSecret,
-  PREVIOUS_WEBHOOK_SECRET_GRACE_MS,
-  webhookSecretColumns,
-} from "@/lib/webhooks/webhook-secret";
 import {
   CLIENT_SECRET_OVERLAPS,
   type ClientSecretOverlap,
@@ -51,7 +40,11 @@ export async function rotateClientSecret(
   if (!isClientSecretOverlap(overlap)) {
     throw new Refusal("invalid", `The overlap must be ${clientSecretOverlaps.join(", ")}.`, "overlap");
   }
-  const request = onceFor(actor, options.idempotencyKey, { operation: "app.rotateClientSecret", appId, overlap });
+  const request = personRequest(actor?.id, options.idempotencyKey, {
+    operation: "app.rotateClientSecret",
+    appId,
+    overlap,
+  });
   // Other instances: each grant checks the secret in its own statement, and the App trigger's NOTIFY
   // empties their read caches. This one empties its own at once.
   return answeredOnce(
@@ -63,11 +56,6 @@ export async function rotateClientSecret(
       ),
     (stored) => stored as RotatedClientSecret,
   );
-}
-
-/** A person's idempotency key for a change of their app's credentials, or none. */
-function onceFor(actor: Actor | undefined, key: string | undefined, request: unknown): IdempotentRequest | undefined {
-  return actor && key ? idempotentRequest(personKey(actor.id), key, request) : undefined;
 }
 
 /**
@@ -195,61 +183,4 @@ export async function clientSecretStatus(appId: string, now = new Date()): Promi
           }
         : null,
   };
-}
-
-export interface RotatedWebhookSecret {
-  /** The new `whsec_…` secret, shown this once. */
-  webhookSecret: string;
-  webhookSecretHint: string;
-  /** Until when the secret it replaces keeps signing beside it (null when there was none). */
-  previousSignsUntil: Date | null;
-}
-
-/**
- * A new webhook secret, shown once. Deliveries are signed with both (two `v1,` signatures) for
- * 24 hours from `now`, so the receiver can switch to the new one without losing an event. Sent
- * again with the same idempotency key, it answers the same secret and rotates nothing.
- */
-export async function rotateWebhookSecret(
-  appId: string,
-  actor?: Actor,
-  now = new Date(),
-  options: { idempotencyKey?: string } = {},
-): Promise<RotatedWebhookSecret> {
-  const request = onceFor(actor, options.idempotencyKey, { operation: "app.rotateWebhookSecret", appId });
-  return answeredOnce(
-    () => db().$transaction((tx) => claimedOnce(tx, request, now, () => rotateWebhookSecretIn(tx, appId, actor, now))),
-    (stored) => stored as RotatedWebhookSecret,
-  );
-}
-
-/** The rotation's transaction: the current secret becomes the previous one, signing 24 hours more. */
-async function rotateWebhookSecretIn(
-  tx: Tx,
-  appId: string,
-  actor: Actor | undefined,
-  now: Date,
-): Promise<RotatedWebhookSecret> {
-  const webhookSecret = newWebhookSecret();
-  const columns = webhookSecretColumns(webhookSecret);
-  const app = await loadOwnApp(tx, appId, actor);
-  const current = await tx.app.findUniqueOrThrow({ where: { id: appId }, select: { webhookSecretEncrypted: true } });
-  const previousSignsUntil = current.webhookSecretEncrypted
-    ? new Date(now.getTime() + PREVIOUS_WEBHOOK_SECRET_GRACE_MS)
-    : null;
-  await tx.app.update({
-    where: { id: appId },
-    data: {
-      ...columns,
-      previousWebhookSecretEncrypted: current.webhookSecretEncrypted,
-      previousWebhookSecretExpiresAt: previousSignsUntil,
-    },
-  });
-  await recordAudit(tx, {
-    companyId: app.companyId,
-    actorUserId: actor?.id,
-    action: "app_webhook_secret_rotated",
-    targetId: appId,
-  });
-  return { webhookSecret, webhookSecretHint: columns.webhookSecretHint, previousSignsUntil };
 }

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPair } from "@/lib/apps/keys";
-import { rotateClientSecret, rotateWebhookSecret } from "@/lib/apps/secrets";
+import { rotateClientSecret } from "@/lib/apps/secrets";
+import { rotateWebhookSecret } from "@/lib/apps/webhook-secret-rotation";
 import { beginTotpSetup, confirmTotpSetup } from "@/lib/auth/two-factor/authenticator-app";
 import { redeemSecondFactorCode, regenerateRecoveryCodes } from "@/lib/auth/two-factor/factors";
 import { totpCodeAt } from "@/lib/auth/two-factor/totp";

@@ -50,6 +50,15 @@ export interface IdempotentRequest {
   requestHash: string;
 }
 
+/** A person's claim of `key` for `request` (a screen's dialog), or none without a person or a key. */
+export function personRequest(
+  userId: string | undefined,
+  key: string | undefined,
+  request: unknown,
+): IdempotentRequest | undefined {
+  return userId && key ? idempotentRequest(personKey(userId), key, request) : undefined;
+}
+
 /** The claim of `key` by `actorKey` for `request` (operation, target and body; key order does not matter). */
 export function idempotentRequest(actorKey: string, key: string, request: unknown): IdempotentRequest {
   return {

@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
-import { rotateWebhookSecret } from "@/lib/apps/secrets";
+import { rotateWebhookSecret } from "@/lib/apps/webhook-secret-rotation";
 import { db } from "@/lib/db/client";
 import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency } from "@/lib/testing/fixtures";

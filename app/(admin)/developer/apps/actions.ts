@@ -5,7 +5,8 @@ import { z } from "zod";
 import { clientSecretOverlapLabels, clientSecretOverlaps } from "@/lib/apps/client-secret-overlap";
 import { addPublicKey, generateKeyPair, removeAppKey, setJwksUrl } from "@/lib/apps/keys";
 import { createApp, updateApp } from "@/lib/apps/registry";
-import { revokePreviousClientSecret, rotateClientSecret, rotateWebhookSecret } from "@/lib/apps/secrets";
+import { revokePreviousClientSecret, rotateClientSecret } from "@/lib/apps/secrets";
+import { rotateWebhookSecret } from "@/lib/apps/webhook-secret-rotation";
 import { actorAction, echoValues } from "@/lib/auth/actions";
 import { parseIdempotencyKey } from "@/lib/idempotency/keys";
 
