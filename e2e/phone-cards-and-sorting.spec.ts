@@ -86,9 +86,9 @@ test("row signals, Needs attention with revoked first, sorting with aria-sort, p
   await links.first().click();
   await expect(page).toHaveURL(/\?status=revoked$/);
   await expect(page.getByLabel("Status")).toHaveValue("revoked");
-  expect(await rowNames(page)).toEqual(["Leaked export"]);
+  await expect.poll(() => rowNames(page)).toEqual(["Leaked export"]);
   await page.reload();
-  expect(await rowNames(page)).toEqual(["Leaked export"]);
+  await expect.poll(() => rowNames(page)).toEqual(["Leaked export"]);
   await page.getByLabel("Status").selectOption("all");
 
   // Each row says what needs doing, besides its one status.
@@ -103,7 +103,7 @@ test("row signals, Needs attention with revoked first, sorting with aria-sort, p
     await expect(signals(card(page, quiet)), quiet).toHaveCount(0);
 
   // Most urgent first by default; no column claims an order.
-  expect(await rowNames(page)).toEqual(urgent);
+  await expect.poll(() => rowNames(page)).toEqual(urgent);
   for (const name of ["Name", "Last used", "Expires"])
     await expect(header(page, name)).toHaveAttribute("aria-sort", "none");
   await expect(page.getByText(/^Showing all 30, most urgent first$/)).toBeVisible();
@@ -111,37 +111,34 @@ test("row signals, Needs attention with revoked first, sorting with aria-sort, p
   // Name: ascending, descending, then most urgent first again.
   await sortButton(page, "Name").click();
   await expect(header(page, "Name")).toHaveAttribute("aria-sort", "ascending");
-  expect(await rowNames(page)).toEqual(byName);
+  await expect.poll(() => rowNames(page)).toEqual(byName);
   await sortButton(page, "Name").click();
   await expect(header(page, "Name")).toHaveAttribute("aria-sort", "descending");
-  expect(await rowNames(page)).toEqual([...byName].reverse());
+  await expect.poll(() => rowNames(page)).toEqual([...byName].reverse());
   await sortButton(page, "Name").click();
   await expect(header(page, "Name")).toHaveAttribute("aria-sort", "none");
-  expect(await rowNames(page)).toEqual(urgent);
+  await expect.poll(() => rowNames(page)).toEqual(urgent);
 
   // Expires: the earliest first (the expired ones), never last; descending the reverse.
   await sortButton(page, "Expires").click();
   await expect(header(page, "Expires")).toHaveAttribute("aria-sort", "ascending");
   await expect(header(page, "Name")).toHaveAttribute("aria-sort", "none");
   const dated = ["Expired billing", "Expired export", "Expiring CRM", "Expiring forms", "Later reports"];
-  expect((await rowNames(page)).slice(0, 5)).toEqual(dated);
+  await expect.poll(async () => (await rowNames(page)).slice(0, 5)).toEqual(dated);
   await sortButton(page, "Expires").click();
   await expect(header(page, "Expires")).toHaveAttribute("aria-sort", "descending");
-  expect((await rowNames(page)).slice(-5)).toEqual([...dated].reverse());
+  await expect.poll(async () => (await rowNames(page)).slice(-5)).toEqual([...dated].reverse());
 
   // Last used: never used first, then the longest ago; descending, never used last.
   await sortButton(page, "Last used").click();
   await expect(header(page, "Last used")).toHaveAttribute("aria-sort", "ascending");
   await expect(header(page, "Expires")).toHaveAttribute("aria-sort", "none");
-  expect((await rowNames(page)).slice(0, 4)).toEqual([
-    "Leaked export",
-    "Forgotten",
-    "Expired export",
-    "Expired billing",
-  ]);
+  await expect
+    .poll(async () => (await rowNames(page)).slice(0, 4))
+    .toEqual(["Leaked export", "Forgotten", "Expired export", "Expired billing"]);
   await sortButton(page, "Last used").click();
   await expect(header(page, "Last used")).toHaveAttribute("aria-sort", "descending");
-  expect((await rowNames(page)).slice(-2)).toEqual(["Leaked export", "Forgotten"]);
+  await expect.poll(async () => (await rowNames(page)).slice(-2)).toEqual(["Leaked export", "Forgotten"]);
   // The phone's `Sort by` is not shown here (the headers sort).
   await expect(page.getByLabel("Sort by")).toBeHidden();
 
@@ -171,9 +168,9 @@ test("row signals, Needs attention with revoked first, sorting with aria-sort, p
         await expect(view.getByRole("button", { name: "Name", exact: true })).toHaveCount(0);
         if (scheme === "light") {
           await view.getByLabel("Sort by").selectOption({ label: "Name, Z to A" });
-          expect(await rowNames(view)).toEqual([...byName].reverse());
+          await expect.poll(() => rowNames(view)).toEqual([...byName].reverse());
           await view.getByLabel("Sort by").selectOption({ label: "Most urgent first" });
-          expect(await rowNames(view)).toEqual(urgent);
+          await expect.poll(() => rowNames(view)).toEqual(urgent);
           // The details open inside the card, no wider than the screen.
           const opener = card(view, "Expiring CRM").getByRole("button", { name: "Expiring CRM", exact: true });
           await opener.click();
@@ -192,44 +189,6 @@ test("row signals, Needs attention with revoked first, sorting with aria-sort, p
       await screenshotTo(view, shots, `list-30-${width}-${scheme}`);
       await context.close();
     }
-});
-
-test("50 rows at a time: search, filter and sort over every row, then Previous and Next", async ({ page }) => {
-  const agency = await createAgency({ locations: 0, labs: true });
-  const names = Array.from({ length: 55 }, (_, i) => `Bulk ${String(i + 1).padStart(2, "0")}`);
-  const seeded = await seedIntegrations(
-    agency.companyId,
-    agency.owner.id,
-    names.map((name, i) => ({
-      name,
-      created: 2,
-      usedHoursAgo: 1 + (i % 30),
-      description: name === "Bulk 53" ? "Quarterly ledger" : "",
-    })),
-  );
-  test.skip(!seeded.size || !(await onServerDatabase("SELECT 1")), "Seeding needs PostgreSQL (TEST_DATABASE_URL).");
-  await signIn(page, agency.owner.email);
-  await page.goto(PATH);
-  await expect(page.getByRole("heading", { name: "55 integrations" })).toBeVisible();
-  expect(await rowNames(page)).toEqual(names.slice(0, 50));
-  await expect(page.getByText("Showing 1–50 of 55, most urgent first")).toBeVisible();
-  const pages = page.getByRole("navigation", { name: "Pages of integrations" });
-  await expect(pages.getByRole("button", { name: "Previous" })).toBeDisabled();
-  await pages.getByRole("button", { name: "Next" }).click();
-  expect(await rowNames(page)).toEqual(names.slice(50));
-  await expect(pages).toContainText("Page 2 of 2");
-  await expect(pages.getByRole("button", { name: "Next" })).toBeDisabled();
-
-  // Sorting goes over every row and starts again on the first page.
-  await sortButton(page, "Name").click();
-  await sortButton(page, "Name").click();
-  await expect(header(page, "Name")).toHaveAttribute("aria-sort", "descending");
-  expect(await rowNames(page)).toEqual([...names].reverse().slice(0, 50));
-  // So does the search: a row of another page is found.
-  await page.getByRole("searchbox", { name: "Search integrations" }).fill("ledger");
-  expect(await rowNames(page)).toEqual(["Bulk 53"]);
-  await expect(pages).toHaveCount(0);
-  await expectAccessible(page, `${PATH} (55 integrations, searched)`, wcag22Tags);
 });
 
 test("no integrations: the empty list at 390 and 1280 px in both schemes", async ({ page, browser }) => {

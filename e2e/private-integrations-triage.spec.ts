@@ -74,10 +74,10 @@ test("triage: Needs attention, every Status filter, search, relative times, the 
   await attention.getByRole("link", { name: "2 expired" }).click();
   await expect(page.getByLabel("Status")).toHaveValue("expired");
   await expect(page).toHaveURL(/\?status=expired$/);
-  expect((await rowNames(page)).sort()).toEqual(["Expired billing", "Expired export"]);
+  await expect.poll(async () => (await rowNames(page)).sort()).toEqual(["Expired billing", "Expired export"]);
   await page.reload();
   await expect(page.getByLabel("Status")).toHaveValue("expired");
-  expect((await rowNames(page)).sort()).toEqual(["Expired billing", "Expired export"]);
+  await expect.poll(async () => (await rowNames(page)).sort()).toEqual(["Expired billing", "Expired export"]);
 
   // Each filter, exactly SPEC's options.
   const status = page.getByLabel("Status");
@@ -101,9 +101,10 @@ test("triage: Needs attention, every Status filter, search, relative times, the 
   ];
   for (const [value, names] of expected) {
     await status.selectOption(value);
-    const shown = (await rowNames(page)).sort();
-    if (typeof names === "number") expect(shown, value).toHaveLength(names);
-    else expect(shown, value).toEqual(names);
+    const shown = async () => (await rowNames(page)).sort();
+    if (typeof names === "number")
+      await expect.poll(async () => (await shown()).length, { message: value }).toBe(names);
+    else await expect.poll(shown, { message: value }).toEqual(names);
   }
 
   // Search: name, description, scope, the token's last four characters.
@@ -116,7 +117,7 @@ test("triage: Needs attention, every Status filter, search, relative times, the 
     [(seeded.get("Forgotten") ?? "").slice(-4), ["Forgotten"]],
   ] as const) {
     await search.fill(query);
-    expect((await rowNames(page)).sort(), query).toEqual(names);
+    await expect.poll(async () => (await rowNames(page)).sort(), { message: query }).toEqual(names);
   }
   await search.fill("");
 

@@ -1,18 +1,16 @@
 "use client";
 
 import { type SortingState, type Updater, useTable } from "@tanstack/react-table";
-import { type ReactNode, useMemo, useState } from "react";
+import { usePathname, useRouter } from "next/navigation";
+import { type ReactNode, useEffect, useMemo, useOptimistic, useRef, useState, useTransition } from "react";
 import { DataTable } from "@/components/ui/data-table";
+import { LIST_PAGE_SIZE, type ListQuery, listSearchParams, type SortableColumn } from "@/lib/integrations/list-page";
 import {
-  inFilter,
   integrationStatus,
   isStatusFilter,
   leakedFilter,
-  matchesSearch,
-  needsAttention,
   rowSignals,
   type StatusFilter,
-  sortByUrgency,
   statusFilters,
 } from "@/lib/integrations/triage";
 import type { LifecycleKind } from "./integration-card";
@@ -20,18 +18,18 @@ import { IntegrationRow } from "./integration-row";
 import { NeedsAttention, Pager, showingWords } from "./table-controls";
 import {
   ariaSort,
-  type SortableColumn,
+  orderOf,
   sortableColumns,
   sortingFeatures,
-  sortOptionOf,
+  sortingOf,
   sortOptions,
   type TriageRow,
 } from "./table-sorting";
 import { triageFacts } from "./triage-facts";
-import type { IntegrationItem } from "./types";
+import type { IntegrationItem, IntegrationList } from "./types";
 
-/** Rows drawn at a time: the page stays as quick to draw with 500 integrations as with 50. */
-export const PAGE_SIZE = 50;
+/** How long typing pauses before the search is sent: one request per word, not per key. */
+const SEARCH_PAUSE_MS = 250;
 
 const fieldClass =
   "rounded-md border-0 bg-surface py-2 pr-8 pl-3 text-sm font-normal text-slate-900 ring-1 ring-slate-500 ring-inset focus:ring-2 focus:ring-brand-600";
@@ -39,24 +37,24 @@ const fieldClass =
 /**
  * The list as a table built for triage: `Needs attention` with links that apply a filter,
  * `Search integrations`, the `Status` filter, one row per integration with its actions in a menu,
- * sortable by `Name`, `Last used` and `Expires` (most urgent first until one is chosen) and drawn
- * a page of 50 at a time; search, filter and sort apply to every row first. The name opens the
+ * sortable by `Name`, `Last used` and `Expires` (most urgent first until one is chosen), a page of
+ * 50 at a time. The server searches, filters, sorts and pages every integration
+ * (lib/integrations/list-page.ts): each choice goes into the address (`?q=&status=&sort=&page=`),
+ * so a reload or a shared link keeps it, and the server answers with that page. The name opens the
  * details (or the edit form) below the row. Times read relative to the render time (`now`), the
  * same on the server and in the browser.
  */
 export function IntegrationTable({
-  items,
+  list,
   now,
-  initialFilter,
   expanded,
   renderExpanded,
   onToggleDetails,
   onEdit,
   onAction,
 }: {
-  items: IntegrationItem[];
+  list: IntegrationList;
   now: string;
-  initialFilter?: string;
   /** The integration whose details or edit form are open, if any. */
   expanded: string | null;
   renderExpanded: (item: IntegrationItem) => ReactNode;
@@ -64,98 +62,82 @@ export function IntegrationTable({
   onEdit: (id: string, focus?: "expires") => void;
   onAction: (kind: LifecycleKind, id: string) => void;
 }) {
-  const [query, setQuery] = useState("");
-  const [filter, setFilter] = useState<StatusFilter>(isStatusFilter(initialFilter) ? initialFilter : "all");
-  const [sorting, setSorting] = useState<SortingState>([]);
+  const router = useRouter();
+  const pathname = usePathname();
+  const [loading, startLoading] = useTransition();
+  // The choice shows at once; the page follows when the server answers.
+  const [query, showQuery] = useOptimistic(list.query);
+  // What is typed stays as typed, whatever page arrives meanwhile.
+  const [search, setSearch] = useState(list.query.search);
+  const typing = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(typing.current), []);
   const clock = useMemo(() => new Date(now), [now]);
-  // Most urgent first: the order the rows keep until a column is sorted (and between equal values).
   const rows = useMemo(
     () =>
-      sortByUrgency(
-        items.map((item): TriageRow => {
-          const facts = triageFacts(item);
-          return { item, facts, status: integrationStatus(facts, clock), signals: rowSignals(facts, clock) };
-        }),
-        (r) => r.facts,
-        clock,
-      ),
-    [items, clock],
+      list.rows.map((item): TriageRow => {
+        const facts = triageFacts(item);
+        return { item, facts, status: integrationStatus(facts, clock), signals: rowSignals(facts, clock) };
+      }),
+    [list.rows, clock],
   );
-  const attention = useMemo(
-    () =>
-      needsAttention(
-        rows.map((r) => r.facts),
-        clock,
-      ),
-    [rows, clock],
-  );
-  const shown = useMemo(
-    () => rows.filter((r) => inFilter(r.facts, filter, clock) && matchesSearch(r.facts, query)),
-    [rows, filter, query, clock],
-  );
-  // Opened on an integration (a notification's link): its page.
-  const [page, setPage] = useState(() => {
-    const at = expanded ? shown.findIndex((r) => r.item.id === expanded) : -1;
-    return at > 0 ? Math.floor(at / PAGE_SIZE) : 0;
-  });
 
-  function sortBy(updater: Updater<SortingState>) {
-    setSorting((previous) => (typeof updater === "function" ? updater(previous) : updater));
-    setPage(0);
+  function go(changes: Partial<ListQuery>) {
+    // Any change but the page's own starts again at the first page.
+    const next = { ...query, search, page: 0, ...changes };
+    const params = listSearchParams(next);
+    startLoading(() => {
+      showQuery(next);
+      router.replace(params.size ? `${pathname}?${params}` : pathname, { scroll: false });
+    });
   }
+
+  function searchFor(text: string) {
+    setSearch(text);
+    window.clearTimeout(typing.current);
+    typing.current = window.setTimeout(() => go({ search: text }), SEARCH_PAUSE_MS);
+  }
+
+  const applyFilter = (status: StatusFilter) => go({ status });
 
   const table = useTable({
     features: sortingFeatures,
     columns: sortableColumns,
-    data: shown,
+    data: rows,
     getRowId: (r) => r.item.id,
-    state: { sorting },
-    onSortingChange: sortBy,
+    state: { sorting: sortingOf(query.order) },
+    onSortingChange: (updater: Updater<SortingState>) =>
+      go({ order: orderOf(typeof updater === "function" ? updater(sortingOf(query.order)) : updater) }),
+    // The rows arrive sorted by the server.
+    manualSorting: true,
     // Each header: ascending, then descending, then back to most urgent first.
     sortDescFirst: false,
     enableSortingRemoval: true,
     enableMultiSort: false,
   });
-  const sorted = table.getRowModel().rows;
-  const pageCount = Math.max(1, Math.ceil(sorted.length / PAGE_SIZE));
-  const current = Math.min(page, pageCount - 1);
-  const from = current * PAGE_SIZE;
-  const pageRows = sorted.slice(from, from + PAGE_SIZE);
-  const order = sortOptionOf(sorting);
-
-  function applyFilter(next: StatusFilter) {
-    setFilter(next);
-    setPage(0);
-    // The filter is in the address too, so a reload or a shared link keeps it.
-    const url = new URL(window.location.href);
-    if (next === "all") url.searchParams.delete("status");
-    else url.searchParams.set("status", next);
-    window.history.replaceState(window.history.state, "", url);
-  }
+  const order = sortOptions.find((o) => o.value === query.order) ?? sortOptions[0];
+  const from = list.page * LIST_PAGE_SIZE;
 
   const sortable = (label: string, column: SortableColumn, className?: string) => ({
     label,
     className,
     sort: {
-      direction: ariaSort(sorting, column),
+      direction: ariaSort(query.order, column),
       onToggle: () => table.getColumn(column)?.toggleSorting(undefined, false),
     },
   });
 
   return (
-    <div className="space-y-4">
-      <NeedsAttention lines={attention} current={filter} onApply={applyFilter} />
+    // Busy while the server works out the page a choice asked for.
+    <div className="space-y-4" aria-busy={loading || undefined}>
+      <NeedsAttention lines={list.attention} current={query.status} onApply={applyFilter} />
 
       <search className="flex flex-wrap items-end gap-3">
         <label className="flex min-w-0 flex-1 basis-56 flex-col gap-1 text-sm font-medium text-slate-700">
           Search integrations
           <input
             type="search"
-            value={query}
-            onChange={(e) => {
-              setQuery(e.target.value);
-              setPage(0);
-            }}
+            value={search}
+            onChange={(e) => searchFor(e.target.value)}
             placeholder="Name, description, scope or last 4 of a token"
             className="w-full rounded-md border-0 bg-surface px-3 py-2 text-sm font-normal text-slate-900 ring-1 ring-slate-500 ring-inset placeholder:text-slate-500 focus:ring-2 focus:ring-brand-600"
           />
@@ -163,7 +145,7 @@ export function IntegrationTable({
         <label className="flex flex-col gap-1 text-sm font-medium text-slate-700">
           Status
           <select
-            value={filter}
+            value={query.status}
             onChange={(e) => applyFilter(isStatusFilter(e.target.value) ? e.target.value : "all")}
             className={fieldClass}
           >
@@ -172,7 +154,9 @@ export function IntegrationTable({
                 {f.label}
               </option>
             ))}
-            {filter === leakedFilter.value ? <option value={leakedFilter.value}>{leakedFilter.label}</option> : null}
+            {query.status === leakedFilter.value ? (
+              <option value={leakedFilter.value}>{leakedFilter.label}</option>
+            ) : null}
           </select>
         </label>
         {/* The column headers sort the table; a phone's cards have none, so the same orders are here. */}
@@ -180,10 +164,7 @@ export function IntegrationTable({
           Sort by
           <select
             value={order.value}
-            onChange={(e) => {
-              const next = sortOptions.find((o) => o.value === e.target.value) ?? sortOptions[0];
-              sortBy(next.sorting.map((s) => ({ ...s })));
-            }}
+            onChange={(e) => go({ order: (sortOptions.find((o) => o.value === e.target.value) ?? order).value })}
             className={fieldClass}
           >
             {sortOptions.map((o) => (
@@ -196,8 +177,8 @@ export function IntegrationTable({
       </search>
 
       <p className="text-sm text-slate-600" aria-live="polite">
-        {showingWords(from, pageRows.length, shown.length, rows.length)}
-        {shown.length ? `, ${order.value === "urgency" ? "most urgent first" : `sorted by ${order.label}`}` : null}
+        {showingWords(from, rows.length, list.matching, list.total)}
+        {list.matching ? `, ${order.value === "urgency" ? "most urgent first" : `sorted by ${order.label}`}` : null}
       </p>
 
       {/* A size container: the open details take the region's visible width (100cqw), not the table's.
@@ -214,19 +195,19 @@ export function IntegrationTable({
           { label: "Requests (7 days)", className: "text-right" },
           { label: "Actions", srOnly: true, className: "sticky right-0 bg-slate-50" },
         ]}
-        className="@container max-sm:rounded-none max-sm:bg-transparent max-sm:shadow-none max-sm:ring-0"
+        className={`@container max-sm:rounded-none max-sm:bg-transparent max-sm:shadow-none max-sm:ring-0 ${loading ? "opacity-60" : ""}`}
         tableClassName="max-sm:block"
         headClassName="font-semibold text-slate-600 max-sm:hidden"
         cellPadding="px-2.5 py-2"
         after={
-          shown.length === 0 ? (
+          list.matching === 0 ? (
             <p className="p-6 text-center text-sm text-slate-600 max-sm:rounded-lg max-sm:border max-sm:border-slate-200 max-sm:bg-surface">
               No integration matches this search and filter.
             </p>
           ) : null
         }
       >
-        {pageRows.map(({ original: row }) => (
+        {table.getRowModel().rows.map(({ original: row }) => (
           <IntegrationRow
             key={row.item.id}
             row={row}
@@ -240,7 +221,7 @@ export function IntegrationTable({
         ))}
       </DataTable>
 
-      <Pager page={current} pageCount={pageCount} onPage={setPage} />
+      <Pager page={list.page} pageCount={list.pageCount} onPage={(page) => go({ page })} />
     </div>
   );
 }

@@ -19,7 +19,14 @@ import { IntegrationTable } from "./integration-table";
 import { LifecycleConfirm } from "./lifecycle-confirm";
 import { MaximumLifetimeForm, MaximumLifetimeNote } from "./maximum-lifetime";
 import { type RevealedToken, TOKEN_COPY_BUTTON, TokenDialog } from "./token-dialog";
-import type { AuditItem, IntegrationActions, IntegrationItem, ScopeGroup, SubAccountOption } from "./types";
+import type {
+  AuditItem,
+  IntegrationActions,
+  IntegrationItem,
+  IntegrationList,
+  ScopeGroup,
+  SubAccountOption,
+} from "./types";
 import { IntegrationUsagePanel } from "./usage-panel";
 
 type Mode =
@@ -44,13 +51,12 @@ export function PrivateIntegrationsManager({
   level,
   ownerName,
   locationId,
-  items,
+  list,
   groups,
   subAccountOptions,
   maximumLifetimeDays,
   actions: unguardedActions,
   renderedAt,
-  initialFilter,
   audit = [],
   auditMore = false,
   children,
@@ -59,7 +65,8 @@ export function PrivateIntegrationsManager({
   level: "agency" | "location";
   ownerName: string;
   locationId?: string;
-  items: IntegrationItem[];
+  /** The page of the list the address asks for (the server searches, filters, sorts and pages). */
+  list: IntegrationList;
   groups: ScopeGroup[];
   /** The agency's sub-accounts, for `Sub-accounts` (agency screen only). */
   subAccountOptions?: SubAccountOption[];
@@ -68,8 +75,6 @@ export function PrivateIntegrationsManager({
   actions: IntegrationActions;
   /** The server's clock when the page was rendered, for dates in confirmations. */
   renderedAt: string;
-  /** The `Status` filter the page was opened with (`?status=`). */
-  initialFilter?: string;
   /** Audit entries (newest first), for each integration's details. */
   audit?: AuditItem[];
   /** Whether older audit entries than `audit` exist (then each history offers `Show more`). */
@@ -81,6 +86,7 @@ export function PrivateIntegrationsManager({
 }) {
   // Create, rotations, Delete and Save maximum may ask `Confirm it's you` first (the server says when).
   const actions = useGuardedActions(unguardedActions);
+  const items = list.rows;
   const opened = open && items.some((i) => i.id === open.integrationId) ? open : undefined;
   // `Extend expiry` is the Edit form, whose Expires field extends it.
   const [mode, setMode] = useState<Mode>(
@@ -107,10 +113,11 @@ export function PrivateIntegrationsManager({
   const tokenShown = useRef(false);
   useEffect(() => {
     const element = focusNext.current ? byId(focusNext.current) : null;
-    if (element) {
-      element.focus();
-      focusNext.current = null;
-    }
+    if (!element) return;
+    focusNext.current = null;
+    // Unless the person has moved on meanwhile: then the keyboard stays where they put it.
+    const active = document.activeElement;
+    if (!active || active === document.body || active.id === LIST_HEADING) element.focus();
   });
 
   const levelWords = level === "agency" ? "agency-level integrations" : "sub-account integrations";
@@ -208,7 +215,13 @@ export function PrivateIntegrationsManager({
           revealed={revealed}
           onClose={() => setRevealed(null)}
           onShown={revealed.confirmKey ? () => confirmShown(revealed.confirmKey as string) : undefined}
-          returnFocus={() => byId(integrationTitleId(revealed.integrationId)) ?? byId(LIST_HEADING)}
+          returnFocus={() => {
+            const title = integrationTitleId(revealed.integrationId);
+            // The refreshed list may arrive after the dialog closes: then the keyboard waits on the
+            // list's heading and moves to the new row as soon as it is rendered.
+            if (!byId(title)) focusNext.current = title;
+            return byId(title) ?? byId(LIST_HEADING);
+          }}
         />
       ) : null}
 
@@ -239,9 +252,9 @@ export function PrivateIntegrationsManager({
 
       <section aria-labelledby={LIST_HEADING}>
         <h2 id={LIST_HEADING} tabIndex={-1} className="mb-3 text-sm font-semibold text-slate-700">
-          {items.length === 1 ? "1 integration" : `${items.length} integrations`}
+          {list.total === 1 ? "1 integration" : `${list.total} integrations`}
         </h2>
-        {items.length === 0 ? (
+        {list.total === 0 ? (
           <div className="rounded-lg border-2 border-dashed border-slate-200 p-8 text-center">
             <p className="font-medium text-slate-800">No private integrations yet</p>
             <p className="mx-auto mt-1 max-w-md text-sm text-slate-600">
@@ -251,9 +264,8 @@ export function PrivateIntegrationsManager({
           </div>
         ) : (
           <IntegrationTable
-            items={items}
+            list={list}
             now={renderedAt}
-            initialFilter={initialFilter}
             expanded={mode.kind === "details" || mode.kind === "edit" ? mode.id : null}
             onToggleDetails={(id) => {
               setNotice("");

@@ -1,4 +1,5 @@
 import type { ActionState } from "@/lib/auth/actions";
+import type { ListPage, ListQuery } from "@/lib/integrations/list-page";
 
 /** A server action as the screens call it (the shape `actorAction` builds). */
 export type FormAction = (prev: ActionState, formData: FormData) => Promise<ActionState>;
@@ -88,6 +89,11 @@ export interface IntegrationItem {
   allowedIpAddresses: string[];
   /** API requests in the last 7 days, every outcome ("—" when not given). */
   requests7d?: number;
+}
+
+/** The list's page as the server worked it out, and the query (search, filter, order, page) it answers. */
+export interface IntegrationList extends ListPage<IntegrationItem> {
+  query: ListQuery;
 }
 
 export interface ScopeOption {

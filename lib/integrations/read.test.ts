@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { db } from "@/lib/db/client";
 import { dbTiming, resetDbTiming } from "@/lib/db/timing";
+import { addBulkIntegrations } from "@/lib/testing/bulk-integrations";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { integrationRequestsLast7Days } from "@/lib/usage/read";
 import type { IntegrationOwner } from "./access";
@@ -34,32 +33,8 @@ describe("listPrivateIntegrations: the list screen's read", () => {
     await screenRead();
     const callsForOne = dbTiming().calls;
 
-    const ids = Array.from({ length: 499 }, (_, i) => `bulk-${i}-${randomBytes(4).toString("hex")}`);
-    await db().privateIntegration.createMany({
-      data: ids.map((id, i) => ({
-        id,
-        companyId: company.id,
-        name: `Bulk ${i}`,
-        scopes: ["locations.readonly"],
-        createdByUserId: owner.id,
-      })),
-    });
-    await db().privateIntegrationToken.createMany({
-      data: ids.map((integrationId) => ({
-        integrationId,
-        slot: "current" as const,
-        tokenHash: randomBytes(32).toString("hex"),
-        hint: `pit-…${randomBytes(2).toString("hex")}`,
-      })),
-    });
-
     // Some of them used this hour: their counts come back in the same one query.
-    const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
-    await db().apiUsageHour.createMany({
-      data: ids
-        .slice(0, 50)
-        .map((subjectId, i) => ({ subjectType: "integration" as const, subjectId, hour, ok: i + 1 })),
-    });
+    const ids = await addBulkIntegrations(owner, { count: 499, used: 50, now });
 
     resetDbTiming();
     const { list, requests } = await screenRead();

@@ -15,6 +15,9 @@ import {
   type TriageFacts,
   urgencyRank,
 } from "./triage";
+import { manyAt as manyAtMost, oneAt } from "@/lib/testing/triage-facts";
+
+const manyAt = manyAtMost();
 
 /**
  * The row signals (`Expires in N days`, `Rotation due`, `Unused`, `Reported as leaked`), the order
@@ -115,41 +118,6 @@ describe("the column orders (ascending)", () => {
     expect([null, expiresOnDay(3), ago(2)].sort(compareExpires)).toEqual([ago(2), expiresOnDay(3), null]);
   });
 });
-
-/** An instant within a few years of 2026, any time of day. */
-const clock = fc.integer({ min: Date.UTC(2024, 0, 1), max: Date.UTC(2029, 0, 1) }).map((ms) => new Date(ms));
-
-/** An integration's facts, its dates placed around `at` (expiry on a UTC day boundary, as stored). */
-const factsAt = (at: Date) =>
-  fc
-    .record({
-      name: fc.string({ maxLength: 12 }),
-      createdDaysAgo: fc.double({ min: 0, max: 400, noNaN: true }),
-      tokenShare: fc.double({ min: 0, max: 1, noNaN: true }),
-      usedShare: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
-      expiresDay: fc.option(fc.integer({ min: -40, max: 60 }), { nil: null }),
-      rotating: fc.boolean(),
-      revoked: fc.boolean(),
-    })
-    .map((r): TriageFacts => {
-      const created = at.getTime() - r.createdDaysAgo * DAY;
-      const since = (share: number) => new Date(created + share * (at.getTime() - created));
-      const today = Math.floor(at.getTime() / DAY) * DAY;
-      return {
-        name: r.name,
-        description: "",
-        scopes: [],
-        createdAt: new Date(created),
-        tokenCreatedAt: since(r.tokenShare),
-        lastUsedAt: r.usedShare === null ? null : since(r.usedShare),
-        tokenHint: "pit-…0000",
-        expiresAt: r.expiresDay === null ? null : new Date(today + (r.expiresDay + 1) * DAY),
-        rotating: r.rotating,
-        revokedAt: r.revoked ? new Date(at.getTime() - DAY) : null,
-      };
-    });
-const oneAt = clock.chain((at) => fc.tuple(fc.constant(at), factsAt(at)));
-const manyAt = clock.chain((at) => fc.tuple(fc.constant(at), fc.array(factsAt(at), { maxLength: 30 })));
 
 describe("properties over generated integrations", () => {
   it("each signal is shown exactly when the row is in its filter", () => {

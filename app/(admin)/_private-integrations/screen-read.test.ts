@@ -1,12 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { setLabsFeature } from "@/lib/accounts/labs";
-import { db } from "@/lib/db/client";
 import { dbTiming, resetDbTiming } from "@/lib/db/timing";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import { listAuditPage } from "@/lib/integrations/audit-log";
 import { createPrivateIntegration, rotateLater } from "@/lib/integrations/lifecycle";
 import { listPrivateIntegrations, readMaximumTokenLifetime } from "@/lib/integrations/read";
+import { addBulkIntegrations } from "@/lib/testing/bulk-integrations";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import { integrationRequestsLast7Days } from "@/lib/usage/read";
 import { readIntegrationsScreen } from "./screen-read";
@@ -21,35 +20,7 @@ describe("readIntegrationsScreen: the Private Integrations screen's read", () =>
     const now = new Date();
     const first = await createPrivateIntegration(owner, target, { name: "First", scopes: ["locations.readonly"] });
     await rotateLater(owner, target, first.integration.id);
-    const ids = Array.from({ length: 499 }, (_, i) => `screen-${i}-${randomBytes(4).toString("hex")}`);
-    await db().privateIntegration.createMany({
-      data: ids.map((id, i) => ({
-        id,
-        companyId: company.id,
-        name: `Bulk ${i}`,
-        scopes: ["locations.readonly", "contacts.write"],
-        createdByUserId: owner.id,
-      })),
-    });
-    await db().privateIntegrationToken.createMany({
-      data: ids.map((integrationId) => ({
-        integrationId,
-        slot: "current" as const,
-        tokenHash: randomBytes(32).toString("hex"),
-        hint: `pit-…${randomBytes(2).toString("hex")}`,
-      })),
-    });
-    const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
-    await db().apiUsageHour.createMany({
-      data: ids.slice(0, 30).map((subjectId, i) => ({
-        subjectType: "integration" as const,
-        subjectId,
-        hour,
-        ok: i + 1,
-        refused: 1,
-        limited: 0,
-      })),
-    });
+    await addBulkIntegrations(owner, { count: 499, used: 30, now });
 
     resetDbTiming();
     process.env.BENCH_DB_LATENCY_MS = "30";

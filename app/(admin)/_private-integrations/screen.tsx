@@ -8,6 +8,7 @@ import { toAuditItem, toIntegrationItem } from "@/components/private-integration
 import { NoPermission, Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
 import type { IntegrationOwner } from "@/lib/integrations/access";
+import { listPage, listQueryOf, triageFactsOfView } from "@/lib/integrations/list-page";
 import { scopeGroups } from "@/lib/scopes";
 import {
   cancelIntegrationRotation,
@@ -48,7 +49,10 @@ export async function PrivateIntegrationsScreen({
   searchParams,
 }: {
   locationId?: string;
-  /** A reminder's link opens a dialog: `?integration=<id>&action=rotate-later|rotate-now|extend`. */
+  /**
+   * The list's page (`?q=&status=&sort=&page=`, lib/integrations/list-page.ts), and a reminder's
+   * link opens a dialog: `?integration=<id>&action=rotate-later|rotate-now|extend`.
+   */
   searchParams?: Record<string, string | string[] | undefined>;
 }) {
   const actor = await requireActor();
@@ -71,6 +75,16 @@ export async function PrivateIntegrationsScreen({
 
   const { owner: resolved, integrations, requests, audit, maximumTokenLifetimeDays, subAccounts } = access.screen;
   const agency = resolved.level === "agency";
+  const open = dialogToOpen(searchParams);
+  // Only the page is sent: search, filter and order apply to every integration here.
+  const query = listQueryOf(searchParams);
+  const list = listPage(
+    integrations,
+    triageFactsOfView,
+    query,
+    now,
+    open ? (i) => i.id === open.integrationId : undefined,
+  );
   // The newest 20 entries of Activity and whether older ones exist: `Show more` reads the rest.
   const auditItems = { entries: audit.entries.map(toAuditItem), more: audit.more };
   return (
@@ -78,15 +92,18 @@ export async function PrivateIntegrationsScreen({
       level={resolved.level}
       ownerName={resolved.name}
       locationId={resolved.locationId ?? undefined}
-      items={integrations.map((i) => ({ ...toIntegrationItem(i), requests7d: requests.get(i.id) ?? 0 }))}
+      list={{
+        ...list,
+        rows: list.rows.map((i) => ({ ...toIntegrationItem(i), requests7d: requests.get(i.id) ?? 0 })),
+        query: { ...query, page: list.page },
+      }}
       groups={scopeGroups(resolved.level)}
       subAccountOptions={agency ? subAccounts : undefined}
       maximumLifetimeDays={maximumTokenLifetimeDays}
       // The maximum is the agency's: set on its screen only, shown read-only on a sub-account's.
       actions={agency ? { ...actions, setMaximumLifetime } : actions}
       renderedAt={now.toISOString()}
-      open={dialogToOpen(searchParams)}
-      initialFilter={typeof searchParams?.status === "string" ? searchParams.status : undefined}
+      open={open}
       audit={auditItems.entries}
       auditMore={auditItems.more}
     >

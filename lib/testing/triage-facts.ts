@@ -1,0 +1,48 @@
+import fc from "fast-check";
+import type { TriageFacts } from "@/lib/integrations/triage";
+
+/** Generated integrations for the triage rules' properties (lib/integrations/*.test.ts). */
+
+const DAY = 86_400_000;
+
+/** An instant within a few years of 2026, any time of day. */
+export const clock = fc.integer({ min: Date.UTC(2024, 0, 1), max: Date.UTC(2029, 0, 1) }).map((ms) => new Date(ms));
+
+/** An integration's facts, its dates placed around `at` (expiry on a UTC day boundary, as stored). */
+export const factsAt = (at: Date) =>
+  fc
+    .record({
+      name: fc.string({ maxLength: 12 }),
+      description: fc.constantFrom("", "Nightly export", "CRM sync"),
+      scopes: fc.subarray(["contacts.readonly", "locations.readonly", "users.write"]),
+      hint: fc.stringMatching(/^[0-9a-f]{4}$/),
+      createdDaysAgo: fc.double({ min: 0, max: 400, noNaN: true }),
+      tokenShare: fc.double({ min: 0, max: 1, noNaN: true }),
+      usedShare: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
+      expiresDay: fc.option(fc.integer({ min: -40, max: 60 }), { nil: null }),
+      rotating: fc.boolean(),
+      revoked: fc.boolean(),
+    })
+    .map((r): TriageFacts => {
+      const created = at.getTime() - r.createdDaysAgo * DAY;
+      const since = (share: number) => new Date(created + share * (at.getTime() - created));
+      const today = Math.floor(at.getTime() / DAY) * DAY;
+      return {
+        name: r.name,
+        description: r.description,
+        scopes: r.scopes,
+        createdAt: new Date(created),
+        tokenCreatedAt: since(r.tokenShare),
+        lastUsedAt: r.usedShare === null ? null : since(r.usedShare),
+        tokenHint: `pit-…${r.hint}`,
+        expiresAt: r.expiresDay === null ? null : new Date(today + (r.expiresDay + 1) * DAY),
+        rotating: r.rotating,
+        revokedAt: r.revoked ? new Date(at.getTime() - DAY) : null,
+      };
+    });
+
+/** One integration and the clock it is read at. */
+export const oneAt = clock.chain((at) => fc.tuple(fc.constant(at), factsAt(at)));
+/** Up to `maxLength` integrations and the clock they are read at. */
+export const manyAt = (maxLength = 30) =>
+  clock.chain((at) => fc.tuple(fc.constant(at), fc.array(factsAt(at), { maxLength })));
