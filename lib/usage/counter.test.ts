@@ -14,10 +14,10 @@ import { startOfBurstWindow, withBurstLimit } from "@/lib/testing/rate-limits";
 import { outcomeOf, prismaUsageQuery, resetUsageCounter, UsageCounter, type UsageQuery, usageCounter } from "./counter";
 import {
   appUsageDays,
-  integrationRequestsLast7Days,
   integrationUsageDays,
   integrationUsageTotals,
   lastRefusedRequest,
+  ownerRequestsLast7Days,
 } from "./read";
 
 const BURST = 5;
@@ -86,8 +86,8 @@ describe("through the real route handlers, N requests of each outcome give exact
     const totals = await integrationUsageTotals(integration.id, new Date());
     expect(totals.last24Hours).toEqual({ ok: 3, refused: 2, limited: 4, total: 9 });
     expect(totals.last7Days).toEqual(totals.last24Hours);
-    const list = await integrationRequestsLast7Days([integration.id, "none"], new Date());
-    expect(Object.fromEntries(list)).toEqual({ [integration.id]: 9, none: 0 });
+    const list = await ownerRequestsLast7Days({ companyId: agency.company.id, locationId: mine.id }, new Date());
+    expect(Object.fromEntries(list)).toEqual({ [integration.id]: 9 });
 
     const refusal = await lastRefusedRequest(integration.id);
     expect(refusal).toMatchObject({

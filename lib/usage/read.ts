@@ -123,24 +123,10 @@ export async function integrationUsageTotals(
   };
 }
 
-/** `Requests (7 days)` of a list of integrations in one query: every outcome, last 168 hours. */
-export async function integrationRequestsLast7Days(integrationIds: string[], now: Date): Promise<Map<string, number>> {
-  const result = new Map<string, number>(integrationIds.map((id) => [id, 0]));
-  if (integrationIds.length === 0) return result;
-  const rows = await db().$queryRaw<{ id: string; total: number }[]>`
-    SELECT u."subjectId" AS id, sum(u."ok" + u."refused" + u."limited")::int AS total
-    FROM "ApiUsageHour" u
-    WHERE u."subjectType" = 'integration' AND u."subjectId" = ANY(${integrationIds}::text[])
-      AND u."hour" >= ${hoursBack(now, 168)}
-    GROUP BY u."subjectId"`;
-  for (const row of rows) result.set(row.id, Number(row.total));
-  return result;
-}
-
 /**
  * `Requests (7 days)` of every integration of one owner (an agency's own, or one sub-account's), by
- * integration id: the same sums as `integrationRequestsLast7Days`, asked by owner so the screen
- * reads them beside its list rather than after it. Integrations without requests are absent.
+ * integration id: every outcome, the last 168 hours, asked by owner so the screen reads them
+ * beside its list rather than after it. Integrations without requests are absent.
  */
 export async function ownerRequestsLast7Days(
   owner: { companyId: string; locationId: string | null },
