@@ -6,8 +6,8 @@ import { setLabsFeature } from "@/lib/accounts/labs";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
-import { type ApiAnswer, apiClient, expectError as expectErrorBody } from "@/lib/testing/api-client";
-import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { type ApiAnswer, apiClient, expectBearerError } from "@/lib/testing/api-client";
+import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /**
@@ -19,10 +19,6 @@ import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 const api = apiClient(apiRoutes);
 
 /** SPEC.md's error body, and on a 401 or 403 the RFC 6750 challenge naming the same code. */
-function expectError(answer: ApiAnswer, status: number, code: string, description?: RegExp) {
-  expectErrorBody(answer, status, code, description);
-  if (status === 401 || status === 403) expect(answer.headers.get("www-authenticate")).toContain(`error="${code}"`);
-}
 
 let A: TestAgency;
 let B: TestAgency;
@@ -31,10 +27,9 @@ let writer: string;
 let writerId: string;
 let reader: string;
 let unscoped: string;
-const agencyOf = (T: TestAgency) => ({ level: "agency", companyId: T.company.id }) as const;
 
 async function pit(T: TestAgency, name: string, scopes: string[], locationId?: string) {
-  const owner = locationId ? ({ level: "location", locationId } as const) : agencyOf(T);
+  const owner = locationId ? ({ level: "location", locationId } as const) : agencyOwner(T);
   const { integration, token } = await createPrivateIntegration(T.owner, owner, { name, scopes: scopes as never });
   return { id: integration.id, token };
 }
@@ -92,33 +87,42 @@ describe("GET /private-integrations", () => {
   it("another agency's sub-account answers exactly as an unknown one (404)", async () => {
     const theirs = await api.get("/private-integrations", { token: reader, query: { locationId: B.locations[0]!.id } });
     const none = await api.get("/private-integrations", { token: reader, query: { locationId: "no-such-location" } });
-    expectError(theirs, 404, "not_found");
+    expectBearerError(theirs, 404, "not_found");
     expect({ ...theirs.body, traceId: "" }).toEqual({ ...none.body, traceId: "" });
   });
 });
 
 describe("who may call", () => {
   it("a missing scope: 403 insufficient_scope naming it; a read-only integration cannot write", async () => {
-    expectError(await api.get("/private-integrations", { token: unscoped }), 403, "insufficient_scope", /readonly/);
+    expectBearerError(
+      await api.get("/private-integrations", { token: unscoped }),
+      403,
+      "insufficient_scope",
+      /readonly/,
+    );
     const write = await api.post("/private-integrations", {
       token: reader,
       json: { name: "No", scopes: ["locations.readonly"] },
     });
-    expectError(write, 403, "insufficient_scope", /private-integrations\.write/);
+    expectBearerError(write, 403, "insufficient_scope", /private-integrations\.write/);
     expect(write.headers.get("www-authenticate")).toContain('scope="private-integrations.write"');
-    expectError(await api.delete(`/private-integrations/${writerId}`, { token: reader }), 403, "insufficient_scope");
+    expectBearerError(
+      await api.delete(`/private-integrations/${writerId}`, { token: reader }),
+      403,
+      "insufficient_scope",
+    );
   });
 
   it("an app's access token: 403 forbidden, even holding private-integrations.write", async () => {
     const app = await makeApp(A.company.id, { scopes: ["private-integrations.write", "locations.readonly"] });
     const tokens = await installAndExchange(A.owner, app, { level: "agency", locationIds: [A.locations[0]!.id] });
-    expectError(
+    expectBearerError(
       await api.get("/private-integrations", { token: tokens.access_token }),
       403,
       "forbidden",
       /access token/,
     );
-    expectError(
+    expectBearerError(
       await api.post("/private-integrations", { token: tokens.access_token, json: { name: "X", scopes: [] } }),
       403,
       "forbidden",
@@ -127,20 +131,20 @@ describe("who may call", () => {
 
   it("a sub-account integration: 403 forbidden", async () => {
     const sub = await pit(A, "Sub caller", ["locations.readonly"], A.locations[1]!.id);
-    expectError(await api.get("/private-integrations", { token: sub.token }), 403, "forbidden", /agency private/);
+    expectBearerError(await api.get("/private-integrations", { token: sub.token }), 403, "forbidden", /agency private/);
   });
 
   it("no Version: 400 invalid_version; no token: 401", async () => {
-    expectError(await api.get("/private-integrations", { token: reader, version: null }), 400, "invalid_version");
-    expectError(await api.get("/private-integrations"), 401, "invalid_token");
+    expectBearerError(await api.get("/private-integrations", { token: reader, version: null }), 400, "invalid_version");
+    expectBearerError(await api.get("/private-integrations"), 401, "invalid_token");
   });
 
   it("Labs off: 403 naming Labs, for reads and writes", async () => {
     const C = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     const caller = await pit(C, "Automation", ["private-integrations.write", "locations.readonly"]);
     await setLabsFeature({ companyId: C.company.id, feature: "private_integrations", enabled: false });
-    expectError(await api.get("/private-integrations", { token: caller.token }), 403, "forbidden", /Labs/);
-    expectError(
+    expectBearerError(await api.get("/private-integrations", { token: caller.token }), 403, "forbidden", /Labs/);
+    expectBearerError(
       await api.post("/private-integrations", {
         token: caller.token,
         json: { name: "X", scopes: ["locations.readonly"] },
@@ -149,7 +153,7 @@ describe("who may call", () => {
       "forbidden",
       /Labs/,
     );
-    expectError(
+    expectBearerError(
       await api.post(`/private-integrations/${caller.id}/rotate`, { token: caller.token, json: { mode: "now" } }),
       403,
       "forbidden",
@@ -201,7 +205,7 @@ describe("POST /private-integrations", () => {
       token: writer,
       json: { name: "Sub", scopes: ["locations.readonly"], locationId: B.locations[0]!.id },
     });
-    expectError(theirs, 404, "not_found");
+    expectBearerError(theirs, 404, "not_found");
   });
 
   it.each([
@@ -209,7 +213,7 @@ describe("POST /private-integrations", () => {
     ["private-integrations.write", ["private-integrations.write"], /cannot give private-integrations\.write/],
   ])("no escalation: %s is 403 forbidden", async (_name, scopes, description) => {
     const answer = await api.post("/private-integrations", { token: writer, json: { name: "Up", scopes } });
-    expectError(answer, 403, "forbidden", description);
+    expectBearerError(answer, 403, "forbidden", description);
   });
 
   it.each([
@@ -221,12 +225,12 @@ describe("POST /private-integrations", () => {
     ["a scope of the other level", { name: "X", scopes: ["contacts.write"] }, /contacts\.write/],
   ])("bad input: %s is 400 invalid_request", async (_name, json, description) => {
     const answer = await api.post("/private-integrations", { token: writer, json });
-    expectError(answer, 400, "invalid_request", description);
+    expectBearerError(answer, 400, "invalid_request", description);
   });
 
   it("an unknown scope is 400 invalid_scope", async () => {
     const answer = await api.post("/private-integrations", { token: writer, json: { name: "X", scopes: ["nope"] } });
-    expectError(answer, 400, "invalid_scope", /nope/);
+    expectBearerError(answer, 400, "invalid_scope", /nope/);
   });
 
   it("under an agency maximum: no expiresAt, or one beyond it, is 400 naming the maximum; within it, 201", async () => {
@@ -239,7 +243,7 @@ describe("POST /private-integrations", () => {
         token: caller.token,
         json: { name: "Long", scopes: ["locations.readonly"], expiresAt },
       });
-      expectError(answer, 400, "invalid_request", /Maximum token lifetime is 30 days/);
+      expectBearerError(answer, 400, "invalid_request", /Maximum token lifetime is 30 days/);
       expect(answer.body.fieldErrors.expiresAt).toMatch(/30 days/);
     }
     const within = await api.post("/private-integrations", {
@@ -270,13 +274,13 @@ describe("PATCH /private-integrations/{id}", () => {
       token: writer,
       json: { scopes: ["oauth.write"] },
     });
-    expectError(up, 403, "forbidden", /oauth\.write/);
-    expectError(
+    expectBearerError(up, 403, "forbidden", /oauth\.write/);
+    expectBearerError(
       await api.patch(`/private-integrations/${target.id}`, { token: writer, json: {} }),
       400,
       "invalid_request",
     );
-    expectError(
+    expectBearerError(
       await api.patch(`/private-integrations/${target.id}`, {
         token: writer,
         json: { locationId: A.locations[0]!.id },
@@ -298,7 +302,7 @@ describe("PATCH /private-integrations/{id}", () => {
     ];
     for (const [name, call] of calls) {
       const [their, unknown] = [await call(theirs.id), await call("cm0000000000000000000000")];
-      expectError(their, 404, "not_found");
+      expectBearerError(their, 404, "not_found");
       expect({ ...their.body, traceId: "" }, name).toEqual({ ...unknown.body, traceId: "" });
     }
     expect(await works(theirs.token, B)).toBe(200);
@@ -323,7 +327,7 @@ describe("rotation", () => {
     });
     expect(old.expiresAt!.getTime() - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
     expect(old.expiresAt!.getTime() - Date.now()).toBeLessThanOrEqual(86_400_000);
-    expectError(
+    expectBearerError(
       await api.post(`/private-integrations/${target.id}/rotate`, { token: writer, json: { mode: "now" } }),
       409,
       "conflict",
@@ -333,7 +337,11 @@ describe("rotation", () => {
     expect(expired.status, expired.text).toBe(200);
     expect(expired.body.privateIntegration.status).toBe("active");
     expect([await works(target.token), await works(rotated.body.token)]).toEqual([401, 200]);
-    expectError(await api.post(`/private-integrations/${target.id}/expire-now`, { token: writer }), 409, "conflict");
+    expectBearerError(
+      await api.post(`/private-integrations/${target.id}/expire-now`, { token: writer }),
+      409,
+      "conflict",
+    );
   });
 
   it("later, then cancel-rotation: the new token stops, the old one stays", async () => {
@@ -365,7 +373,7 @@ describe("rotation", () => {
 
   it("an integration holding a scope the caller lacks is not rotated (403); bad modes are 400", async () => {
     const stronger = await pit(A, "Stronger", ["oauth.write"]);
-    expectError(
+    expectBearerError(
       await api.post(`/private-integrations/${stronger.id}/rotate`, { token: writer, json: { mode: "now" } }),
       403,
       "forbidden",
@@ -377,7 +385,7 @@ describe("rotation", () => {
       { mode: "now", overlapDays: 7 },
       undefined,
     ]) {
-      expectError(
+      expectBearerError(
         await api.post(`/private-integrations/${stronger.id}/rotate`, { token: writer, json }),
         400,
         "invalid_request",
@@ -392,7 +400,7 @@ describe("DELETE and usage", () => {
     const deleted = await api.delete(`/private-integrations/${target.id}`, { token: writer });
     expect(deleted.status, deleted.text).toBe(204);
     expect(await works(target.token)).toBe(401);
-    expectError(await api.delete(`/private-integrations/${target.id}`, { token: writer }), 404, "not_found");
+    expectBearerError(await api.delete(`/private-integrations/${target.id}`, { token: writer }), 404, "not_found");
   });
 
   it("usage: the last N UTC days, today last; days outside 1..90 is 400", async () => {
@@ -407,7 +415,7 @@ describe("DELETE and usage", () => {
     expect(usage.body.days.at(-1)).toEqual({ date: hour.toISOString().slice(0, 10), ok: 4, refused: 1, limited: 2 });
     expect((await api.get(`/private-integrations/${target.id}/usage`, { token: reader })).body.days).toHaveLength(30);
     for (const days of ["0", "91", "7.5", "x"]) {
-      expectError(
+      expectBearerError(
         await api.get(`/private-integrations/${target.id}/usage`, { token: reader, query: { days } }),
         400,
         "invalid_request",
@@ -433,7 +441,7 @@ describe("no wider guard rails: an integration never gives, keeps or obtains mor
       ...(rails.ips ? { allowedIpAddresses: rails.ips } : {}),
       ...(rails.expires ? { expires: rails.expires } : {}),
     };
-    const { integration, token } = await createPrivateIntegration(A.owner, agencyOf(A), input);
+    const { integration, token } = await createPrivateIntegration(A.owner, agencyOwner(A), input);
     return { id: integration.id, token };
   }
   const railsOf = async (id: string) =>
@@ -464,7 +472,7 @@ describe("no wider guard rails: an integration never gives, keeps or obtains mor
       { expiresAt: ymd(10) },
     ]) {
       const answer = await api.patch(`/private-integrations/${limited.id}`, as(json));
-      expectError(answer, 403, "forbidden", /cannot change its own guard rails .*Leave them out/);
+      expectBearerError(answer, 403, "forbidden", /cannot change its own guard rails .*Leave them out/);
     }
     expect(await railsOf(limited.id)).toEqual(before);
     const renamed = await api.patch(`/private-integrations/${limited.id}`, as({ name: "Limited (renamed)" }));
@@ -492,7 +500,7 @@ describe("no wider guard rails: an integration never gives, keeps or obtains mor
       ...rest,
       ...(locationId ? { locationId: A.locations[1]!.id, subAccounts: undefined } : {}),
     };
-    expectError(await api.post("/private-integrations", as(json)), 403, "forbidden", description);
+    expectBearerError(await api.post("/private-integrations", as(json)), 403, "forbidden", description);
     expect(await db().privateIntegration.count({ where: { name: json.name } })).toBe(0);
   });
 
@@ -514,10 +522,15 @@ describe("no wider guard rails: an integration never gives, keeps or obtains mor
   it("rotate: a looser sibling is 403 and keeps its token; a sibling within, and itself, rotate (200)", async () => {
     const looser = await pit(A, "Looser sibling", ["locations.readonly"]);
     const refused = await api.post(`/private-integrations/${looser.id}/rotate`, as({ mode: "now" }));
-    expectError(refused, 403, "forbidden", /covers.*rotate \(and so take the token of\).*Ask a person to rotate it/);
+    expectBearerError(
+      refused,
+      403,
+      "forbidden",
+      /covers.*rotate \(and so take the token of\).*Ask a person to rotate it/,
+    );
     expect(await works(looser.token)).toBe(200);
     const edit = await api.patch(`/private-integrations/${looser.id}`, as({ name: "Still looser" }));
-    expectError(
+    expectBearerError(
       edit,
       403,
       "forbidden",

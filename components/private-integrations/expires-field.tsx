@@ -1,7 +1,7 @@
 "use client";
 
 import type { Ref } from "react";
-import { describedBy, inputClass } from "@/components/ui/field";
+import { describedBy, FieldNotes, inputClass } from "@/components/ui/field";
 import {
   type DateChoice,
   daysAhead,
@@ -135,16 +135,7 @@ export function ExpiresField({
           ) : null}
         </fieldset>
       </div>
-      {hint && !error ? (
-        <p id={`${id}-hint`} className="text-xs text-slate-500">
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p id={`${id}-error`} className="text-sm text-red-600">
-          {error}
-        </p>
-      ) : null}
+      <FieldNotes id={id} error={error} hint={hint} />
       <Meaning id={meaningId} value={value} today={today} warnNever={maximumDays === null} />
     </div>
   );

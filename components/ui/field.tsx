@@ -23,6 +23,15 @@ export function Field({
         {label}
       </label>
       {children}
+      <FieldNotes id={id} error={error} hint={hint} />
+    </div>
+  );
+}
+
+/** The hint (until there is an error) or the error below a control, with the ids `describedBy` names. */
+export function FieldNotes({ id, error, hint }: { id: string; error?: string; hint?: string }) {
+  return (
+    <>
       {hint && !error ? (
         <p id={`${id}-hint`} className="text-xs text-slate-500">
           {hint}
@@ -33,7 +42,7 @@ export function Field({
           {error}
         </p>
       ) : null}
-    </div>
+    </>
   );
 }
 

@@ -11,7 +11,7 @@ import { tokenHint } from "@/lib/integrations/token";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { apiClient } from "@/lib/testing/api-client";
-import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { makeAgency, makeUser, subAccountOwner, type TestAgency } from "@/lib/testing/fixtures";
 import { codeGrant, formRequest, install, makeApp } from "@/lib/testing/oauth";
 import { secondInstance } from "@/lib/testing/second-instance";
 import { authenticateBearer, bearerToken } from "./bearer";
@@ -23,8 +23,6 @@ beforeAll(async () => {
   A = await makeAgency({ locations: 1, privateIntegrationsLab: true });
   locationId = A.locations[0]!.id;
 });
-
-const sub = () => ({ level: "location", locationId }) as const;
 
 const api = apiClient(apiRoutes);
 const call = (token: string) => api.get(`/locations/${locationId}`, { token });
@@ -87,20 +85,26 @@ describe("changes apply to the very next request (no verification cache)", () =>
   });
 
   it("editing an integration's scopes applies at once; Expire Now stops the old token at once", async () => {
-    const { token, integration } = await createPrivateIntegration(A.owner, sub(), {
+    const { token, integration } = await createPrivateIntegration(A.owner, subAccountOwner(locationId), {
       name: "Edit",
       scopes: ["locations.readonly"],
     });
     expect((await call(token)).status).toBe(200);
-    await updatePrivateIntegration(A.owner, sub(), integration.id, { name: "Edit", scopes: ["contacts.readonly"] });
+    await updatePrivateIntegration(A.owner, subAccountOwner(locationId), integration.id, {
+      name: "Edit",
+      scopes: ["contacts.readonly"],
+    });
     const narrowed = await call(token);
     expect(narrowed.status).toBe(403);
     expect(narrowed.headers.get("www-authenticate")).toContain('scope="locations.readonly"');
-    await updatePrivateIntegration(A.owner, sub(), integration.id, { name: "Edit", scopes: ["locations.readonly"] });
-    const rotated = await rotateLater(A.owner, sub(), integration.id);
+    await updatePrivateIntegration(A.owner, subAccountOwner(locationId), integration.id, {
+      name: "Edit",
+      scopes: ["locations.readonly"],
+    });
+    const rotated = await rotateLater(A.owner, subAccountOwner(locationId), integration.id);
     expect((await call(token)).status).toBe(200);
     expect((await call(rotated.token)).status).toBe(200);
-    await expireOldTokenNow(A.owner, sub(), integration.id);
+    await expireOldTokenNow(A.owner, subAccountOwner(locationId), integration.id);
     expect((await call(token)).status).toBe(401);
     expect((await call(rotated.token)).status).toBe(200);
   });
@@ -111,7 +115,7 @@ describe.runIf(databaseHandle().kind === "postgresql")("a revocation made by ano
   const other = secondInstance();
 
   it("is refused by this instance's next request, measured in milliseconds", async () => {
-    const { token } = await createPrivateIntegration(A.owner, sub(), {
+    const { token } = await createPrivateIntegration(A.owner, subAccountOwner(locationId), {
       name: "Remote",
       scopes: ["locations.readonly"],
     });

@@ -7,7 +7,7 @@ import { examplePath, isInternal } from "@/lib/api/openapi/operation";
 import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { type ApiRequest, apiClient, expectError, readAnswer } from "@/lib/testing/api-client";
-import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeAgency, subAccountOwner, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 
 /** Version, body validation, 409, GET /contacts/{id} and method answers of the token endpoints. */
 
@@ -19,11 +19,16 @@ let readOnlyPi: string;
 
 beforeAll(async () => {
   A = await makeAgency({ locations: 2, privateIntegrationsLab: true });
-  const sub = (i: number) => ({ level: "location", locationId: A.locations[i]!.id }) as const;
   const scopes = ["locations.readonly", "contacts.write", "contacts.readonly"];
-  subPi = (await createPrivateIntegration(A.owner, sub(0), { name: "CRM", scopes })).token;
-  otherSubPi = (await createPrivateIntegration(A.owner, sub(1), { name: "CRM 2", scopes })).token;
-  readOnlyPi = (await createPrivateIntegration(A.owner, sub(0), { name: "RO", scopes: ["contacts.write"] })).token;
+  subPi = (await createPrivateIntegration(A.owner, subAccountOwner(A.locations[0]!.id), { name: "CRM", scopes })).token;
+  otherSubPi = (await createPrivateIntegration(A.owner, subAccountOwner(A.locations[1]!.id), { name: "CRM 2", scopes }))
+    .token;
+  readOnlyPi = (
+    await createPrivateIntegration(A.owner, subAccountOwner(A.locations[0]!.id), {
+      name: "RO",
+      scopes: ["contacts.write"],
+    })
+  ).token;
   agencyPi = (
     await createPrivateIntegration(
       A.owner,

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { AUDIT_PAGE_SIZE, integrationAuditActions, listAuditPage } from "./audit-log";
 import { createPrivateIntegration, updatePrivateIntegration } from "./lifecycle";
 
@@ -9,25 +9,24 @@ import { createPrivateIntegration, updatePrivateIntegration } from "./lifecycle"
  * order that neither repeat nor skip an entry, even when many share one instant.
  */
 let A: TestAgency;
-const agency = () => ({ level: "agency", companyId: A.company.id }) as const;
 let busy = "";
 const ofIntegrations = () => ({ companyId: A.company.id, action: { in: [...integrationAuditActions] } });
 
 beforeAll(async () => {
   A = await makeAgency({ locations: 0, privateIntegrationsLab: true });
-  const { integration } = await createPrivateIntegration(A.owner, agency(), {
+  const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
     name: "Busy",
     scopes: ["locations.readonly"],
   });
   busy = integration.id;
   for (let i = 1; i <= 30; i++) {
-    await updatePrivateIntegration(A.owner, agency(), busy, {
+    await updatePrivateIntegration(A.owner, agencyOwner(A), busy, {
       name: `Busy ${i}`,
       description: "",
       scopes: ["locations.readonly"],
     });
   }
-  await createPrivateIntegration(A.owner, agency(), { name: "Quiet", scopes: ["locations.readonly"] });
+  await createPrivateIntegration(A.owner, agencyOwner(A), { name: "Quiet", scopes: ["locations.readonly"] });
   // Ten entries of one instant: the cursor's id breaks the tie.
   const rows = await db().auditLog.findMany({ where: ofIntegrations(), orderBy: { createdAt: "asc" } });
   const same = rows[5]?.createdAt as Date;
@@ -41,11 +40,13 @@ describe("the audit trail a page at a time", () => {
   it("answers the newest 20 and whether there are more, then the rest after the last one shown", async () => {
     const all = await db().auditLog.count({ where: ofIntegrations() });
     expect(all).toBe(32);
-    const first = await listAuditPage(A.owner, agency());
+    const first = await listAuditPage(A.owner, agencyOwner(A));
     expect(first.entries).toHaveLength(AUDIT_PAGE_SIZE);
     expect(first.more).toBe(true);
     const last = first.entries.at(-1);
-    const second = await listAuditPage(A.owner, agency(), { before: { at: last?.at as Date, id: last?.id as string } });
+    const second = await listAuditPage(A.owner, agencyOwner(A), {
+      before: { at: last?.at as Date, id: last?.id as string },
+    });
     expect(second.entries).toHaveLength(all - AUDIT_PAGE_SIZE);
     expect(second.more).toBe(false);
     const ids = [...first.entries, ...second.entries].map((e) => e.id);
@@ -56,11 +57,11 @@ describe("the audit trail a page at a time", () => {
   });
 
   it("one integration's history pages the same way", async () => {
-    const first = await listAuditPage(A.owner, agency(), { integrationId: busy });
+    const first = await listAuditPage(A.owner, agencyOwner(A), { integrationId: busy });
     expect(first.entries.every((e) => e.integrationId === busy)).toBe(true);
     expect(first.more).toBe(true);
     const last = first.entries.at(-1);
-    const second = await listAuditPage(A.owner, agency(), {
+    const second = await listAuditPage(A.owner, agencyOwner(A), {
       integrationId: busy,
       before: { at: last?.at as Date, id: last?.id as string },
     });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { agencyOwner, makeAgency, subAccountOwner, type TestAgency } from "@/lib/testing/fixtures";
 import type { IntegrationActor } from "./access";
 import { createPrivateIntegration, rotateNow, updatePrivateIntegration } from "./lifecycle";
 import { setMaximumTokenLifetime } from "./maximum-lifetime";
@@ -13,11 +13,8 @@ let locationId: string;
 let writer: IntegrationActor;
 let reader: IntegrationActor;
 
-const agency = () => ({ level: "agency", companyId: A.company.id }) as const;
-const sub = () => ({ level: "location", locationId }) as const;
-
 async function actorWith(scopes: string[]): Promise<IntegrationActor> {
-  const { integration } = await createPrivateIntegration(A.owner, agency(), {
+  const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
     name: `Secret manager ${scopes.length}`,
     scopes: scopes as never,
   });
@@ -34,7 +31,7 @@ beforeAll(async () => {
 
 describe("an integration acting on private integrations", () => {
   it("creates one with scopes it holds; the audit entry names the integration, not a person", async () => {
-    const { integration, token } = await createPrivateIntegration(writer, sub(), {
+    const { integration, token } = await createPrivateIntegration(writer, subAccountOwner(locationId), {
       name: "Made by automation",
       scopes: ["locations.readonly"],
     });
@@ -63,22 +60,22 @@ describe("an integration acting on private integrations", () => {
     ],
   ])("never gives %s (403 forbidden)", async (_name, scopes, message) => {
     await expect(
-      createPrivateIntegration(writer, agency(), { name: "Escalation", scopes: scopes as never }),
+      createPrivateIntegration(writer, agencyOwner(A), { name: "Escalation", scopes: scopes as never }),
     ).rejects.toMatchObject({ kind: "forbidden", message: expect.stringMatching(message) });
   });
 
   it("edits: adding a scope it lacks is refused; a covered target's scopes may stay, even private-integrations.write", async () => {
-    const { integration } = await createPrivateIntegration(A.owner, agency(), {
+    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
       name: "Manager",
       scopes: ["locations.readonly", "private-integrations.write"],
     });
     await expect(
-      updatePrivateIntegration(writer, agency(), integration.id, {
+      updatePrivateIntegration(writer, agencyOwner(A), integration.id, {
         name: "Manager",
         scopes: ["locations.readonly", "private-integrations.write", "oauth.write"],
       }),
     ).rejects.toMatchObject({ kind: "forbidden", message: expect.stringContaining("does not hold oauth.write") });
-    const renamed = await updatePrivateIntegration(writer, agency(), integration.id, {
+    const renamed = await updatePrivateIntegration(writer, agencyOwner(A), integration.id, {
       name: "Renamed by automation",
       scopes: ["locations.readonly", "private-integrations.write"],
     });
@@ -90,12 +87,12 @@ describe("an integration acting on private integrations", () => {
   });
 
   it("edits nothing of an integration holding a scope it lacks, not even its name", async () => {
-    const { integration } = await createPrivateIntegration(A.owner, agency(), {
+    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
       name: "Stronger",
       scopes: ["locations.readonly", "locations.write"],
     });
     await expect(
-      updatePrivateIntegration(writer, agency(), integration.id, {
+      updatePrivateIntegration(writer, agencyOwner(A), integration.id, {
         name: "Renamed by automation",
         scopes: ["locations.readonly", "locations.write"],
       }),
@@ -103,21 +100,21 @@ describe("an integration acting on private integrations", () => {
   });
 
   it("rotates itself, but not an integration with scopes it lacks (its token would be stronger)", async () => {
-    const rotated = await rotateNow(writer, agency(), writer.integrationId);
+    const rotated = await rotateNow(writer, agencyOwner(A), writer.integrationId);
     expect(rotated.token).toMatch(/^pit-/);
-    const { integration } = await createPrivateIntegration(A.owner, agency(), {
+    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
       name: "Holds oauth.write",
       scopes: ["oauth.write"],
     });
-    await expect(rotateNow(writer, agency(), integration.id)).rejects.toMatchObject({ kind: "forbidden" });
+    await expect(rotateNow(writer, agencyOwner(A), integration.id)).rejects.toMatchObject({ kind: "forbidden" });
   });
 
   it("private-integrations.readonly reads but does not change", async () => {
-    expect((await listPrivateIntegrations(reader, agency())).length).toBeGreaterThan(0);
-    expect((await getPrivateIntegration(reader, agency(), writer.integrationId)).id).toBe(writer.integrationId);
-    await expect(createPrivateIntegration(reader, agency(), { name: "No", scopes: [] as never })).rejects.toMatchObject(
-      { kind: "forbidden", message: expect.stringContaining("private-integrations.write") },
-    );
+    expect((await listPrivateIntegrations(reader, agencyOwner(A))).length).toBeGreaterThan(0);
+    expect((await getPrivateIntegration(reader, agencyOwner(A), writer.integrationId)).id).toBe(writer.integrationId);
+    await expect(
+      createPrivateIntegration(reader, agencyOwner(A), { name: "No", scopes: [] as never }),
+    ).rejects.toMatchObject({ kind: "forbidden", message: expect.stringContaining("private-integrations.write") });
   });
 
   it("another agency's integrations do not exist for it", async () => {
@@ -131,10 +128,12 @@ describe("an integration acting on private integrations", () => {
 
   it("chosen Sub-accounts limit where it acts", async () => {
     const limited: IntegrationActor = { ...writer, allowedLocationIds: [] };
-    await expect(listPrivateIntegrations(limited, sub())).rejects.toMatchObject({ kind: "forbidden" });
-    expect(await listPrivateIntegrations({ ...writer, allowedLocationIds: [locationId] }, sub())).toEqual(
-      expect.any(Array),
-    );
+    await expect(listPrivateIntegrations(limited, subAccountOwner(locationId))).rejects.toMatchObject({
+      kind: "forbidden",
+    });
+    expect(
+      await listPrivateIntegrations({ ...writer, allowedLocationIds: [locationId] }, subAccountOwner(locationId)),
+    ).toEqual(expect.any(Array));
   });
 
   it("the agency maximum holds for it as for a person", async () => {

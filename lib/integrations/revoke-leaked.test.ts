@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashSecret } from "@/lib/crypto/secrets";
-import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { listAuditLog } from "./audit-log";
 import {
   cancelRotation,
@@ -17,7 +17,6 @@ import { revokeLeakedIntegrationTokens } from "./revoke-leaked";
 import { verifyPrivateIntegrationToken } from "./verify";
 
 let A: TestAgency;
-const agency = () => ({ level: "agency", companyId: A.company.id }) as const;
 const reason = "Reported as leaked through POST /credentials/revoke.";
 
 beforeAll(async () => {
@@ -25,7 +24,7 @@ beforeAll(async () => {
 });
 
 async function leaked(name = "Leaky") {
-  const created = await createPrivateIntegration(A.owner, agency(), { name, scopes: ["locations.readonly"] });
+  const created = await createPrivateIntegration(A.owner, agencyOwner(A), { name, scopes: ["locations.readonly"] });
   const now = new Date();
   const revoked = await revokeLeakedIntegrationTokens([hashSecret(created.token)], reason, now);
   return { ...created, revoked, now };
@@ -36,17 +35,17 @@ describe("a private integration reported as leaked", () => {
     const { integration, token, revoked, now } = await leaked();
     expect(revoked).toEqual([expect.objectContaining({ integrationId: integration.id, name: "Leaky" })]);
     expect((await verifyPrivateIntegrationToken(token)).ok).toBe(false);
-    const view = await getPrivateIntegration(A.owner, agency(), integration.id);
+    const view = await getPrivateIntegration(A.owner, agencyOwner(A), integration.id);
     expect(view.status).toBe("revoked");
     expect(view.revoked).toEqual({ at: now, reason });
   });
 
   it("during a rotation both tokens are refused, whichever was reported", async () => {
-    const created = await createPrivateIntegration(A.owner, agency(), {
+    const created = await createPrivateIntegration(A.owner, agencyOwner(A), {
       name: "Rotating",
       scopes: ["locations.readonly"],
     });
-    const rotated = await rotateLater(A.owner, agency(), created.integration.id);
+    const rotated = await rotateLater(A.owner, agencyOwner(A), created.integration.id);
     await revokeLeakedIntegrationTokens([hashSecret(created.token)], reason, new Date());
     expect((await verifyPrivateIntegrationToken(created.token)).ok).toBe(false);
     expect((await verifyPrivateIntegrationToken(rotated.token)).ok).toBe(false);
@@ -54,12 +53,12 @@ describe("a private integration reported as leaked", () => {
 
   it("only Rotate and expire this token now brings it back, with a new token", async () => {
     const { integration, token } = await leaked("Restored");
-    const restored = await rotateNow(A.owner, agency(), integration.id);
+    const restored = await rotateNow(A.owner, agencyOwner(A), integration.id);
     expect(restored.integration.status).toBe("active");
     expect(restored.integration.revoked).toBeNull();
     expect((await verifyPrivateIntegrationToken(restored.token)).ok).toBe(true);
     expect((await verifyPrivateIntegrationToken(token)).ok).toBe(false);
-    const audit = await listAuditLog(A.owner, agency(), { integrationId: integration.id });
+    const audit = await listAuditLog(A.owner, agencyOwner(A), { integrationId: integration.id });
     expect(audit.map((a) => a.action)).toEqual([
       "private_integration_rotated_now",
       "private_integration_revoked_as_leaked",
@@ -69,9 +68,9 @@ describe("a private integration reported as leaked", () => {
   });
 
   it.each([
-    ["Rotate and expire this token later", (id: string) => rotateLater(A.owner, agency(), id)],
-    ["Expire Now", (id: string) => expireOldTokenNow(A.owner, agency(), id)],
-    ["Cancel rotation", (id: string) => cancelRotation(A.owner, agency(), id)],
+    ["Rotate and expire this token later", (id: string) => rotateLater(A.owner, agencyOwner(A), id)],
+    ["Expire Now", (id: string) => expireOldTokenNow(A.owner, agencyOwner(A), id)],
+    ["Cancel rotation", (id: string) => cancelRotation(A.owner, agencyOwner(A), id)],
   ])("%s is refused with a message that names the way back", async (_name, action) => {
     const { integration } = await leaked();
     await expect(action(integration.id)).rejects.toMatchObject({ kind: "conflict", message: revokedRefusal });
@@ -79,22 +78,25 @@ describe("a private integration reported as leaked", () => {
 
   it("Edit and Delete still work; Edit does not bring a token back", async () => {
     const { integration, token } = await leaked("Edited");
-    const edited = await updatePrivateIntegration(A.owner, agency(), integration.id, {
+    const edited = await updatePrivateIntegration(A.owner, agencyOwner(A), integration.id, {
       name: "Edited again",
       scopes: ["locations.readonly"],
     });
     expect(edited.status).toBe("revoked");
     expect((await verifyPrivateIntegrationToken(token)).ok).toBe(false);
-    await expect(deletePrivateIntegration(A.owner, agency(), integration.id)).resolves.toMatchObject({
+    await expect(deletePrivateIntegration(A.owner, agencyOwner(A), integration.id)).resolves.toMatchObject({
       id: integration.id,
     });
   });
 
   it("a token that no longer works (rotated out, already revoked, unknown) changes nothing", async () => {
-    const created = await createPrivateIntegration(A.owner, agency(), { name: "Old", scopes: ["locations.readonly"] });
-    await rotateNow(A.owner, agency(), created.integration.id);
+    const created = await createPrivateIntegration(A.owner, agencyOwner(A), {
+      name: "Old",
+      scopes: ["locations.readonly"],
+    });
+    await rotateNow(A.owner, agencyOwner(A), created.integration.id);
     expect(await revokeLeakedIntegrationTokens([hashSecret(created.token)], reason, new Date())).toEqual([]);
-    expect((await getPrivateIntegration(A.owner, agency(), created.integration.id)).status).toBe("active");
+    expect((await getPrivateIntegration(A.owner, agencyOwner(A), created.integration.id)).status).toBe("active");
     expect(await revokeLeakedIntegrationTokens([hashSecret("pit-unknown")], reason, new Date())).toEqual([]);
     const { token } = await leaked("Twice");
     expect(await revokeLeakedIntegrationTokens([hashSecret(token)], reason, new Date())).toEqual([]);

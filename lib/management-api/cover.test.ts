@@ -11,7 +11,7 @@ import { getPrivateIntegration, notVisibleMessage } from "@/lib/integrations/rea
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { Refusal } from "@/lib/refusal";
 import { heldScopes } from "@/lib/scopes";
-import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { addressAllowedBy, integrationPrincipal } from "@/lib/testing/integration-principal";
 import type { Principal } from "@/lib/tokens/principal";
 import {
@@ -36,7 +36,6 @@ const t0 = new Date("2033-03-10T12:00:00.000Z");
 const at = (days: number) => new Date(t0.getTime() + days * DAY);
 const ymd = (days: number) => at(days).toISOString().slice(0, 10);
 const MANAGE = "private-integrations.write";
-const agency = (T: TestAgency): IntegrationOwner => ({ level: "agency", companyId: T.company.id });
 
 describe("an edit never widens an integration the caller does not cover", () => {
   it("a narrower caller lifting a users.write integration's Allowed IP addresses, or reviving an expired one: 403, nothing changes", async () => {
@@ -44,7 +43,7 @@ describe("an edit never widens an integration the caller does not cover", () => 
     const caller = await integrationPrincipal(T, [MANAGE, "locations.readonly"], { now: t0 });
     const bound = await createPrivateIntegration(
       T.owner,
-      agency(T),
+      agencyOwner(T),
       { name: "IP-bound", scopes: ["users.write"], allowedIpAddresses: "203.0.113.7" },
       t0,
     );
@@ -63,7 +62,7 @@ describe("an edit never widens an integration the caller does not cover", () => 
 
     const expired = await createPrivateIntegration(
       T.owner,
-      agency(T),
+      agencyOwner(T),
       { name: "Expired", scopes: ["users.write"], expires: ymd(-3) },
       at(-10),
     );
@@ -79,7 +78,7 @@ describe("an edit never widens an integration the caller does not cover", () => 
     const caller = await integrationPrincipal(T, [MANAGE, "users.write"], { now: t0 });
     const { integration } = await createPrivateIntegration(
       T.owner,
-      agency(T),
+      agencyOwner(T),
       { name: "IP-bound", scopes: ["users.write"], allowedIpAddresses: "203.0.113.7" },
       t0,
     );
@@ -96,11 +95,11 @@ describe("a narrower integration leaves a wider one alone", () => {
     const rotating = async (name: string, scopes: string[], allowedIpAddresses: string) => {
       const { integration } = await createPrivateIntegration(
         T.owner,
-        agency(T),
+        agencyOwner(T),
         { name, scopes, allowedIpAddresses },
         at(-2),
       );
-      await rotateLater(T.owner, agency(T), integration.id, at(-1), 7);
+      await rotateLater(T.owner, agencyOwner(T), integration.id, at(-1), 7);
       return integration.id;
     };
     const widerScope = await rotating("Holds users.write", ["locations.readonly", "users.write"], "203.0.113.7");
@@ -119,7 +118,7 @@ describe("a narrower integration leaves a wider one alone", () => {
         expect(refused).toMatchObject({ kind: "forbidden", message: expect.stringMatching(rule) });
         expect((refused as Refusal).message).toMatch(words);
       }
-      expect((await getPrivateIntegration(T.owner, agency(T), id, t0)).status).toBe("rotating");
+      expect((await getPrivateIntegration(T.owner, agencyOwner(T), id, t0)).status).toBe("rotating");
     }
     // One it covers, and itself, it still may.
     const covered = await rotating("Within", ["locations.readonly"], "203.0.113.64/26");
@@ -139,7 +138,7 @@ describe("an integration limited to chosen Sub-accounts sees only integrations w
     });
     const everyone = await integrationPrincipal(T, ["private-integrations.readonly"], { name: "Everyone" });
     const make = async (name: string, rails: { subAccounts?: "all" | "chosen"; subAccountIds?: string[] }) =>
-      (await createPrivateIntegration(T.owner, agency(T), { name, scopes: ["locations.readonly"], ...rails }))
+      (await createPrivateIntegration(T.owner, agencyOwner(T), { name, scopes: ["locations.readonly"], ...rails }))
         .integration.id;
     const all = await make("All sub-accounts", { subAccounts: "all" });
     const one = await make("One of them", { subAccounts: "chosen", subAccountIds: [l0] });
@@ -283,7 +282,7 @@ describe("property: whatever an integration does through the management API", ()
           const ids: string[] = [];
           for (const w of world) {
             const location = w.location === null ? null : locations()[w.location]!;
-            const owner: IntegrationOwner = location ? { level: "location", locationId: location } : agency(T);
+            const owner: IntegrationOwner = location ? { level: "location", locationId: location } : agencyOwner(T);
             const scopes = location ? w.scopes.filter((s) => BOTH.includes(s)) : w.scopes;
             const { integration } = await createPrivateIntegration(
               T.owner,

@@ -7,7 +7,7 @@ import { createPrivateIntegration, rotateLater } from "@/lib/integrations/lifecy
 import { setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
 import { getPrivateIntegration } from "@/lib/integrations/read";
 import { revokeLeakedIntegrationTokens } from "@/lib/integrations/revoke-leaked";
-import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { integrationPrincipal } from "@/lib/testing/integration-principal";
 import type { Principal } from "@/lib/tokens/principal";
 import {
@@ -22,7 +22,6 @@ import { toApiIntegration } from "./shape";
 /** The management API's lib layer, below HTTP (app/private-integrations/*.test.ts go through it). */
 let A: TestAgency;
 let B: TestAgency;
-const agency = (T: TestAgency) => ({ level: "agency", companyId: T.company.id }) as const;
 
 beforeAll(async () => {
   A = await makeAgency({ locations: 2, privateIntegrationsLab: true });
@@ -34,7 +33,7 @@ describe("the API's shape of an integration", () => {
     const now = new Date("2031-03-01T10:00:00Z");
     const { integration, token } = await createPrivateIntegration(
       A.owner,
-      agency(A),
+      agencyOwner(A),
       {
         name: "Shape",
         description: "All fields",
@@ -66,21 +65,21 @@ describe("the API's shape of an integration", () => {
 
   it("reads rotating, expired and revoked (a revoked one has no token hint)", async () => {
     const now = new Date();
-    const { integration } = await createPrivateIntegration(A.owner, agency(A), {
+    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
       name: "States",
       scopes: ["locations.readonly"],
       expires: new Date(now.getTime() + 3 * 86_400_000).toISOString().slice(0, 10),
     });
-    const rotated = await rotateLater(A.owner, agency(A), integration.id, now);
+    const rotated = await rotateLater(A.owner, agencyOwner(A), integration.id, now);
     expect(toApiIntegration(rotated.integration).status).toBe("rotating");
     const later = await db().privateIntegration.findUniqueOrThrow({ where: { id: integration.id } });
     expect(later.expiresAt).not.toBeNull();
     const afterExpiry = new Date(later.expiresAt!.getTime() + 1000);
-    expect(toApiIntegration(await getPrivateIntegration(A.owner, agency(A), integration.id, afterExpiry)).status).toBe(
-      "expired",
-    );
+    expect(
+      toApiIntegration(await getPrivateIntegration(A.owner, agencyOwner(A), integration.id, afterExpiry)).status,
+    ).toBe("expired");
     await revokeLeakedIntegrationTokens([hashSecret(rotated.token)], "Reported as leaked.", now);
-    const revoked = toApiIntegration(await getPrivateIntegration(A.owner, agency(A), integration.id, now));
+    const revoked = toApiIntegration(await getPrivateIntegration(A.owner, agencyOwner(A), integration.id, now));
     expect(revoked).toMatchObject({ status: "revoked", tokenHint: null });
   });
 });
@@ -139,13 +138,13 @@ describe("the operations", () => {
   it("the audit log names the acting integration (its name now; null once it is deleted)", async () => {
     const caller = await integrationPrincipal(A, ["private-integrations.write", "locations.readonly"]);
     const { privateIntegration } = await createIntegration(caller, { name: "Audited", scopes: ["locations.readonly"] });
-    const [entry] = await listAuditLog(A.owner, agency(A), { integrationId: privateIntegration.id });
+    const [entry] = await listAuditLog(A.owner, agencyOwner(A), { integrationId: privateIntegration.id });
     expect(entry).toMatchObject({
       label: "Created",
       actor: null,
       actorIntegration: { id: caller.integrationId, name: "Caller private-integrations.write" },
     });
-    const view = await getPrivateIntegration(A.owner, agency(A), privateIntegration.id);
+    const view = await getPrivateIntegration(A.owner, agencyOwner(A), privateIntegration.id);
     expect(view.createdBy).toEqual({
       id: caller.integrationId,
       name: "Caller private-integrations.write",
@@ -153,9 +152,9 @@ describe("the operations", () => {
       integration: true,
     });
     await db().privateIntegration.delete({ where: { id: caller.integrationId! } });
-    const orphan = await getPrivateIntegration(A.owner, agency(A), privateIntegration.id);
+    const orphan = await getPrivateIntegration(A.owner, agencyOwner(A), privateIntegration.id);
     expect(orphan.createdBy).toMatchObject({ id: caller.integrationId, removed: true, integration: true });
-    const [after] = await listAuditLog(A.owner, agency(A), { integrationId: privateIntegration.id });
+    const [after] = await listAuditLog(A.owner, agencyOwner(A), { integrationId: privateIntegration.id });
     expect(after?.actorIntegration).toEqual({ id: caller.integrationId, name: null });
   });
 
@@ -194,7 +193,7 @@ describe("the operations", () => {
 
   it("another agency's integration and sub-account answer exactly as unknown ones", async () => {
     const caller = await integrationPrincipal(A, ["private-integrations.write"]);
-    const { integration } = await createPrivateIntegration(B.owner, agency(B), {
+    const { integration } = await createPrivateIntegration(B.owner, agencyOwner(B), {
       name: "B's",
       scopes: ["locations.readonly"],
     });
@@ -210,7 +209,7 @@ describe("the operations", () => {
 
   it("usage answers the last N UTC days, today last, zeros included", async () => {
     const caller = await integrationPrincipal(A, ["private-integrations.readonly"]);
-    const { integration } = await createPrivateIntegration(A.owner, agency(A), {
+    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
       name: "Used",
       scopes: ["locations.readonly"],
     });

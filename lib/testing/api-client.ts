@@ -186,3 +186,19 @@ export function expectError(answer: ApiAnswer, status: number, code: string, des
   expect(typeof answer.body.error_description).toBe("string");
   if (description !== undefined) expect(answer.body.error_description).toMatch(description);
 }
+
+/**
+ * `expectError` from a Bearer-protected endpoint: a 401 or 403 also carries
+ * `WWW-Authenticate: Bearer … error="<code>"` (RFC 6750 §3).
+ */
+export function expectBearerError(
+  answer: ApiAnswer,
+  status: number,
+  code: string,
+  description?: RegExp | string,
+): void {
+  expectError(answer, status, code, description);
+  if (status === 401 || status === 403) {
+    expect(answer.headers.get("www-authenticate")).toMatch(new RegExp(`^Bearer .*error="${code}"`));
+  }
+}

@@ -56,3 +56,10 @@ export const newContact = (locationId: string) => ({
   phone: "+14155550123",
   locationId,
 });
+
+/** The agency's own level as the lifecycle addresses it (`level: "agency"`). */
+export const agencyOwner = (agency: Pick<TestAgency, "company">) =>
+  ({ level: "agency", companyId: agency.company.id }) as const;
+
+/** One sub-account's level as the lifecycle addresses it (`level: "location"`). */
+export const subAccountOwner = (locationId: string) => ({ level: "location", locationId }) as const;

@@ -7,7 +7,7 @@ import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { getPrivateIntegration } from "@/lib/integrations/read";
 import { generatePrivateIntegrationToken } from "@/lib/integrations/token";
 import { apiClient, expectError, freshAddress } from "@/lib/testing/api-client";
-import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeAgency, subAccountOwner, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { installAndExchange, makeApp, refreshGrant } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 
@@ -23,7 +23,6 @@ beforeAll(async () => {
   locationId = A.locations[0]!.id;
 });
 
-const sub = () => ({ level: "location", locationId }) as const;
 /** Each test calls from an address of its own, so the hourly limit of one does not touch another. */
 const revoke = (json: unknown, peer = freshAddress()) => api.post("/credentials/revoke", { json, peer, version: null });
 
@@ -34,7 +33,7 @@ const refresh = (refreshToken: string) =>
 
 describe("POST /credentials/revoke", () => {
   it("a live private-integration token and a refresh token stop working at once", async () => {
-    const { integration, token } = await createPrivateIntegration(A.owner, sub(), {
+    const { integration, token } = await createPrivateIntegration(A.owner, subAccountOwner(locationId), {
       name: `Leaky ${uniqueSuffix()}`,
       scopes: ["locations.readonly"],
     });
@@ -54,7 +53,7 @@ describe("POST /credentials/revoke", () => {
     expect(refreshed.status).toBe(400);
     expect(refreshed.body.error).toBe("invalid_grant");
 
-    const view = await getPrivateIntegration(A.owner, sub(), integration.id);
+    const view = await getPrivateIntegration(A.owner, subAccountOwner(locationId), integration.id);
     expect(view.status).toBe("revoked");
     expect(view.revoked?.reason).toMatch(/reported as leaked/i);
     const audit = await db().auditLog.findMany({
@@ -75,7 +74,10 @@ describe("POST /credentials/revoke", () => {
   });
 
   it("unknown, invalid and already revoked tokens get the same 202 and body as live ones", async () => {
-    const { token } = await createPrivateIntegration(A.owner, sub(), { name: "Twice", scopes: ["locations.readonly"] });
+    const { token } = await createPrivateIntegration(A.owner, subAccountOwner(locationId), {
+      name: "Twice",
+      scopes: ["locations.readonly"],
+    });
     const live = await revoke({ credentials: [token] });
     const again = await revoke({ credentials: [token] });
     const unknown = await revoke({ credentials: [generatePrivateIntegrationToken()] });

@@ -7,7 +7,7 @@ import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
-import { type ApiAnswer, apiClient, expectError as expectApiError } from "@/lib/testing/api-client";
+import { apiClient, expectBearerError } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import {
   agencyWithApp,
@@ -47,12 +47,6 @@ const exchange = (
 const forLocation = (index = 0) => ({ companyId: agency.company.id, locationId: agency.locations[index]!.id });
 
 /** SPEC.md's error body, and a Bearer challenge naming the error on a 401 or 403. */
-function expectError(result: ApiAnswer, status: number, error: string, description?: RegExp) {
-  expectApiError(result, status, error, description);
-  if (status === 401 || status === 403) {
-    expect(result.headers.get("www-authenticate")).toMatch(new RegExp(`^Bearer .*error="${error}"`));
-  }
-}
 
 describe("POST /oauth/locationToken", () => {
   it("exchanges a Company token for a Location token with SPEC.md's fields", async () => {
@@ -104,35 +98,35 @@ describe("POST /oauth/locationToken", () => {
   });
 
   it("without Version: 400 invalid_version", async () => {
-    expectError(await exchange(forLocation(), { version: null }), 400, "invalid_version", /Version header/);
-    expectError(await exchange(forLocation(), { version: "2020-01-01" }), 400, "invalid_version");
+    expectBearerError(await exchange(forLocation(), { version: null }), 400, "invalid_version", /Version header/);
+    expectBearerError(await exchange(forLocation(), { version: "2020-01-01" }), 400, "invalid_version");
   });
 
   it("without a Bearer token, or a bad one: 401 invalid_token", async () => {
-    expectError(await exchange(forLocation(), { bearer: null }), 401, "invalid_token", /Bearer/);
-    expectError(await exchange(forLocation(), { bearer: "a.b.c" }), 401, "invalid_token");
+    expectBearerError(await exchange(forLocation(), { bearer: null }), 401, "invalid_token", /Bearer/);
+    expectBearerError(await exchange(forLocation(), { bearer: "a.b.c" }), 401, "invalid_token");
   });
 
   it("with a Location token: 403 forbidden", async () => {
     const location = await exchange(forLocation(0));
     const result = await exchange(forLocation(0), { bearer: location.body.access_token as string });
-    expectError(result, 403, "forbidden", /Location token/);
+    expectBearerError(result, 403, "forbidden", /Location token/);
   });
 
   it("with a private-integration token: 403 forbidden", async () => {
     const result = await exchange(forLocation(0), { bearer: "pit-0123abcd-0123-4567-89ab-0123456789ab" });
-    expectError(result, 403, "forbidden", /Private-integration/);
+    expectBearerError(result, 403, "forbidden", /Private-integration/);
   });
 
   it("with a token of another agency: 403 forbidden", async () => {
     const result = await exchange({ companyId: otherAgency.company.id, locationId: otherAgency.locations[0]!.id });
-    expectError(result, 403, "forbidden", /companyId/);
+    expectBearerError(result, 403, "forbidden", /companyId/);
   });
 
   it("for a sub-account of another agency: 403 forbidden", async () => {
     const result = await exchange({ companyId: agency.company.id, locationId: otherAgency.locations[0]!.id });
-    expectError(result, 403, "forbidden", /not a sub-account of this agency/);
-    expectError(
+    expectBearerError(result, 403, "forbidden", /not a sub-account of this agency/);
+    expectBearerError(
       await exchange({ companyId: agency.company.id, locationId: "no-such-location" }),
       403,
       "forbidden",
@@ -141,7 +135,7 @@ describe("POST /oauth/locationToken", () => {
   });
 
   it("for a sub-account the app is not installed on: 403 forbidden naming the reason", async () => {
-    expectError(await exchange(forLocation(2)), 403, "forbidden", /not installed on this sub-account/);
+    expectBearerError(await exchange(forLocation(2)), 403, "forbidden", /not installed on this sub-account/);
   });
 
   it("without oauth.write: 403 insufficient_scope with scope=", async () => {
@@ -151,18 +145,18 @@ describe("POST /oauth/locationToken", () => {
       locationIds: [agency.locations[0]!.id],
     });
     const result = await exchange(forLocation(0), { bearer: tokens.access_token });
-    expectError(result, 403, "insufficient_scope", /oauth\.write/);
+    expectBearerError(result, 403, "insufficient_scope", /oauth\.write/);
     expect(result.headers.get("www-authenticate")).toContain('scope="oauth.write"');
   });
 
   it("missing companyId or locationId: 400 invalid_request", async () => {
-    expectError(await exchange({ locationId: agency.locations[0]!.id }), 400, "invalid_request", /companyId/);
-    expectError(await exchange({ companyId: agency.company.id }), 400, "invalid_request", /locationId/);
+    expectBearerError(await exchange({ locationId: agency.locations[0]!.id }), 400, "invalid_request", /companyId/);
+    expectBearerError(await exchange({ companyId: agency.company.id }), 400, "invalid_request", /locationId/);
   });
 
   it("a JSON body: 400 invalid_request", async () => {
     const result = await api.post("/oauth/locationToken", { token: companyToken, json: forLocation() });
-    expectError(result, 400, "invalid_request", /x-www-form-urlencoded/);
+    expectBearerError(result, 400, "invalid_request", /x-www-form-urlencoded/);
   });
 
   it("GET: 400 invalid_request with Allow", async () => {

@@ -59,7 +59,7 @@ const locationInstall = (extra = {}) =>
   install(subUser, app.app.clientId, { level: "location", locationId: agency.locations[0]!.id }, extra);
 
 /** SPEC.md's error body, never stored, never with the client's secret. */
-function expectError(result: ApiAnswer, status: number, error: string, description?: RegExp) {
+function expectTokenError(result: ApiAnswer, status: number, error: string, description?: RegExp) {
   expectApiError(result, status, error, description);
   expect(result.headers.get("cache-control")).toBe("no-store");
   // Never a secret in an error body.
@@ -185,7 +185,7 @@ describe("scopes follow the installation", () => {
 describe("request errors", () => {
   it("a body that is not form-encoded: 400 invalid_request that says so", async () => {
     const result = await api.post("/oauth/token", { json: { grant_type: "authorization_code" } });
-    expectError(result, 400, "invalid_request", /x-www-form-urlencoded/);
+    expectTokenError(result, 400, "invalid_request", /x-www-form-urlencoded/);
   });
 
   it("no content type at all: 400 invalid_request", async () => {
@@ -198,7 +198,7 @@ describe("request errors", () => {
       contentType: "application/x-www-form-urlencoded",
       body: "grant_type=refresh_token&grant_type=authorization_code",
     });
-    expectError(result, 400, "invalid_request", /more than once/);
+    expectTokenError(result, 400, "invalid_request", /more than once/);
   });
 
   it("broken percent-encoding: 400 invalid_request", async () => {
@@ -206,7 +206,7 @@ describe("request errors", () => {
       contentType: "application/x-www-form-urlencoded",
       body: "grant_type=%zz",
     });
-    expectError(result, 400, "invalid_request");
+    expectTokenError(result, 400, "invalid_request");
   });
 
   it.each([
@@ -234,7 +234,7 @@ describe("request errors", () => {
       undefined,
       `Basic ${Buffer.from("%zz:%zz").toString("base64")}`,
     );
-    expectError(result, 401, "invalid_client");
+    expectTokenError(result, 401, "invalid_client");
   });
 
   it("GET: 400 invalid_request naming the method to use, with Allow", async () => {
@@ -250,7 +250,7 @@ describe("request errors", () => {
   ];
   it.each(missing)("missing %s: 400 invalid_request naming it", async (_field, override, message) => {
     const result = await codeExchange("some-code", override);
-    expectError(result, 400, "invalid_request", message);
+    expectTokenError(result, 400, "invalid_request", message);
   });
 
   const noClientAuth: [string, Record<string, string | undefined>, RegExp][] = [
@@ -261,43 +261,43 @@ describe("request errors", () => {
     "missing %s: 401 invalid_client naming it (RFC 6749 §5.2)",
     async (_field, override, message) => {
       const result = await codeExchange("some-code", override);
-      expectError(result, 401, "invalid_client", message);
+      expectTokenError(result, 401, "invalid_client", message);
       expect(result.headers.get("www-authenticate")).toBeNull();
     },
   );
 
   it("an empty value counts as missing (RFC 6749 §3.2)", async () => {
-    expectError(await codeExchange("", {}), 400, "invalid_request", /code is required/);
+    expectTokenError(await codeExchange("", {}), 400, "invalid_request", /code is required/);
   });
 
   it("missing refresh_token: 400 invalid_request", async () => {
-    expectError(await refresh(""), 400, "invalid_request", /refresh_token is required/);
+    expectTokenError(await refresh(""), 400, "invalid_request", /refresh_token is required/);
   });
 
   it("an unknown grant_type: 400 unsupported_grant_type", async () => {
     const result = await codeExchange("x", { grant_type: "password" });
-    expectError(result, 400, "unsupported_grant_type", /authorization_code, refresh_token, client_credentials/);
+    expectTokenError(result, 400, "unsupported_grant_type", /authorization_code, refresh_token, client_credentials/);
   });
 
   it("an unknown user_type value: 400 invalid_grant (SPEC.md: else invalid_grant)", async () => {
-    expectError(await codeExchange("x", { user_type: "Agency" }), 400, "invalid_grant", /Company or Location/);
+    expectTokenError(await codeExchange("x", { user_type: "Agency" }), 400, "invalid_grant", /Company or Location/);
   });
 
   it("a malformed code_verifier: 400 invalid_request", async () => {
-    expectError(await codeExchange("x", { code_verifier: "short" }), 400, "invalid_request", /code_verifier/);
+    expectTokenError(await codeExchange("x", { code_verifier: "short" }), 400, "invalid_request", /code_verifier/);
   });
 });
 
 describe("client authentication errors", () => {
   it("unknown client: 401 invalid_client, no Basic challenge when the form was used", async () => {
     const result = await codeExchange("x", { client_id: "nope" });
-    expectError(result, 401, "invalid_client", /client_id/);
+    expectTokenError(result, 401, "invalid_client", /client_id/);
     expect(result.headers.get("www-authenticate")).toBeNull();
   });
 
   it("wrong secret in the form: 401 invalid_client", async () => {
     const result = await codeExchange("x", { client_secret: "wrong" });
-    expectError(result, 401, "invalid_client", /client_secret/);
+    expectTokenError(result, 401, "invalid_client", /client_secret/);
     expect(result.headers.get("www-authenticate")).toBeNull();
   });
 
@@ -306,7 +306,7 @@ describe("client authentication errors", () => {
       { grant_type: "authorization_code", code: "x", user_type: "Company" },
       { id: app.app.clientId, secret: "wrong" },
     );
-    expectError(result, 401, "invalid_client");
+    expectTokenError(result, 401, "invalid_client");
     expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
   });
 
@@ -315,7 +315,7 @@ describe("client authentication errors", () => {
       { grant_type: "authorization_code", code: "x", user_type: "Company" },
       { id: "nope", secret: "wrong" },
     );
-    expectError(result, 401, "invalid_client");
+    expectTokenError(result, 401, "invalid_client");
     expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
   });
 
@@ -325,7 +325,7 @@ describe("client authentication errors", () => {
       undefined,
       "Basic !!!",
     );
-    expectError(result, 401, "invalid_client");
+    expectTokenError(result, 401, "invalid_client");
     expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
   });
 
@@ -334,23 +334,23 @@ describe("client authentication errors", () => {
       { grant_type: "authorization_code", code: "x", user_type: "Company", client_secret: app.clientSecret },
       { id: app.app.clientId, secret: app.clientSecret },
     );
-    expectError(result, 400, "invalid_request", /one way/);
+    expectTokenError(result, 400, "invalid_request", /one way/);
   });
 });
 
 describe("authorization_code grant errors", () => {
   it("an unknown code: 400 invalid_grant", async () => {
-    expectError(await codeExchange("not-a-code"), 400, "invalid_grant", /not valid/);
+    expectTokenError(await codeExchange("not-a-code"), 400, "invalid_grant", /not valid/);
   });
 
   it("an expired code (older than 10 minutes): invalid_grant", async () => {
     const { code } = await agencyInstall(undefined, {}, new Date(Date.now() - 11 * 60_000));
-    expectError(await codeExchange(code), 400, "invalid_grant", /expired/);
+    expectTokenError(await codeExchange(code), 400, "invalid_grant", /expired/);
   });
 
   it("a code of another app: invalid_grant, and the code still works for its own app", async () => {
     const { code } = await agencyInstall();
-    expectError(await codeExchange(code, {}, otherApp), 400, "invalid_grant", /another app/);
+    expectTokenError(await codeExchange(code, {}, otherApp), 400, "invalid_grant", /another app/);
     expect((await codeExchange(code)).status).toBe(200);
   });
 
@@ -369,29 +369,39 @@ describe("authorization_code grant errors", () => {
 
   it("user_type not matching the installation: invalid_grant", async () => {
     const { code } = await agencyInstall();
-    expectError(await codeExchange(code, { user_type: "Location" }), 400, "invalid_grant", /user_type must be Company/);
+    expectTokenError(
+      await codeExchange(code, { user_type: "Location" }),
+      400,
+      "invalid_grant",
+      /user_type must be Company/,
+    );
     const { code: locCode } = await locationInstall();
-    expectError(await codeExchange(locCode), 400, "invalid_grant", /user_type must be Location/);
+    expectTokenError(await codeExchange(locCode), 400, "invalid_grant", /user_type must be Location/);
   });
 
   it("a redirect_uri other than the code's: invalid_grant", async () => {
     const { code } = await agencyInstall();
     const result = await codeExchange(code, { redirect_uri: "http://localhost:4000/callback" });
-    expectError(result, 400, "invalid_grant", /redirect_uri/);
+    expectTokenError(result, 400, "invalid_grant", /redirect_uri/);
   });
 
   it("PKCE: a missing or wrong code_verifier, or one without a challenge: invalid_grant", async () => {
     const { challenge } = pkcePair();
     const { code } = await agencyInstall(undefined, { code_challenge: challenge, code_challenge_method: "S256" });
-    expectError(await codeExchange(code), 400, "invalid_grant", /code_verifier is required/);
-    expectError(
+    expectTokenError(await codeExchange(code), 400, "invalid_grant", /code_verifier is required/);
+    expectTokenError(
       await codeExchange(code, { code_verifier: pkcePair().verifier }),
       400,
       "invalid_grant",
       /does not match/,
     );
     const { code: plain } = await agencyInstall();
-    expectError(await codeExchange(plain, { code_verifier: pkcePair().verifier }), 400, "invalid_grant", /without/);
+    expectTokenError(
+      await codeExchange(plain, { code_verifier: pkcePair().verifier }),
+      400,
+      "invalid_grant",
+      /without/,
+    );
   });
 
   it("a replayed code fails and revokes every token issued from it", async () => {
@@ -400,9 +410,9 @@ describe("authorization_code grant errors", () => {
     expect(first.status).toBe(200);
     const access = first.body.access_token as string;
     expect((await verifyAccessToken(access)).ok).toBe(true);
-    expectError(await codeExchange(code), 400, "invalid_grant", /already used/);
+    expectTokenError(await codeExchange(code), 400, "invalid_grant", /already used/);
     expect(await verifyAccessToken(access)).toEqual({ ok: false, reason: "revoked" });
-    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+    expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
   });
 
   it("a code replayed after it expired still revokes every token issued from it", async () => {
@@ -421,7 +431,7 @@ describe("authorization_code grant errors", () => {
   it("a code of an app uninstalled since: invalid_grant", async () => {
     const { code, installationId } = await locationInstall();
     await uninstallApp({ installationId });
-    expectError(await codeExchange(code, { user_type: "Location" }), 400, "invalid_grant");
+    expectTokenError(await codeExchange(code, { user_type: "Location" }), 400, "invalid_grant");
   });
 
   it("the code is stored only as a keyed hash", async () => {
@@ -433,11 +443,16 @@ describe("authorization_code grant errors", () => {
 
 describe("refresh_token grant errors", () => {
   it("an unknown refresh token, another app's, or a wrong user_type: invalid_grant", async () => {
-    expectError(await refresh("nope"), 400, "invalid_grant", /not valid/);
+    expectTokenError(await refresh("nope"), 400, "invalid_grant", /not valid/);
     const { code } = await agencyInstall();
     const first = await codeExchange(code);
-    expectError(await refresh(first.body.refresh_token as string, {}, otherApp), 400, "invalid_grant", /another app/);
-    expectError(
+    expectTokenError(
+      await refresh(first.body.refresh_token as string, {}, otherApp),
+      400,
+      "invalid_grant",
+      /another app/,
+    );
+    expectTokenError(
       await refresh(first.body.refresh_token as string, { user_type: "Location" }),
       400,
       "invalid_grant",
@@ -450,7 +465,7 @@ describe("refresh_token grant errors", () => {
     const { code, installationId } = await locationInstall();
     const first = await codeExchange(code, { user_type: "Location" });
     await uninstallApp({ installationId });
-    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+    expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
   });
 
   it("refresh tokens are stored only as keyed hashes", async () => {
@@ -531,12 +546,12 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
     expect(inside.status).toBe(200);
     // A replay does not move the window: it still ends 30 s after the first use.
     const after = await refreshAt(new Date(used.getTime() + 30 * second), first.body.refresh_token as string);
-    expectError(after, 400, "invalid_grant", /already used/);
+    expectTokenError(after, 400, "invalid_grant", /already used/);
     for (const pair of [first.body, rotated.body, inside.body]) {
       expect(await verifyAccessToken(pair.access_token as string)).toEqual({ ok: false, reason: "revoked" });
     }
-    expectError(await refresh(rotated.body.refresh_token as string), 400, "invalid_grant", /revoked/);
-    expectError(await refresh(inside.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+    expectTokenError(await refresh(rotated.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+    expectTokenError(await refresh(inside.body.refresh_token as string), 400, "invalid_grant", /revoked/);
   });
 
   it("a family revoked meanwhile stays revoked: a replay inside the window fails and issues nothing", async () => {
@@ -547,7 +562,7 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
       formRequest("/oauth/revoke", { ...clientForm(app), token: rotated.body.refresh_token as string }),
     );
     const before = await db().refreshToken.count({ where: { grantId: await grantOf(first.body) } });
-    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+    expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /revoked/);
     expect(await db().refreshToken.count({ where: { grantId: await grantOf(first.body) } })).toBe(before);
   });
 
@@ -556,14 +571,19 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
     const first = await codeExchange(code, { user_type: "Location" });
     expect((await refresh(first.body.refresh_token as string)).status).toBe(200);
     await uninstallApp({ installationId });
-    expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+    expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
   });
 
   it("another app presenting a used token inside the window: invalid_grant naming it, and nothing is revoked", async () => {
     const { code } = await agencyInstall();
     const first = await codeExchange(code);
     const rotated = await refresh(first.body.refresh_token as string);
-    expectError(await refresh(first.body.refresh_token as string, {}, otherApp), 400, "invalid_grant", /another app/);
+    expectTokenError(
+      await refresh(first.body.refresh_token as string, {}, otherApp),
+      400,
+      "invalid_grant",
+      /another app/,
+    );
     expect((await verifyAccessToken(rotated.body.access_token as string)).ok).toBe(true);
     await expectOneLiveFamily([first.body, rotated.body]);
   });
@@ -577,7 +597,7 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
     const rotated = await refreshAt(new Date(expiry - second), first.body.refresh_token as string);
     expect(rotated.status).toBe(200);
     const replay = await refreshAt(new Date(expiry), first.body.refresh_token as string);
-    expectError(replay, 400, "invalid_grant", /expired/);
+    expectTokenError(replay, 400, "invalid_grant", /expired/);
     expect((await verifyAccessToken(rotated.body.access_token as string)).ok).toBe(true);
     expect((await refresh(rotated.body.refresh_token as string)).status).toBe(200);
   });
@@ -588,10 +608,10 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
       const first = await codeExchange(code);
       const rotated = await refresh(first.body.refresh_token as string);
       expect(rotated.status).toBe(200);
-      expectError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /already used/);
+      expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /already used/);
       // The successor and its access token were revoked with the family.
       expect(await verifyAccessToken(rotated.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
-      expectError(await refresh(rotated.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+      expectTokenError(await refresh(rotated.body.refresh_token as string), 400, "invalid_grant", /revoked/);
     });
   });
 });
