@@ -29,7 +29,7 @@ import { leftToNext } from "@/scripts/route-table";
  * test-unauthorized-api-access. Every server action (every export of app/**\/actions.ts) is called
  * as agency B's owner and as a sub-account user of A without the permission, with A's ids; every
  * method every route module (app/**\/route.ts) exports is called with each of B's four token kinds
- * (Company, Location, agency and sub-account private integration) and A's ids (issue 22: the probe
+ * (Company, Location, agency and sub-account private integration) and A's ids (the probe
  * finds the routes and methods itself, and a deliberately broken handler is shown to fail it).
  * Each is refused and neither agency's data changes. A new action, or a new route that takes a
  * caller (any method not declared `auth: "none"`), without a case fails the first tests; a route
@@ -628,7 +628,7 @@ const bClientSendsTokensOfA = (label: string, status: number[]) =>
     (token): RouteRequest => ({ label, method: "POST", version: null, basic: bClient(), form: { token }, status }),
   );
 
-/** The management API (issue 27): B's integration with private-integrations.write, and B's app, on A's integrations. */
+/** The management API: B's integration with private-integrations.write, and B's app, on A's integrations. */
 function managementCase(suffix: string, method: Method, body?: unknown): RouteCase {
   const path = () => `/private-integrations/${w.A.agencyIntegrationId}${suffix}`;
   const cases: [label: string, token: () => string, id: () => string, status: number[]][] = [

@@ -171,7 +171,7 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   });
   expect(created.status()).toBe(201);
   const contactId = ((await created.json()) as { contact: { id: string } }).contact.id;
-  // A's agency private integration: the management API's {id} (issue 27), read through that API.
+  // A's agency private integration: the management API's {id}, read through that API.
   const aPit = await createOnScreen(page, "A's integration", ["private-integrations.readonly", "locations.readonly"]);
   const listedForA = await request.get("/private-integrations", { headers: bearer(aPit) });
   expect(listedForA.status(), await listedForA.text()).toBe(200);
@@ -189,7 +189,7 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
     `/location/${B.locationIds[0]}/settings/private-integrations`,
   );
   rememberSecret(bPit, "B's private integration");
-  // B's agency integration that may manage private integrations (the management API, issue 27).
+  // B's agency integration that may manage private integrations (the management API).
   // With no expiry, as API-made integrations have: only the tenancy refuses it.
   const bManager = await createOnScreen(
     page,

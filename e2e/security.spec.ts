@@ -1,4 +1,4 @@
-// Over 250 lines on purpose: issue 15's and SPEC.md's edges through the production server over raw
+// Over 250 lines on purpose: SPEC.md's edges through the production server over raw
 // TCP, with a second server of its own; they share the loopback client plumbing.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";

@@ -3,9 +3,9 @@
  *
  * Next.js replaces the global `Date` (next/dist/server/node-environment-extensions/date.js) with a
  * constructor that asks two of its async storages on every `new Date()`, so that a prerender
- * noticing the clock can stop; the API never prerenders, and on a private-integration read the
- * check cost about 1 % of the server's CPU (two clock readings a request, 270 ns against 60 ns
- * each). scripts/serve.mjs keeps the platform's own `Date` here before Next.js loads; anywhere
+ * noticing the clock can stop; the API never prerenders, and on its hottest read that check was a
+ * measurable share of the server's CPU (bench-results.md › Figures the code rests on).
+ * scripts/serve.mjs keeps the platform's own `Date` here before Next.js loads; anywhere
  * else (tests, `next dev`) this is `new Date()`. Both make the same objects: the replacement
  * shares the platform's prototype.
  */

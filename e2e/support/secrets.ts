@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { e2eDir } from "./env";
 
 /**
- * Secrets at rest (issue 6): every secret the end-to-end suite sees or types is remembered here
+ * Secrets at rest: every secret the end-to-end suite sees or types is remembered here
  * (client secrets, authorization codes, access and refresh tokens, pit- tokens, passwords), and
  * after the suite the whole database and the server log are searched for them.
  */

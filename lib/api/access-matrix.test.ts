@@ -14,7 +14,7 @@ import { makeAgency, makeUser, newContact, type TestAgency, uniqueSuffix } from 
 import { clientForm, codeGrant, formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /**
- * The access matrix of issue 5: every kind of Bearer token against GET /locations/{id} (own,
+ * The access matrix: every kind of Bearer token against GET /locations/{id} (own,
  * another sub-account of the agency, another agency's, nonexistent) and POST /contacts/ (own
  * sub-account, another one), each cell the exact status and error code.
  */

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from "node:http";
  * `Request`: what the handlers and lib/api read (method, url, headers, the body) over node:http's
  * own request, with the body already read into a buffer. Building a `Request` (and its `Headers`,
  * AbortSignal and body stream) cost more than the private-integration read's own work (bench CPU
- * profile, issue 28). Route handlers keep their `Request` type: nothing here is read that a
+ * profile). Route handlers keep their `Request` type: nothing here is read that a
  * `Request` does not have, and anything else (a stream body over the form limit) still gets a real one.
  */
 

@@ -62,7 +62,7 @@ function plainFields(record: Record<string, string>): Map<string, string> | unde
  * A `Response` whose body is JSON text held as a string: the direct router (./direct-router.ts)
  * writes `bodyText` as is. A `Response` made with a string body builds a byte stream for it, and
  * reading that back costs as much again (together more than a private-integration read's own work,
- * bench CPU profile, issue 28); the stream is made here only when someone reads `body` (Next.js,
+ * bench CPU profile); the stream is made here only when someone reads `body` (Next.js,
  * which serves these routes under `next dev`). Every reader of a `Response` gives the same text.
  *
  * Its headers likewise: while nobody reads `headers`, they are a plain map that apiRoute and the

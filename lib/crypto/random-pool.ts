@@ -2,8 +2,8 @@ import { randomFillSync } from "node:crypto";
 
 /**
  * Random bytes handed out from a pool that one CSPRNG call fills: a randomBytes call costs about
- * as much for 32 bytes as for 4 KB (its fixed cost, and the check Next.js wraps around it), and
- * every grant makes a refresh token and a row id (issue 28). Each byte is handed out once: the
+ * as much for a token's few bytes as for a pool of them (its fixed cost, and the check Next.js
+ * wraps around it), and every grant makes a refresh token and a row id. Each byte is handed out once: the
  * offset only moves forward through a fill, and the pool is filled anew before it is read again.
  * Bytes past what a request needs at the end of a fill are left unused.
  */

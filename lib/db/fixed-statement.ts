@@ -6,9 +6,9 @@ export type Param<I> = (input: I) => unknown;
 /**
  * A statement whose text is built once, on first use, from a Prisma.sql template in which every
  * value is a `Param`; each run then only reads its values from its input, in the template's order
- * (Prisma.sql's $1…$n). For the refresh, the hottest statement: building its ~3 KB Prisma.sql on
+ * (Prisma.sql's $1…$n). For the refresh, the hottest statement: building its long Prisma.sql on
  * every request, and hashing that new text to find its prepared statement (./hot-statement.ts),
- * cost more than all of its values (issue 28). `text` is one string, whose hash V8 keeps.
+ * cost more than all of its values. `text` is one string, whose hash V8 keeps.
  */
 export class FixedStatement<I> {
   readonly #template: () => Prisma.Sql;

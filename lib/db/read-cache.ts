@@ -71,7 +71,7 @@ function state(): CacheState {
 /**
  * The cache key of a token: a hash, so the cache never holds a token itself. A plain SHA-256 in one
  * call (`crypto.hash`), not the keyed hash the database stores: every API request computes it, and
- * the keyed one, made only on a miss, costs several times as much (issue 28).
+ * the keyed one, made only on a miss, costs several times as much.
  */
 export function cacheKey(kind: "pit" | "jwt", token: string): string {
   return `${kind}:${hash("sha256", token, "base64url")}`;

@@ -16,7 +16,7 @@ import type { PrivateIntegrationView } from "./views";
 /**
  * One page of the Private Integrations list, worked out on the server: search, the `Status`
  * filter and the order apply to every integration, then 50 rows are sent. The browser receives the
- * page and the counts, never the whole list (500 integrations were 600 KB of every render).
+ * page and the counts, never the whole list (bench-results.md › The Private Integrations screen).
  */
 
 /** Rows on a page: the screen stays as quick to draw with 500 integrations as with 50. */

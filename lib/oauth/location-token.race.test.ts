@@ -16,7 +16,7 @@ import { tokenEndpoint } from "./token-endpoint";
 import { uninstallApp } from "./uninstall";
 
 /**
- * /oauth/locationToken against a revocation that runs at the same time (issue 15, point 1). The
+ * /oauth/locationToken against a revocation that runs at the same time. The
  * exchange checks the Company token's grant, the installation and the sub-account, then writes a
  * child grant with a 365-day refresh token. A revocation of the parent must never leave that child
  * working, whichever commits first. The two interleavings are forced, not hoped for, through the

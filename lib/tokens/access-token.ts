@@ -78,7 +78,7 @@ export function signAccessToken(
   const iss = appUrl();
   const sub = content.userId;
   const { jti, iat, exp } = row;
-  // Written out per type, in SPEC.md's order: one object shape each (spreads cost ~2 % of a refresh).
+  // Written out per type, in SPEC.md's order: one object shape each (spreads showed in a refresh's profile).
   let claims: AccessTokenClaims;
   if (content.authClass === "Location") {
     if (!locationId) throw new Error("A Location token needs a locationId.");

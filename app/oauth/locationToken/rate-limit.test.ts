@@ -6,7 +6,7 @@ import { installAndExchange, makeApp, withAgencyApp } from "@/lib/testing/oauth"
 import { expectCounted, expectRateLimited, startOfBurstWindow, withBurstLimit } from "@/lib/testing/rate-limits";
 
 /**
- * /oauth/locationToken under the API's rate limits (issue 15, point 4): each exchange writes a
+ * /oauth/locationToken under the API's rate limits: each exchange writes a
  * grant, a refresh token and an access token, so it is counted like an API call, in the bucket of
  * the app per agency, after the token is verified and before its level, scope and body.
  * RATE_LIMIT_BURST is 3 here so that the limit is reached in a few calls.
