@@ -3,25 +3,33 @@ import { TOTP } from "otpauth";
 import { createApp } from "./support/install";
 import { rememberSecret, rememberSecretsIn } from "./support/secrets";
 import { expect, test } from "./support/test";
+import { virtualAuthenticator } from "./support/webauthn";
 import { createAgency, signIn } from "./support/world";
 
 /**
  * A lost answer never makes a second one of anything, beyond private integrations: `Generate new
- * client secret`, `Rotate webhook secret`, `Generate key pair` and the authenticator app's
- * `Verify`. The first answer reaches the server's work but never the browser (`route.fetch()`,
+ * client secret`, `Rotate webhook secret`, `Generate key pair`, the authenticator app's `Verify`
+ * and `Add a passkey`. The first answer reaches the server's work but never the browser (`route.fetch()`,
  * then `route.abort()`); pressing again in the same form shows what the lost answer carried: the
  * same secret, the same private key, the same recovery codes. A second rotation would have made
  * another secret (and, for the client secret, ended the overlap of the one in use).
  */
 
-/** The next server action POST to `path` does its work, but its answer never reaches the browser. */
-async function loseNextAnswer(page: Page, path: string): Promise<() => string> {
+/**
+ * The next server action POST to `path` (the next one `when` picks) does its work, but its answer
+ * never reaches the browser.
+ */
+async function loseNextAnswer(
+  page: Page,
+  path: string,
+  when: (body: string) => boolean = () => true,
+): Promise<() => string> {
   let lost: string | undefined;
   await page.route(
     (url) => url.pathname === path,
     async (route) => {
       const request = route.request();
-      if (lost === undefined && request.method() === "POST") {
+      if (lost === undefined && request.method() === "POST" && when(request.postData() ?? "")) {
         const answer = await route.fetch();
         lost = await answer.text();
         rememberSecretsIn(lost, "lost answer");
@@ -137,4 +145,32 @@ test("the authenticator app's Verify: pressed again after a lost answer, the sam
   for (const c of codes) rememberSecret(c, "shown: recovery code");
   expect(codes).toHaveLength(10);
   for (const c of codes) expect(lostAnswer).toContain(c);
+});
+
+test("Add a passkey: pressed again after a lost answer, the same passkey and recovery codes, one passkey", async ({
+  page,
+}) => {
+  const agency = await createAgency({ locations: 0 });
+  const authenticator = await virtualAuthenticator(page);
+  await signIn(page, agency.owner.email);
+  await page.goto("/settings/account");
+  const section = page.getByRole("region", { name: "Two-factor authentication" });
+  await section.getByLabel("Passkey name").fill("Work laptop");
+
+  // The first POST asks for the prompt's options; the second carries the browser's answer.
+  const lost = await loseNextAnswer(page, "/settings/account", (body) => body.includes("attestationObject"));
+  await section.getByRole("button", { name: "Add a passkey" }).click();
+  await expect(section.getByText("the same passkey and recovery codes included")).toBeVisible();
+  const lostAnswer = lost();
+  await page.unroute((url) => url.pathname === "/settings/account");
+
+  await section.getByRole("button", { name: "Add a passkey" }).click();
+  const shown = section.getByTestId("recovery-codes");
+  await expect(shown).toBeVisible();
+  const codes = ((await shown.textContent()) ?? "").split("\n").filter(Boolean);
+  for (const c of codes) rememberSecret(c, "shown: recovery code");
+  expect(codes).toHaveLength(10);
+  for (const c of codes) expect(lostAnswer).toContain(c);
+  await expect(section.getByRole("listitem").filter({ hasText: "Work laptop" })).toHaveCount(1);
+  expect(await authenticator.credentials()).toHaveLength(1);
 });

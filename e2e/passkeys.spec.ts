@@ -4,6 +4,7 @@ import { onServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
+import { virtualAuthenticator } from "./support/webauthn";
 import { createAgency, e2ePassword, signIn } from "./support/world";
 
 /**
@@ -11,23 +12,6 @@ import { createAgency, e2ePassword, signIn } from "./support/world";
  * authenticator that keeps discoverable credentials and verifies its user, answering every prompt
  * by itself. The server's origin is http://localhost:<port>, a domain, as WebAuthn needs.
  */
-async function virtualAuthenticator(page: Page) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return {
-    credentials: async () => (await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials,
-  };
-}
 
 const twoFactor = (page: Page) => page.getByRole("region", { name: "Two-factor authentication" });
 

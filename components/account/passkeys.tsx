@@ -1,9 +1,10 @@
 "use client";
 
 import { type PublicKeyCredentialCreationOptionsJSON, startRegistration } from "@simplewebauthn/browser";
-import { useId, useState, useTransition } from "react";
+import { useId, useRef, useState, useTransition } from "react";
 import { useGuardedAction } from "@/components/account/confirm-identity";
-import { ConfirmDialog } from "@/components/private-integrations/confirm-dialog";
+import { answerLost, ConfirmDialog } from "@/components/private-integrations/confirm-dialog";
+import { newIdempotencyKey } from "@/components/private-integrations/idempotency-key";
 import type { FormAction } from "@/components/private-integrations/types";
 import { FormMessage, InputField } from "@/components/ui/field";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -46,7 +47,8 @@ export function Passkeys({
   renderedAt: string;
   appOrigin: string;
   actions: PasskeyActions;
-  onChange: (state: ActionState) => void;
+  /** `idempotencyKey`: the add's key, whose stored answer (the recovery codes) the server forgets once shown. */
+  onChange: (state: ActionState, idempotencyKey?: string) => void;
 }) {
   const rowId = useId();
   const remove = useGuardedAction(actions.remove);
@@ -54,13 +56,21 @@ export function Passkeys({
   const [nameError, setNameError] = useState<string>();
   const [removing, setRemoving] = useState<PasskeyItem>();
   const [pending, startTransition] = useTransition();
+  // An add whose answer was lost: pressing again sends the same browser answer under the same key,
+  // so the server answers what it did (the passkey, the recovery codes) instead of a new ceremony.
+  const lost = useRef<FormData | null>(null);
 
   function add(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const formElement = event.currentTarget;
-    const form = new FormData(formElement);
     setError(undefined);
     setNameError(undefined);
+    const retry = lost.current;
+    if (retry) {
+      startTransition(() => send(retry, formElement));
+      return;
+    }
+    const form = new FormData(formElement);
     startTransition(async () => {
       try {
         const begun = await actions.registrationOptions({}, form);
@@ -80,18 +90,32 @@ export function Passkeys({
           );
           return;
         }
-        const state = await actions.add({}, form);
-        if (!state.ok) {
-          if (state.fieldErrors?.name) setNameError(state.fieldErrors.name);
-          else setError(state.error ?? Object.values(state.fieldErrors ?? {})[0] ?? "No passkey was added. Try again.");
-          return;
-        }
-        formElement.reset();
-        onChange(state);
       } catch {
         setError(unreachable);
+        return;
       }
+      form.set("idempotencyKey", newIdempotencyKey());
+      await send(form, formElement);
     });
+  }
+
+  async function send(form: FormData, formElement: HTMLFormElement) {
+    let state: ActionState;
+    try {
+      state = await actions.add({}, form);
+    } catch {
+      lost.current = form;
+      setError(answerLost("Press Add a passkey again", "the same passkey and recovery codes"));
+      return;
+    }
+    lost.current = null;
+    if (!state.ok) {
+      if (state.fieldErrors?.name) setNameError(state.fieldErrors.name);
+      else setError(state.error ?? Object.values(state.fieldErrors ?? {})[0] ?? "No passkey was added. Try again.");
+      return;
+    }
+    formElement.reset();
+    onChange(state, String(form.get("idempotencyKey")));
   }
 
   return (

@@ -181,13 +181,13 @@ export function TwoFactorPanel({
           renderedAt={renderedAt}
           appOrigin={appOrigin}
           actions={actions.passkeys}
-          onChange={(state) => {
+          onChange={(state, key) => {
             setError(undefined);
             setMessage(state.message);
             const fresh = state.data?.recoveryCodes;
-            // Shown once, when the first passkey turned two-factor on; gone with two-factor.
+            // Shown once (then forgotten by the server too), when the first passkey turned two-factor on.
             setCodes(Array.isArray(fresh) ? fresh.map(String) : undefined);
-            setCodesKey(undefined);
+            setCodesKey(Array.isArray(fresh) ? key : undefined);
             router.refresh();
           }}
         />

@@ -92,6 +92,26 @@ describe("adding a passkey", () => {
     expect(actions).toContain("two_factor_enabled");
   });
 
+  it("sent again after a lost answer, under the same key: the first passkey and recovery codes, nothing twice", async () => {
+    const { owner } = await makeAgency({ locations: 0 });
+    const jar = memoryCookieJar();
+    const options = await passkeyRegistrationOptions(owner, browserHashOf(jar));
+    const input = { name: "Laptop", response: JSON.stringify(newAuthenticator().register(options).response) };
+    const key = "add-passkey-once";
+    const first = await addPasskey(owner, input, browserHashOf(jar), new Date(), { idempotencyKey: key });
+    const again = await addPasskey(owner, input, browserHashOf(jar), new Date(), { idempotencyKey: key });
+    expect(first.recoveryCodes).toHaveLength(10);
+    expect(again).toEqual({ passkey: { id: first.passkey.id, name: "Laptop" }, recoveryCodes: first.recoveryCodes });
+    expect((await secondFactorsOf(owner.id)).passkeys).toHaveLength(1);
+    const audited = await db().auditLog.count({ where: { targetId: owner.id, action: "passkey_added" } });
+    expect(audited).toBe(1);
+    // Without the key the spent ceremony is refused, as before; another name under the key is a conflict.
+    await expect(addPasskey(owner, input, browserHashOf(jar))).rejects.toMatchObject({ kind: "invalid" });
+    await expect(
+      addPasskey(owner, { ...input, name: "Phone" }, browserHashOf(jar), new Date(), { idempotencyKey: key }),
+    ).rejects.toMatchObject({ kind: "conflict" });
+  });
+
   it("names it with 1 to 60 characters, refused beside the field otherwise", async () => {
     const { owner } = await makeAgency({ locations: 0 });
     const jar = memoryCookieJar();

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { answeredOnce, idempotentRequest, personKey, throwIfAnsweredBefore } from "@/lib/idempotency/keys";
 import { conflict, invalid, notFound } from "@/lib/refusal";
 import type { SecurityEventPerson } from "../security-events";
 import { changeFactors } from "./change-factors";
@@ -119,16 +120,36 @@ const ceremonyEnded =
 /**
  * `Add a passkey`, second half: the browser's answer verified against this browser's challenge
  * for this person, and the passkey stored. Answers the recovery codes when it turned two-factor on
- * (shown once).
+ * (shown once). With an idempotency key, the same answer sent again after a lost reply gets the
+ * first reply, recovery codes included: its ceremony is spent, and a new one would add a second
+ * passkey and never show those codes.
  */
 export async function addPasskey(
   person: SecurityEventPerson,
   input: { name: unknown; response: unknown },
   browserHash: string,
   now = new Date(),
-): Promise<{ passkey: PasskeyView; recoveryCodes?: string[] }> {
+  options: { idempotencyKey?: string } = {},
+): Promise<{ passkey: Pick<PasskeyView, "id" | "name">; recoveryCodes?: string[] }> {
   const name = passkeyName(input.name);
   const response = parseRegistration(input.response);
+  const once = options.idempotencyKey
+    ? idempotentRequest(personKey(person.id), options.idempotencyKey, {
+        operation: "passkey.add",
+        name,
+        credential: response?.id ?? null,
+      })
+    : undefined;
+  if (once) {
+    const replayed = await answeredOnce(
+      () => throwIfAnsweredBefore(once, now).then(() => undefined),
+      (stored) => stored as { result: Pick<PasskeyView, "id" | "name">; recoveryCodes?: string[] },
+    );
+    if (replayed) {
+      const passkey = { id: replayed.result.id, name: replayed.result.name };
+      return replayed.recoveryCodes ? { passkey, recoveryCodes: replayed.recoveryCodes } : { passkey };
+    }
+  }
   const challenge = response && challengeOf(response.response.clientDataJSON);
   if (!response || !challenge || !(await claimCeremony("passkey-register", browserHash, person.id, challenge, now))) {
     throw invalid(ceremonyEnded);
@@ -163,6 +184,8 @@ export async function addPasskey(
         return { result: passkey, events: [{ kind: "passkey_added", name }] };
       },
       now,
+      person.id,
+      once,
     );
     return recoveryCodes ? { passkey: result, recoveryCodes } : { passkey: result };
   } catch (error) {

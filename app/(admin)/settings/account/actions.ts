@@ -122,9 +122,11 @@ export const passkeyRegistrationOptionsAction = actorAction(
 
 /** `Add a passkey`, second half: stored; the recovery codes come back once when two-factor turned on. */
 export const addPasskeyAction = actorAction(
-  z.object({ name: passkeyName, response: passkeyResponse }),
-  async ({ name, response }, actor) => {
-    const { passkey, recoveryCodes } = await addPasskey(actor, { name, response }, await browserHash());
+  z.object({ name: passkeyName, response: passkeyResponse, idempotencyKey: z.string().max(1000).optional() }),
+  async ({ name, response, idempotencyKey }, actor) => {
+    const { passkey, recoveryCodes } = await addPasskey(actor, { name, response }, await browserHash(), new Date(), {
+      idempotencyKey: parseIdempotencyKey(idempotencyKey),
+    });
     done();
     return {
       ok: true,
