@@ -11,6 +11,7 @@
  * - the notice of a disabled webhook endpoint (lib/webhooks/endpoint-health.ts's seam, set to
  *   lib/reminders/events.ts);
  * - with METRICS_PORT set, the Prometheus metrics (lib/metrics/) and their port of their own;
+ * - with an OTLP endpoint set (OTEL_EXPORTER_OTLP_ENDPOINT), OpenTelemetry traces (lib/telemetry/);
  * - what runs when scripts/serve.mjs stops, once the requests in flight are answered: the last flush
  *   of API usage counts (lib/usage/counter.ts), the dispatcher's attempts in flight, the database.
  *
@@ -24,6 +25,16 @@ export async function register(): Promise<void> {
   const { guardConsole } = await import("@/lib/log");
   guardConsole();
   const { env } = await import("@/lib/env");
+  // With an OTLP endpoint set, OpenTelemetry's SDK (lib/telemetry/), before anything opens the
+  // database or serves a request; without one, nothing of it is loaded.
+  const { startTracing } = await import("@/lib/telemetry/start");
+  const traced = await startTracing();
+  if (traced) {
+    const { log } = await import("@/lib/log");
+    const { tracingConfig } = await import("@/lib/telemetry/config");
+    const config = tracingConfig();
+    log.info("traces exported over OTLP", { url: config?.url, protocol: config?.protocol });
+  }
   // Before the routes: the metrics count from the first request on.
   const metricsServer = env().METRICS_PORT === undefined ? undefined : await startMetrics();
   const { registerDirectRouter } = await import("@/lib/api/direct-router");
@@ -40,6 +51,8 @@ export async function register(): Promise<void> {
     await Promise.allSettled([usageCounter().stop(), stopDispatcher(), metricsServer?.close()]);
     const { disconnectDb } = await import("@/lib/db/client");
     await disconnectDb();
+    // Last: the spans of everything above are exported before the process exits.
+    await traced?.shutdown();
   };
   // A disabled webhook endpoint is notified to the app's developers (webhooks may not import reminders).
   const { setEndpointDisabledNotifier } = await import("@/lib/webhooks/endpoint-health");

@@ -13,6 +13,10 @@ const nextConfig = {
     "pg",
     // One copy per process, not one per chunk (lib/metrics keeps its registry on globalThis too).
     "prom-client",
+    // Loaded from node_modules only when an OTLP endpoint is set (lib/telemetry/start.ts), never bundled:
+    // the API is the one Next.js's own tracer requires, so both see the same tracer provider.
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-node",
   ],
   // Lets e2e runs and benchmarks build beside a developer's own build.
   distDir: process.env.NEXT_DIST_DIR || ".next",

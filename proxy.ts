@@ -1,6 +1,7 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { MAX_SCREEN_BODY_BYTES } from "@/lib/api/parse";
 import { isScreen } from "@/lib/api/screens";
+import { newTraceId } from "@/lib/telemetry/tracing";
 
 /**
  * Runs before Next.js routes a request, on the screens and on any path with a `%` in it:
@@ -37,8 +38,8 @@ export async function proxy(request: NextRequest) {
     status === 200
       ? NextResponse.next({ request: { headers } })
       : NextResponse.rewrite(request.nextUrl, { request: { headers }, status });
-  // SPEC.md: every response carries a trace id.
-  response.headers.set("x-trace-id", crypto.randomUUID());
+  // SPEC.md: every response carries a trace id (the request's trace's, with tracing on).
+  response.headers.set("x-trace-id", newTraceId());
   return response;
 }
 
@@ -98,7 +99,7 @@ async function readsAsForm(request: NextRequest): Promise<"form" | "too large" |
 }
 
 function refusal(description: string): NextResponse {
-  const traceId = crypto.randomUUID();
+  const traceId = newTraceId();
   return NextResponse.json(
     { error: "invalid_request", error_description: description, statusCode: 400, traceId },
     { status: 400, headers: { "x-trace-id": traceId, "cache-control": "no-store" } },

@@ -45,6 +45,15 @@ export const envSchema = z.object({
     })
     .optional()
     .transform((v) => v ?? "file:./data/pglite"),
+  /**
+   * A direct (non-pooled) PostgreSQL connection, for what needs one session (LISTEN/NOTIFY, the
+   * migrations and their advisory lock): required when DATABASE_URL is marked `?pgbouncer=true`
+   * (a transaction-mode pooler), ignored otherwise (lib/db/pooler-url.ts).
+   */
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/.+/, { message: "must be postgresql://user@host:port/db, straight to PostgreSQL" })
+    .optional(),
   PORT: wholeNumber({ min: 1, max: 65535, fallback: 3000 }),
   /** Prometheus's `GET /metrics` on this port of its own (lib/metrics/server.ts); unset: no metrics at all. */
   METRICS_PORT: z.coerce

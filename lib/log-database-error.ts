@@ -104,6 +104,46 @@ function codeList(codes: Codes): string {
   return parts.join(", ");
 }
 
+function unreachable(codes: Codes): boolean {
+  const sqlState = codes.sqlState ?? "";
+  return (
+    unreachablePrismaCodes.has(codes.prisma ?? "") ||
+    unreachableKinds.has(codes.kind ?? "") ||
+    unreachableErrnos.has(codes.errno ?? "") ||
+    sqlState.startsWith("08") ||
+    shutdownStates.has(sqlState)
+  );
+}
+
+/** admin_shutdown, crash_shutdown, cannot_connect_now (starting up, shutting down, in recovery). */
+const shutdownStates = new Set(["57P01", "57P02", "57P03"]);
+
+/**
+ * node-pg's own errors for a connection that ended or never came, which carry no code (the text
+ * is only matched, never logged): a query cut by the server's stop, a client used after that.
+ */
+const droppedConnection =
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|Client has encountered a connection error and is not queryable|timeout exceeded when trying to connect)$/;
+
+/**
+ * Whether `error` (or its cause) says the database cannot be used at this moment and may be in a
+ * second: unreachable, dropped, shutting down or starting up, or the host turned read-only
+ * (SQLSTATE 25006: a primary demoted, a write that reached a standby). A failover looks like this
+ * until the standby is promoted; the HTTP API answers it with 503 and Retry-After, not 500
+ * (lib/api/database-unavailable.ts). A disk that is full, a constraint, a syntax error: no.
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  const fields = record(error);
+  if (!fields || depth > 3) return false;
+  const codes = codesOf(fields);
+  if (codes && !codes.noSpace && (unreachable(codes) || codes.sqlState === "25006")) return true;
+  const coded = codes && (codes.prisma || codes.kind || codes.sqlState || codes.errno);
+  if (!coded && droppedConnection.test(text(fields.message) ?? "")) return true;
+  // A socket's own error (node-pg connecting past Prisma): `connect ECONNREFUSED …`.
+  if (!codes && typeof fields.syscall === "string" && unreachableErrnos.has(text(fields.code) ?? "")) return true;
+  return isDatabaseUnavailable(fields.cause, depth + 1);
+}
+
 /** A sentence naming the cause of a database error, or undefined when `error` is no database error. */
 export function describeDatabaseError(error: unknown): string | undefined {
   const fields = record(error);
@@ -116,13 +156,7 @@ export function describeDatabaseError(error: unknown): string | undefined {
   if (sqlState === "53100" || codes.noSpace) {
     return `database disk full: the database could not write, its disk has no space left${suffix}`;
   }
-  if (
-    unreachablePrismaCodes.has(codes.prisma ?? "") ||
-    unreachableKinds.has(codes.kind ?? "") ||
-    unreachableErrnos.has(codes.errno ?? "") ||
-    sqlState.startsWith("08") ||
-    ["57P01", "57P02", "57P03"].includes(sqlState)
-  ) {
+  if (unreachable(codes)) {
     return `database unreachable: the database server refused, dropped or did not answer the connection${suffix}`;
   }
   const prismaClass = codes.prisma ? prismaCodes[codes.prisma] : undefined;

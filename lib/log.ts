@@ -25,9 +25,20 @@ function threshold(): number {
   }
 }
 
+/**
+ * With OpenTelemetry tracing on, lib/telemetry/start.ts sets this: the current span's trace id
+ * (in the shape of x-trace-id) and span id, so a line written inside a request or a webhook
+ * delivery carries the id of its trace. Unset, lines are as before.
+ */
+const traced = globalThis as typeof globalThis & {
+  __tokenServiceLogTrace?: () => { traceId: string; spanId: string } | undefined;
+};
+
 function write(level: Level, message: string, fields: Record<string, unknown> = {}): void {
   if (order[level] < threshold()) return;
-  const line = JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...redact(fields) });
+  const span = traced.__tokenServiceLogTrace?.();
+  const ids = span === undefined ? undefined : fields.traceId === undefined ? span : { spanId: span.spanId };
+  const line = JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...ids, ...redact(fields) });
   if (level === "error" || level === "warn") process.stderr.write(`${line}\n`);
   else process.stdout.write(`${line}\n`);
 }

@@ -9,8 +9,10 @@
 // --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md),
 // --only <ids> (comma-separated scenario ids, e.g. e,g,f,R: a quick look at a few scenarios; the peers
 // start only when R, Rh or N is among them, the bare app only for N, peer (L) only when Lb, Lc or Le is;
-// (b′) and the pairs (u)/(u′) and (m)/(m′) run when one of their ids is), --cpu-prof <dir> (the server writes a V8 CPU profile there
+// (b′) and the pairs (u)/(u′), (m)/(m′) and (t)/(t′) run when one of their ids is), --cpu-prof <dir> (the server writes a V8 CPU profile there
 // when it stops: open it in Chrome's DevTools, or summarise it with scripts/bench/profile.ts).
+// BENCH_POOLER_URL=postgresql://…:6432/postgres?pgbouncer=true runs our server on PostgreSQL through
+// that transaction-mode pooler (README › Behind a pooler); BENCH_DIST_DIR replaces .next-bench.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -30,6 +32,7 @@ import {
   type Scenario,
   scenarios,
 } from "./bench/load";
+import { startDiscardingOtlpReceiver } from "./bench/otlp-sink";
 import { type Peer, startBareNext, startLimitPeer, startOidcProviderPeer } from "./bench/peers";
 import {
   type DatabaseRun,
@@ -45,6 +48,7 @@ import {
   usageCountingCost,
 } from "./bench/report";
 import { signInCookie } from "./bench/server";
+import { tracesCost } from "./bench/traces-cost";
 import { buildIfNeeded } from "./build-if-needed";
 import { startProductionServer } from "./support/production-server";
 
@@ -99,6 +103,22 @@ interface OnOff {
   check?: () => Promise<void>;
 }
 type Kind = keyof typeof labels;
+
+/**
+ * BENCH_POOLER_URL (`postgresql://…@127.0.0.1:6433/postgres?pgbouncer=true`, a PgBouncer in
+ * `pool_mode=transaction` in front of the bench's server): our server on PostgreSQL reaches its
+ * database through it, DATABASE_DIRECT_URL straight (README › Behind a pooler). Seeding stays direct.
+ */
+function throughPooler(kind: Kind, url: string): { databaseUrl: string } {
+  const pooler = process.env.BENCH_POOLER_URL;
+  if (kind !== "postgres" || !pooler) return { databaseUrl: url };
+  const pooled = new URL(pooler);
+  pooled.pathname = new URL(url).pathname;
+  say(`PostgreSQL through the pooler at ${pooled.host} (pgbouncer=true)`);
+  // The servers inherit it (this process's own DATABASE_URL is direct, so it ignores it).
+  process.env.DATABASE_DIRECT_URL = url;
+  return { databaseUrl: pooled.toString() };
+}
 
 /** Seeds a fresh database in this process, hands it to the server, and runs every scenario. */
 async function runOne(kind: Kind): Promise<DatabaseRun> {
@@ -166,7 +186,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       kind === "postgres"
         ? [database.url, peerDatabase?.url].flatMap((url) => (url ? [new URL(url).pathname.slice(1)] : []))
         : undefined;
-    const common = { port, databaseUrl: database.url, serverSecret, logFile };
+    const common = { port, serverSecret, logFile, ...throughPooler(kind, database.url) };
     // Every check on: rate limits count every request (limits high enough never to refuse).
     // Database time counted; no webhook dispatcher polling (no app of the bench has a webhook URL).
     const benchEnv = { BENCH_DB_TIMING: "1", WEBHOOK_DISPATCHER: "off" };
@@ -290,6 +310,30 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       },
       { id: "m′", name: "metrics off", port: port + 7, env: {} },
     ]);
+    // OpenTelemetry traces (lib/telemetry/) on, exported over OTLP/HTTP (protobuf) to a receiver
+    // in this process that reads and discards them, and off: what tracing costs an operator.
+    if (selected("t") || selected("t′")) {
+      const receiver = await startDiscardingOtlpReceiver();
+      try {
+        await onAndOff([
+          {
+            id: "t",
+            name: "traces on",
+            port: port + 9,
+            env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" },
+            // Once after the warm-up: the server exports spans (the batch processor sends every 5 s).
+            check: async () => {
+              const deadline = Date.now() + 15_000;
+              while (receiver.exports() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+              if (receiver.exports() === 0) throw new Error("(t): the server exported no spans.");
+            },
+          },
+          { id: "t′", name: "traces off", port: port + 10, env: {} },
+        ]);
+      } finally {
+        await receiver.close();
+      }
+    }
     return { database: kind, label: labels[kind], duration, connections: CONNECTIONS, results };
   } finally {
     await database.drop();
@@ -334,7 +378,7 @@ async function main() {
   // The bench's own build, beside the production one: only there is /api/bench/db-time routed
   // (next.config.mjs), which scripts/bench/server.ts reads. The children and servers inherit both.
   process.env.BENCH_BUILD = "1";
-  process.env.NEXT_DIST_DIR = ".next-bench";
+  process.env.NEXT_DIST_DIR = process.env.BENCH_DIST_DIR ?? ".next-bench";
   buildIfNeeded();
   const runs: DatabaseRun[] = [];
   const dir = mkdtempSync(join(tmpdir(), "bench-"));
@@ -357,7 +401,7 @@ async function main() {
     run.database === "postgres" ? targets(run) : pgliteTargets(run, postgresRun);
   const sections = runs.map(
     (run) =>
-      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.\n\nTarget (issue 40): ${installationTokenTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.\n\nMetrics (SPEC.md, at most 3 %): ${metricsCost(run)}.`,
+      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.\n\nTarget (issue 40): ${installationTokenTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.\n\nMetrics (SPEC.md, at most 3 %): ${metricsCost(run)}.\n\nTraces (SPEC.md): ${tracesCost(run)}.`,
   );
   console.log(`\nMeasured on ${machine(pgVersion)}.`);
   for (const section of sections) console.log(`\n${section}`);
@@ -365,7 +409,7 @@ async function main() {
     "# Benchmark results",
     "",
     `Measured ${new Date().toISOString()} on ${machine(pgVersion)}, with \`${command}\`.`,
-    `${CONNECTIONS} connections; each scenario ${duration} s in ${rounds} turns of ${duration / rounds} s (scenarios take turns), after a ${warmup} s warm-up; rate limits on and counting every request (limits too high to refuse), (b′) one ${duration} s run on a server restarted with them off; (u) and (u′) (b) on two fresh servers with usage counting on and off, and (m) and (m′) with the Prometheus metrics on (METRICS_PORT) and off, ${duration} s each: on PostgreSQL up together, taking turns, on PGlite (one process per data directory) one after the other in two turns each (on, off, off, on). Load generated by autocannon in the same process tree, on the same cores as the server and database.`,
+    `${CONNECTIONS} connections; each scenario ${duration} s in ${rounds} turns of ${duration / rounds} s (scenarios take turns), after a ${warmup} s warm-up; rate limits on and counting every request (limits too high to refuse), (b′) one ${duration} s run on a server restarted with them off; (u) and (u′) (b) on two fresh servers with usage counting on and off, (m) and (m′) with the Prometheus metrics on (METRICS_PORT) and off, and (t) and (t′) with OpenTelemetry traces on (OTLP/HTTP protobuf to a local receiver that discards them) and off, ${duration} s each: on PostgreSQL up together, taking turns, on PGlite (one process per data directory) one after the other in two turns each (on, off, off, on). Load generated by autocannon in the same process tree, on the same cores as the server and database.`,
     "Latencies in milliseconds: p50 the request-weighted mean of the turns' p50s, p99 the worst turn's. DB ms/req: time the server spent in database calls per request, including waiting for a pooled connection (BENCH_DB_TIMING=1). Ratio: req/s over (a)'s. CPU µs/req (user + system, from /proc, per request answered; less moved by a shared machine's load than req/s): the server's, the process serving the port (not the bench's load generator), and PostgreSQL's, its backends of the run's databases and its server-wide processes (– on PGlite, which runs in the server's process); issue 28's targets give ours (server + PostgreSQL) against the peer's.",
     "",
     sections.join("\n\n"),

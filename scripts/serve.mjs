@@ -37,15 +37,27 @@ const server = createServer(
     // Arrived on a kept-alive connection while stopping: answered, then the connection closes.
     if (globalThis.__tokenServiceStopping) response.shouldKeepAlive = false;
     request.headers[peerAddressHeader] = request.socket.remoteAddress ?? "";
-    // The HTTP API's handlers, registered by instrumentation.ts when Next.js runs it
-    // (lib/api/direct-router.ts says why they skip Next.js's router); until then Next.js serves them.
-    if (globalThis.__tokenServiceDirectRouter?.(request, response)) return;
-    handle(request, response).catch(() => {
-      if (!response.headersSent) response.statusCode = 500;
-      response.end();
-    });
+    // With an OTLP endpoint set, instrumentation.ts put the tracing here (lib/telemetry/tracing.ts):
+    // the request is served inside its server span, continuing the client's traceparent.
+    const tracing = globalThis.__tokenServiceTracing;
+    if (tracing === undefined) serve(request, response);
+    else tracing.serve(request, response, () => serve(request, response));
   },
 );
+
+/**
+ * @param {import("node:http").IncomingMessage} request
+ * @param {import("node:http").ServerResponse} response
+ */
+function serve(request, response) {
+  // The HTTP API's handlers, registered by instrumentation.ts when Next.js runs it
+  // (lib/api/direct-router.ts says why they skip Next.js's router); until then Next.js serves them.
+  if (globalThis.__tokenServiceDirectRouter?.(request, response)) return;
+  handle(request, response).catch(() => {
+    if (!response.headersSent) response.statusCode = 500;
+    response.end();
+  });
+}
 
 /**
  * SPEC.md's 400 invalid_request written straight to the socket, which is then closed: for what

@@ -7,7 +7,7 @@ import { seedIfEmpty } from "@/lib/accounts/seed";
 import { announceServer, withdrawAnnouncement } from "@/lib/cli/operator";
 import { pgliteDataDir } from "@/lib/db/adapter";
 import { databaseHandle, disconnectDb } from "@/lib/db/client";
-import { deployMigrations } from "@/lib/db/migrations";
+import { deployMigrationsFor } from "@/lib/db/migrations";
 import { appUrl, env } from "@/lib/env";
 import { ensureServerSecret } from "@/lib/local-env";
 import { buildIfNeeded } from "./build-if-needed";
@@ -26,9 +26,11 @@ async function main() {
   say(
     handle.kind === "pglite"
       ? `Embedded database (PGlite) in ${pgliteDataDir(config.DATABASE_URL)}`
-      : "PostgreSQL database",
+      : handle.pooled
+        ? "PostgreSQL database through a transaction-mode pooler (pgbouncer=true): no named prepared statements; migrations and LISTEN on DATABASE_DIRECT_URL"
+        : "PostgreSQL database",
   );
-  const applied = await deployMigrations(handle.adapterFactory);
+  const applied = await deployMigrationsFor(handle);
   say(applied.length ? `Applied migrations: ${applied.join(", ")}` : "Database schema is up to date.");
   const seeded = await seedIfEmpty({ email: config.SEED_ADMIN_EMAIL, password: config.SEED_ADMIN_PASSWORD });
   if (seeded) {

@@ -13,10 +13,14 @@
 //   through one instance (the other publishes both keys at once) and through both at once.
 //   4. one production server as a platform runs it (scripts/stress/platform.ts), on each database
 //      2 and 3 use: Prometheus metrics scraped on METRICS_PORT, /api/ready, SIGTERM with requests in
-//      flight (answered, usage counts flushed, exit within 10 s).
+//      flight (answered, usage counts flushed, exit within 10 s); and OpenTelemetry traces exported
+//      to a receiver (scripts/stress/traces.ts: http/protobuf on PostgreSQL, http/json on PGlite);
+//      on PostgreSQL, as root with its server programs, failover from a primary to its promoted
+//      synchronous standby under load (scripts/stress/failover.ts).
 // `--short` (run by npm test) does 2 or 3 with fewer requests: 2 when TEST_DATABASE_URL is set
 // (PGlite allows one process per data directory), else 3; and 4 on that database. `--platform`
-// runs 4 alone. Results: test-results/stress/<port>/results.json.
+// runs 4 alone. With STRESS_POOLER_URL (scripts/pooler-suite.ts) only 2 runs, through that PgBouncer
+// in transaction mode. Results: test-results/stress/<port>/results.json.
 // The scenarios live in scripts/stress/, one file per kind; this file runs them in order.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -30,6 +34,7 @@ import {
   checks,
   failures,
   leaseSeconds,
+  poolerServer,
   postgresServer,
   results,
   say,
@@ -37,11 +42,13 @@ import {
   sizes,
 } from "./stress/context";
 import { crashMidDelivery } from "./stress/crash";
+import { failoverChecks } from "./stress/failover";
 import { type Instance, makeInstance, startSlowReceiver, stressDir, stressSecret } from "./stress/instances";
 import { keyRotation, webhookKeyRotation } from "./stress/key-rotation";
 import { platformChecks } from "./stress/platform";
 import { propagation, sessionPropagation } from "./stress/propagation";
 import { pgliteTokenRaces, strictRefreshRace, tokenRaces } from "./stress/races";
+import { tracesChecks } from "./stress/traces";
 import { enqueueInstallEvents, issueCode, makeWorld, openFreshDatabase, postForm } from "./stress/world";
 import { freshPostgresDatabase } from "./support/database";
 
@@ -49,12 +56,26 @@ process.env.SERVER_SECRET = stressSecret;
 process.env.WEBHOOK_ALLOW_PRIVATE = "1";
 process.env.LOG_LEVEL = "warn";
 
+/**
+ * The URL the instances (and this process) use for `directUrl`'s database: itself, or through
+ * STRESS_POOLER_URL's PgBouncer, with DATABASE_DIRECT_URL straight to it for what needs a session.
+ */
+function instanceDatabase(directUrl: string): { url: string; env: Record<string, string> } {
+  if (!poolerServer) return { url: directUrl, env: {} };
+  const pooled = new URL(poolerServer);
+  pooled.pathname = new URL(directUrl).pathname;
+  process.env.DATABASE_DIRECT_URL = directUrl;
+  return { url: pooled.toString(), env: { DATABASE_DIRECT_URL: directUrl } };
+}
+
 async function postgresScenarios(serverUrl: string) {
-  say(`Two production servers on one PostgreSQL database (${new URL(serverUrl).host})`);
-  const database = await freshPostgresDatabase(serverUrl, "stress");
+  const through = poolerServer ? `, through PgBouncer in transaction mode (${new URL(poolerServer).host})` : "";
+  say(`Two production servers on one PostgreSQL database (${new URL(serverUrl).host})${through}`);
+  const fresh = await freshPostgresDatabase(serverUrl, "stress");
+  const database = { ...fresh, ...instanceDatabase(fresh.url) };
   const receiver = await startSlowReceiver(1500);
   // Instances behind one public origin share APP_URL: it is the `iss` of every access token.
-  const env = { WEBHOOK_LEASE_SECONDS: String(leaseSeconds), APP_URL: `http://127.0.0.1:${basePort}` };
+  const env = { WEBHOOK_LEASE_SECONDS: String(leaseSeconds), APP_URL: `http://127.0.0.1:${basePort}`, ...database.env };
   const one = makeInstance("pg-instance-1", basePort, database.url, env);
   const two = makeInstance("pg-instance-2", basePort + 1, database.url, env);
   let strictOne: Instance | undefined;
@@ -145,7 +166,7 @@ function fuzz() {
   check(run.status === 0, `fuzzing: ${sizes.fuzzRuns} requests per route, never a 5xx, always SPEC.md's error body`);
 }
 
-/** Part 4 on a database of its own: ports basePort+3 (the server) and +4 (its metrics). */
+/** Part 4 on databases of its own: ports basePort+3 (the server) and +4 (its metrics). */
 async function platformScenarios(kind: "postgres" | "pglite") {
   if (kind === "postgres" && postgresServer) {
     const database = await freshPostgresDatabase(postgresServer, "stress_platform");
@@ -154,11 +175,20 @@ async function platformScenarios(kind: "postgres" | "pglite") {
     } finally {
       await database.drop();
     }
+    const traced = await freshPostgresDatabase(postgresServer, "stress_traces");
+    try {
+      await tracesChecks("postgres", traced.url, basePort + 3, "http/protobuf");
+    } finally {
+      await traced.drop();
+    }
+    // A primary and a standby of its own (root and PostgreSQL's server programs; skipped otherwise).
+    await failoverChecks(basePort + 3);
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), "stress-platform-"));
   try {
     await platformChecks("pglite", `file:${join(dir, "pglite")}`, basePort + 3, basePort + 4);
+    await tracesChecks("pglite", `file:${join(dir, "traces")}`, basePort + 3, "http/json");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -172,9 +202,9 @@ async function main() {
   if (!short && !platformOnly) fuzz();
   if (postgresServer) {
     if (!platformOnly) await postgresScenarios(postgresServer);
-    await platformScenarios("postgres");
+    if (!poolerServer) await platformScenarios("postgres");
   } else say("Two-instance tests skipped: they need PostgreSQL (set TEST_DATABASE_URL); PGlite is one process.");
-  if (!short || !postgresServer) {
+  if ((!short || !postgresServer) && !poolerServer) {
     if (!platformOnly) await pgliteScenarios();
     await platformScenarios("pglite");
   }

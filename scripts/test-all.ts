@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { pgbouncerBinary } from "@/lib/testing/pgbouncer";
 import { writeRouteTable } from "./route-table";
 
 // Per E2E_PORT, like the e2e and stress folders: .ci/run runs one npm test per database at once.
@@ -76,6 +77,25 @@ if (existsSync(stressReport)) {
   const r = JSON.parse(readFileSync(stressReport, "utf8")) as { checks?: { passed: number; failed: number } };
   passed += r.checks?.passed ?? 0;
   failed += r.checks?.failed ?? 0;
+}
+
+// On PostgreSQL, once more through a real PgBouncer in pool_mode=transaction (scripts/pooler-suite.ts):
+// the DB-bound integration tests and the two-instance run, with DATABASE_URL marked ?pgbouncer=true.
+if (process.env.TEST_DATABASE_URL && pgbouncerBinary()) {
+  ok =
+    step(
+      "Through PgBouncer in transaction mode (races, revocation, webhooks, pruner; two instances)",
+      process.execPath,
+      [bin("tsx"), "scripts/pooler-suite.ts"],
+    ) && ok;
+  const poolerReport = resolve("test-results/pooler", process.env.E2E_PORT ?? "3100", "results.json");
+  if (existsSync(poolerReport)) {
+    const r = JSON.parse(readFileSync(poolerReport, "utf8")) as { passed: number; failed: number };
+    passed += r.passed;
+    failed += r.failed;
+  }
+} else if (process.env.TEST_DATABASE_URL) {
+  console.log("\n=== Through PgBouncer: skipped, pgbouncer is not installed (apt-get install -y pgbouncer) ===");
 }
 
 if (!ok && failed === 0) failed = 1; // a failed lint, type check or setup counts as a failure

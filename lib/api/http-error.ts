@@ -18,6 +18,7 @@ export const errorStatus = {
   conflict: 409,
   rate_limited: 429,
   server_error: 500,
+  temporarily_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -1,4 +1,5 @@
 import { Refusal, type RefusalKind } from "@/lib/refusal";
+import { databaseUnavailableError } from "./database-unavailable";
 import { type ErrorCode, HttpError } from "./http-error";
 
 /**
@@ -17,7 +18,8 @@ export function httpErrorOf(error: Refusal): HttpError {
   return new HttpError(codes[error.kind], error.message, { extra: { ...error.data } });
 }
 
-/** A Refusal as its HttpError; anything else as is. */
+/** A Refusal as its HttpError; a database that cannot be used for a moment as 503 (./database-unavailable.ts); anything else as is. */
 export function toHttpError(error: unknown): unknown {
-  return error instanceof Refusal ? httpErrorOf(error) : error;
+  if (error instanceof Refusal) return httpErrorOf(error);
+  return databaseUnavailableError(error) ?? error;
 }

@@ -5,9 +5,12 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
+import { pgConfig } from "./host-choice";
 import { startPgliteThread } from "./pglite-thread";
-import { preparedStatementName } from "./prepared";
+import { poolerUrls } from "./pooler-url";
+import { preparedStatementName, runUnnamedOn } from "./prepared";
 import { withSessionPreparedStatements } from "./session-prepared";
 
 export type DatabaseKind = "pglite" | "postgresql";
@@ -25,6 +28,10 @@ export interface DatabaseHandle {
    * says what that may lose).
    */
   countersPool?: pg.Pool;
+  /** PostgreSQL behind a transaction-mode pooler (`?pgbouncer=true`, ./pooler-url.ts): nothing session-bound on `pool`. */
+  pooled?: boolean;
+  /** PostgreSQL: where work that needs one session connects (LISTEN, migrations): DATABASE_DIRECT_URL when pooled. */
+  sessionUrl?: string;
   /** PGlite's LISTEN (PostgreSQL listens on a connection of its own: ./state-listener.ts). */
   listen?(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>>;
   /** Releases the embedded database or ends the pg pool (PrismaClient.$disconnect leaves it open). */
@@ -57,7 +64,7 @@ export function pgliteDataDir(url: string): string | undefined {
  * Opens the driver adapter for a DATABASE_URL: embedded PGlite, or a pg pool on PostgreSQL.
  * Synchronous: PGlite queues queries until it is ready.
  */
-export function openDatabase(url: string): DatabaseHandle {
+export function openDatabase(url: string, directUrl?: string): DatabaseHandle {
   const dataDir = pgliteDataDir(url);
   if (dataDir) {
     if (dataDir !== "memory://") mkdirSync(dataDir, { recursive: true });
@@ -95,37 +102,49 @@ export function openDatabase(url: string): DatabaseHandle {
   // given open when it disconnects (the migrations connect and disconnect on the app's own
   // factory), so `close` ends it; `allowExitOnIdle` keeps a handle nobody closed (a script, a test's
   // second instance) from holding the process open.
-  const pool = new pg.Pool({ connectionString: url, max: 20, allowExitOnIdle: true });
+  // `?pgbouncer=true`: stripped here; DATABASE_DIRECT_URL then carries what needs a session.
+  const { pooled, sessionUrl, url: poolUrl } = poolerUrls(url, directUrl ?? env().DATABASE_DIRECT_URL);
+  // A host list (`h1,h2/db?target_session_attrs=read-write`): each connection goes to the writable
+  // host (./host-choice.ts).
+  const pool = new pg.Pool(pgConfig(poolUrl, { max: 20, allowExitOnIdle: true }));
+  if (pooled) runUnnamedOn(pool);
   // An idle connection that drops (PostgreSQL restarted, killed) must not crash the process: pg
   // emits it on the pool, and the next query opens a new connection.
   pool.on("error", (error) => log.warn("idle database connection lost", { error: describeError(error) }));
-  const countersPool = new pg.Pool({
-    connectionString: url,
-    // Batched per caller (lib/api/rate-limit-store.ts), counts need few connections.
-    max: 5,
-    allowExitOnIdle: true,
-    options: "-c synchronous_commit=off",
-  });
-  countersPool.on("error", (error) => log.warn("idle database connection lost", { error: describeError(error) }));
+  // Behind a pooler the startup `options` would be refused or dropped: the counters share the pool.
+  const countersPool = pooled
+    ? undefined
+    : new pg.Pool(
+        pgConfig(poolUrl, {
+          // Batched per caller (lib/api/rate-limit-store.ts), counts need few connections.
+          max: 5,
+          allowExitOnIdle: true,
+          options: "-c synchronous_commit=off",
+        }),
+      );
+  countersPool?.on("error", (error) => log.warn("idle database connection lost", { error: describeError(error) }));
   return {
     kind: "postgresql",
     adapterFactory: new PrismaPg(
       pool,
       // Typed as always naming; the adapter hands the result to pg as `name`, where undefined
       // runs the statement unnamed, which is what unmarked statements need.
-      { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string },
+      // Behind a transaction-mode pooler every statement runs unnamed.
+      pooled ? {} : { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string },
     ),
     pool,
     countersPool,
+    pooled,
+    sessionUrl,
     close: async () => {
       if (!pool.ending) await pool.end();
-      if (!countersPool.ending) await countersPool.end();
+      if (countersPool && !countersPool.ending) await countersPool.end();
     },
     connections: () => ({
-      total: pool.totalCount + countersPool.totalCount,
-      idle: pool.idleCount + countersPool.idleCount,
-      waiting: pool.waitingCount + countersPool.waitingCount,
-      max: (pool.options.max ?? 10) + (countersPool.options.max ?? 10),
+      total: pool.totalCount + (countersPool?.totalCount ?? 0),
+      idle: pool.idleCount + (countersPool?.idleCount ?? 0),
+      waiting: pool.waitingCount + (countersPool?.waitingCount ?? 0),
+      max: (pool.options.max ?? 10) + (countersPool ? (countersPool.options.max ?? 10) : 0),
     }),
   };
 }

@@ -1,6 +1,8 @@
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { env } from "@/lib/env";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { withDbSpans } from "@/lib/telemetry/db-spans";
+import { tracing } from "@/lib/telemetry/tracing";
 import { type Connections, type DatabaseHandle, openDatabase } from "./adapter";
 import { dbTimingEnabled, withDbTiming } from "./timing";
 
@@ -32,7 +34,9 @@ function connect(): Connection {
   if (!holder.__tokenServiceDb) {
     const handle = openDatabase(env().DATABASE_URL);
     // BENCH_DB_TIMING=1 (npm run bench only) counts the time spent in database calls.
-    const adapter = dbTimingEnabled() ? withDbTiming(handle.adapterFactory) : handle.adapterFactory;
+    const timed = dbTimingEnabled() ? withDbTiming(handle.adapterFactory) : handle.adapterFactory;
+    // With OTLP tracing on (lib/telemetry/), each database call is a span of the request's trace.
+    const adapter = tracing() === undefined ? timed : withDbSpans(timed);
     const prisma = newPrismaClient(adapter);
     holder.__tokenServiceDb = { prisma, handle };
   }

@@ -1,8 +1,10 @@
 import { DriverAdapterError } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { traceStatement } from "@/lib/telemetry/db-spans";
+import { tracing } from "@/lib/telemetry/tracing";
 import { databaseHandle, db } from "./client";
-import { markPrepared, preparedStatementName } from "./prepared";
+import { markPrepared, namesStatementsOn, preparedStatementName } from "./prepared";
 import { dbTimingEnabled, timeDbCall } from "./timing";
 
 /**
@@ -18,7 +20,8 @@ import { dbTimingEnabled, timeDbCall } from "./timing";
  * parsers are set per query: pg's global types are left alone. A Date value is sent as its UTC
  * ISO text, as Prisma sends it, whatever the process's zone. Not for statements inside a
  * transaction (each runs on whichever pooled connection is free) nor for text that varies (each
- * text is named once per connection; ./prepared.ts caps the names).
+ * text is named once per connection; ./prepared.ts caps the names). On a pool behind a
+ * transaction-mode pooler (`?pgbouncer=true`) they run unnamed: no name outlives its statement.
  */
 
 /** Runs one parameterized statement and returns its rows. */
@@ -121,8 +124,8 @@ const rowShapes = new WeakMap<PgConnection, Map<string, RowShape>>();
 /**
  * A named statement that asks for its row description once per connection. pg sends Describe
  * with every run of a prepared statement, and PostgreSQL answers each with a RowDescription that
- * pg parses into new field objects and parsers: for the refresh's 16 columns about 4 % of the
- * server's CPU per refresh (issue 28). A prepared statement's columns cannot change under its
+ * pg parses into new field objects and parsers, a visible share of the server's CPU per refresh
+ * (bench-results.md › Figures the code rests on). A prepared statement's columns cannot change under its
  * name (PostgreSQL refuses to run it instead: "cached plan must not change result type"), so the
  * first run's description is kept and later runs send only Bind, Execute and Sync, as pg does
  * otherwise.
@@ -176,8 +179,9 @@ class DescribedOnce extends PgQueryClass {
 async function onPool<T>(pool: pg.Pool, { sql, name }: Statement, values: readonly unknown[]): Promise<T[]> {
   try {
     const mapped = values.map(param);
+    // Behind a transaction-mode pooler (./pooler-url.ts) every statement runs unnamed.
     const result = await pool.query<T & pg.QueryResultRow>(
-      name
+      name && namesStatementsOn(pool)
         ? (new DescribedOnce({ name, text: sql, values: mapped, types }) as unknown as pg.QueryConfig)
         : { text: sql, values: mapped, types },
     );
@@ -196,7 +200,12 @@ export function runHotStatement<T>(
   const found = statement(text);
   const { pool, prisma } = target;
   if (!pool) return prisma.$queryRawUnsafe<T[]>(found.sql, ...values);
-  // Prisma's calls are timed by the adapter (./timing.ts); this one bypasses it.
+  // Prisma's calls are timed (./timing.ts) and traced (lib/telemetry/db-spans.ts) by the adapter; this one bypasses it.
+  if (tracing() !== undefined) return traceStatement(found.sql, () => timedOnPool<T>(pool, found, values));
+  return timedOnPool<T>(pool, found, values);
+}
+
+function timedOnPool<T>(pool: pg.Pool, found: Statement, values: readonly unknown[]): Promise<T[]> {
   return dbTimingEnabled() ? timeDbCall(() => onPool<T>(pool, found, values)) : onPool<T>(pool, found, values);
 }
 

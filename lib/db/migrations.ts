@@ -2,11 +2,15 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
 import {
   bindMigrationAwareSqlAdapterFactory,
   type SqlMigrationAwareDriverAdapterFactory,
 } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import type { DatabaseHandle } from "./adapter";
+import { pgConfig } from "./host-choice";
 import { migrationNames, migrationsDir } from "./migration-names";
 
 /**
@@ -108,6 +112,23 @@ export async function deployMigrations(adapterFactory: SqlMigrationAwareDriverAd
     const out = await engine.applyMigrations({ migrationsList: readMigrationList(), filters: noFilters });
     return out.appliedMigrationNames;
   });
+}
+
+/**
+ * Applies pending migrations to `handle`'s database. Behind a transaction-mode pooler
+ * (`?pgbouncer=true`) they run on one direct connection (DATABASE_DIRECT_URL) instead: the schema
+ * engine holds a session-level advisory lock while it migrates, and through the pooler that lock
+ * stayed on an idle server connection after the start, so the next instance waited for it forever.
+ * One connection (max 1) also takes and releases the lock in the same session.
+ */
+export async function deployMigrationsFor(handle: DatabaseHandle): Promise<string[]> {
+  if (!handle.pooled || !handle.sessionUrl) return deployMigrations(handle.adapterFactory);
+  const direct = new pg.Pool(pgConfig(handle.sessionUrl, { max: 1, allowExitOnIdle: true }));
+  try {
+    return await deployMigrations(new PrismaPg(direct));
+  } finally {
+    await direct.end();
+  }
 }
 
 /**

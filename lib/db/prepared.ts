@@ -33,3 +33,19 @@ export function preparedStatementName(query: { sql: string }): string | undefine
   }
   return name;
 }
+
+/**
+ * Pools behind a transaction-mode pooler (`?pgbouncer=true`, ./pooler-url.ts): a name prepared on
+ * one server connection is unknown on the next (26000) or already taken there (42P05), so every
+ * statement sent on them runs unnamed, marked or not. ./adapter.ts registers them.
+ */
+const unnamedPools = new WeakSet<object>();
+
+export function runUnnamedOn(pool: object): void {
+  unnamedPools.add(pool);
+}
+
+/** Whether statements on `pool` may be named (false behind a transaction-mode pooler). */
+export function namesStatementsOn(pool: object): boolean {
+  return !unnamedPools.has(pool);
+}

@@ -1,6 +1,7 @@
-import pg from "pg";
+import type pg from "pg";
 import type { DatabaseHandle } from "@/lib/db/adapter";
 import { onDisconnect } from "@/lib/db/client";
+import { pgClient } from "@/lib/db/host-choice";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 
@@ -68,7 +69,8 @@ function listenPglite(
 }
 
 /**
- * A dedicated connection (not from the pool: LISTEN belongs to a session). On any error it
+ * A dedicated connection (not from the pool: LISTEN belongs to a session; never through a
+ * transaction-mode pooler, so on DATABASE_DIRECT_URL when there is one). On any error it
  * reports the gap (the cache is then bypassed) and reconnects after a second.
  */
 function listenPostgres(handle: DatabaseHandle, events: StateEvents): StateListener {
@@ -99,7 +101,9 @@ function listenPostgres(handle: DatabaseHandle, events: StateEvents): StateListe
   };
   const connect = () => {
     if (listener.state === "stopped") return;
-    const next = new pg.Client({ connectionString: env().DATABASE_URL, application_name: "token-state-listener" });
+    // The handle's session URL: DATABASE_DIRECT_URL behind a transaction-mode pooler, where a
+    // LISTEN would hold no server connection of its own (lib/db/pooler-url.ts).
+    const next = pgClient(handle.sessionUrl ?? env().DATABASE_URL, { application_name: "token-state-listener" });
     client = next;
     // Only the current connection's events count (an old one's "end" arrives after it was replaced).
     const fail = (error: unknown) => {

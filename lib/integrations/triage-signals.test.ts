@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { manyAt as manyAtMost, oneAt } from "@/lib/testing/triage-facts";
 import {
   attentionKinds,
   compareExpires,
@@ -15,7 +16,6 @@ import {
   type TriageFacts,
   urgencyRank,
 } from "./triage";
-import { manyAt as manyAtMost, oneAt } from "@/lib/testing/triage-facts";
 
 const manyAt = manyAtMost();
 

@@ -64,6 +64,7 @@ export const ERROR_CODES = [
   "conflict",
   "rate_limited",
   "server_error",
+  "temporarily_unavailable",
   OTHER,
 ] as const;
 

@@ -18,7 +18,8 @@ export function writerElsewhere(): WriterElsewhere {
   let client: pg.Client | undefined;
   beforeAll(async () => {
     if (databaseHandle().kind !== "postgresql") return;
-    client = new pg.Client({ connectionString: env().DATABASE_URL });
+    // A session of its own (some tests SET on it): straight to the server behind a pooler.
+    client = new pg.Client({ connectionString: databaseHandle().sessionUrl ?? env().DATABASE_URL });
     await client.connect();
   });
   afterAll(async () => {

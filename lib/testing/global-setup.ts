@@ -11,7 +11,10 @@ import { createTestDatabase, dropTestDatabase } from "./postgres";
 
 /**
  * Without TEST_DATABASE_URL every test file runs on its own PGlite in memory. With it, this run
- * gets a PostgreSQL database of its own (created and migrated here, dropped at the end).
+ * gets a PostgreSQL database of its own (created and migrated here, dropped at the end). With
+ * TEST_POOLER_URL too (a transaction-mode PgBouncer in front of that server, marked
+ * `?pgbouncer=true`; scripts/pooler-suite.ts), the tests reach it through the pooler, and
+ * DATABASE_DIRECT_URL is the database on the server itself.
  */
 export default async function setup(project: TestProject) {
   writeRouteTable();
@@ -19,12 +22,22 @@ export default async function setup(project: TestProject) {
   if (!server) {
     project.provide("databaseUrl", "memory://");
     project.provide("pgliteTemplate", await migratedPgliteSnapshot());
+    project.provide("databaseDirectUrl", "");
     return;
   }
   project.provide("pgliteTemplate", "");
   const name = `vitest_${process.pid}_${randomBytes(4).toString("hex")}`;
   const url = await createTestDatabase(server, name);
-  project.provide("databaseUrl", url);
+  const pooler = process.env.TEST_POOLER_URL;
+  if (pooler) {
+    const pooled = new URL(pooler);
+    pooled.pathname = `/${name}`;
+    project.provide("databaseUrl", pooled.toString());
+    project.provide("databaseDirectUrl", url);
+  } else {
+    project.provide("databaseUrl", url);
+    project.provide("databaseDirectUrl", "");
+  }
   return async () => {
     await dropTestDatabase(server, name);
   };
@@ -60,5 +73,7 @@ declare module "vitest" {
     databaseUrl: string;
     /** Path of a migrated PGlite snapshot, or "" on PostgreSQL. */
     pgliteTemplate: string;
+    /** Through a pooler (TEST_POOLER_URL): the database on the server itself; else "". */
+    databaseDirectUrl: string;
   }
 }

@@ -10,7 +10,9 @@ import { env } from "@/lib/env";
  */
 export async function holdKeyRotationLock(lock = "tests:access-token-key-rotation"): Promise<() => Promise<void>> {
   if (databaseHandle().kind !== "postgresql") return async () => {};
-  const client = new pg.Client({ connectionString: env().DATABASE_URL, application_name: "test-key-rotation-lock" });
+  // A session of its own: straight to the server when the suite runs through a pooler.
+  const url = databaseHandle().sessionUrl ?? env().DATABASE_URL;
+  const client = new pg.Client({ connectionString: url, application_name: "test-key-rotation-lock" });
   await client.connect();
   await client.query("SELECT pg_advisory_lock(hashtext($1))", [lock]);
   // Ending the session releases the lock.

@@ -7,6 +7,9 @@ import { resetEnvCache } from "@/lib/env";
 import { migrationRecordSql } from "./migration-record";
 
 process.env.DATABASE_URL = inject("databaseUrl");
+// Through a transaction-mode pooler (TEST_POOLER_URL): what needs a session goes straight to the server.
+const directUrl = inject("databaseDirectUrl");
+if (directUrl) process.env.DATABASE_DIRECT_URL = directUrl;
 const template = inject("pgliteTemplate");
 if (template) process.env.PGLITE_TEMPLATE = template;
 process.env.SERVER_SECRET ??= "test-server-secret-test-server-secret-0123456789";

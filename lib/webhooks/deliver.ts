@@ -2,6 +2,7 @@ import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { countWebhookDelivery } from "@/lib/metrics/metrics";
+import { type Tracing, tracing } from "@/lib/telemetry/tracing";
 import { nextAttemptAfterFailure } from "./backoff";
 import type { ClaimedEvent } from "./claim";
 import { disableIfFailingTooLong } from "./endpoint-health";
@@ -44,13 +45,16 @@ export async function deliverClaimedEvent(event: ClaimedEvent, options: DeliverO
       { id: event.id, timestamp: Math.floor(Date.now() / 1000), body: event.body },
       { secrets, keys: keys.signing.map((key) => key.privateKey), platformKey: keys.platform.privateKey },
     );
-    result = await (options.send ?? sendWebhook)({
+    const input: SendWebhookInput = {
       url: event.targetUrl,
       body: event.body,
       headers,
       timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
       allowPrivate: options.allowPrivate,
-    });
+    };
+    const send = options.send ?? sendWebhook;
+    const traced = tracing();
+    result = await (traced === undefined ? send(input) : sendInSpan(send, input, traced));
   } catch (error) {
     // Our side failed (key, database); the attempt still counts and is retried like any other.
     log.error("webhook attempt failed before sending", { eventId: event.id, cause: describeError(error) });
@@ -110,8 +114,52 @@ export async function deliverClaimedEvent(event: ClaimedEvent, options: DeliverO
   return outcome;
 }
 
+/** The HTTP request of an attempt as a client span (tracing on), with the receiver's status or error. */
+function sendInSpan(
+  send: (input: SendWebhookInput) => Promise<SendWebhookResult>,
+  input: SendWebhookInput,
+  traced: Tracing,
+): Promise<SendWebhookResult> {
+  let host = "";
+  try {
+    host = new URL(input.url).host;
+  } catch {
+    // an unreadable URL: the sender refuses it
+  }
+  return traced.child(
+    "POST",
+    { "http.request.method": "POST", "server.address": host },
+    () => send(input),
+    (result) =>
+      result.statusCode === undefined
+        ? { "error.type": "no_answer" }
+        : {
+            "http.response.status_code": result.statusCode,
+            ...(result.statusCode >= 400 ? { "error.type": String(result.statusCode) } : {}),
+          },
+  );
+}
+
 /** deliverClaimedEvent, logging instead of throwing when the attempt cannot be recorded. */
 export async function deliverSafely(event: ClaimedEvent, options: DeliverOptions): Promise<AttemptOutcome | "error"> {
+  const traced = tracing();
+  if (traced === undefined) return deliverLogged(event, options);
+  // A delivery starts a trace of its own (the dispatcher runs outside any request): its database
+  // calls and its HTTP request are the span's children.
+  const attributes = {
+    "webhook.event_id": event.id,
+    "webhook.type": event.type,
+    "webhook.attempt": event.attempts + 1,
+  };
+  return traced.root(`webhook ${event.type}`, attributes, async (span) => {
+    const outcome = await deliverLogged(event, options);
+    span.set({ "webhook.outcome": outcome });
+    if (outcome === "error" || outcome === "failed") span.fail(outcome);
+    return outcome;
+  });
+}
+
+async function deliverLogged(event: ClaimedEvent, options: DeliverOptions): Promise<AttemptOutcome | "error"> {
   try {
     return await deliverClaimedEvent(event, options);
   } catch (error) {

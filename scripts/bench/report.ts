@@ -64,6 +64,9 @@ export function markdownTable(header: string[], rows: string[][], right: (column
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
 
+/** (b) again on servers of their own, measured against (b)'s peers: (b′) and the on/off pairs. */
+const B_AGAIN = ["b′", "u", "u′", "m", "m′", "t", "t′"];
+
 /**
  * Which peer each of our scenarios is measured against: (R) the reference OAuth server, (Rh) the
  * same server's installation token, (N) the bare framework.
@@ -72,11 +75,7 @@ const peerOf: Record<string, "R" | "Rh" | "N"> = {
   a: "N",
   b: "N",
   c: "N",
-  "b′": "N",
-  u: "N",
-  "u′": "N",
-  m: "N",
-  "m′": "N",
+  ...Object.fromEntries(B_AGAIN.map((id) => [id, "N" as const])),
   d: "N",
   e: "R",
   f: "R",
@@ -90,11 +89,7 @@ const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e
 const limitPeerIds: Record<string, string> = { Lb: "b", Lc: "c", Le: "e" };
 const limitOf: Record<string, string> = {
   b: "Lb",
-  "b′": "Lb",
-  u: "Lb",
-  "u′": "Lb",
-  m: "Lb",
-  "m′": "Lb",
+  ...Object.fromEntries(B_AGAIN.map((id) => [id, "Lb"])),
   c: "Lc",
   e: "Le",
   R: "Le",

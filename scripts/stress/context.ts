@@ -5,6 +5,12 @@ export const short = process.argv.includes("--short");
 export const basePort = Number(process.env.STRESS_PORT ?? Number(process.env.E2E_PORT ?? 3100) + 80);
 export const postgresServer =
   process.env.TEST_DATABASE_URL ?? (short ? undefined : "postgresql://postgres@127.0.0.1:5432/postgres");
+/**
+ * Set by scripts/pooler-suite.ts: a PgBouncer in `pool_mode=transaction` in front of that server
+ * (`postgresql://…@127.0.0.1:<port>/postgres?pgbouncer=true`). The two-instance scenarios then run
+ * with DATABASE_URL through it and DATABASE_DIRECT_URL straight to the server, and nothing else runs.
+ */
+export const poolerServer = process.env.STRESS_POOLER_URL;
 export const sizes = short
   ? { race: 10, propagation: 3, events: 24, fuzzRuns: 0 }
   : { race: 40, propagation: 20, events: 150, fuzzRuns: Number(process.env.FUZZ_RUNS ?? 400) };

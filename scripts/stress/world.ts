@@ -6,7 +6,7 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { createUser } from "@/lib/accounts/users";
 import { createApp } from "@/lib/apps/registry";
 import { databaseHandle, db, disconnectDb } from "@/lib/db/client";
-import { deployMigrations } from "@/lib/db/migrations";
+import { deployMigrationsFor } from "@/lib/db/migrations";
 import { resetEnvCache } from "@/lib/env";
 import { approveInstall } from "@/lib/oauth/authorize/approve";
 import { createLocation } from "@/lib/provisioning/create-location";
@@ -17,7 +17,7 @@ export async function openFreshDatabase(url: string) {
   await disconnectDb();
   process.env.DATABASE_URL = url;
   resetEnvCache();
-  await deployMigrations(databaseHandle().adapterFactory);
+  await deployMigrationsFor(databaseHandle());
 }
 
 export interface World {

@@ -118,14 +118,16 @@ describe("/openapi.json", () => {
     }
     expect(Object.keys(errorCatalog).sort()).toEqual(Object.keys(errorStatus).sort());
     const create = doc.paths["/contacts/"].post;
-    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "409", "429", "500"]);
+    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "409", "429", "500", "503"]);
+    // A failover's gap (lib/api/database-unavailable.ts): 503 with Retry-After on every operation.
+    expect(create.responses["503"].headers["Retry-After"]).toBeDefined();
     expect(Object.keys(create.responses["403"].content["application/json"].examples).sort()).toEqual([
       "forbidden",
       "insufficient_scope",
     ]);
     expect(create.responses["429"].headers["Retry-After"]).toBeDefined();
     expect(create.responses["201"].headers["X-RateLimit-Remaining"]).toBeDefined();
-    // /oauth/locationToken is counted like the API (issue 15).
+    // /oauth/locationToken is counted like the API.
     const exchange = doc.paths["/oauth/locationToken"].post;
     expect(exchange["x-rate-limited"]).toBe(true);
     expect(exchange.responses["429"].headers["Retry-After"]).toBeDefined();

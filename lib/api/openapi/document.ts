@@ -106,7 +106,12 @@ const traceHeader = {
 };
 
 function errorResponses(op: Operation): Record<string, Json> {
-  const codes: Partial<Record<ErrorCode, string>> = { ...op.errors, server_error: "A defect on our side." };
+  const codes: Partial<Record<ErrorCode, string>> = {
+    ...op.errors,
+    server_error: "A defect on our side.",
+    temporarily_unavailable:
+      "The database cannot be used for a moment (a failover or a restart): retry after Retry-After.",
+  };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of Object.keys(codes) as ErrorCode[]) {
     const status = errorStatus[code];
@@ -119,6 +124,8 @@ function errorResponses(op: Operation): Record<string, Json> {
     if (op.rateLimited) Object.assign(headers, rateLimitHeaders);
     if (status === 429)
       headers["Retry-After"] = { description: "Seconds until the window ends.", schema: { type: "integer" } };
+    if (status === 503)
+      headers["Retry-After"] = { description: "Seconds to wait before retrying.", schema: { type: "integer" } };
     if ((status === 401 || status === 403) && op.auth === "bearer") {
       headers["WWW-Authenticate"] = {
         description: 'RFC 6750 §3: Bearer error="<code>", error_description="…"[, scope="…"].',

@@ -76,6 +76,11 @@ export const errorCatalog: Record<ErrorCode, { meaning: string; example: string 
     meaning: "A defect on our side. Nothing about the cause is shown; quote the traceId to support.",
     example: "Something went wrong on our side. Try again; if it keeps happening, contact support with the traceId.",
   },
+  temporarily_unavailable: {
+    meaning:
+      "The service cannot reach its database for a moment: a failover (the primary stopped, its standby not yet promoted) or a restart. Always 503 with Retry-After (seconds); retry then. A write that was cut off may or may not have been made, so retry it as any lost answer (an Idempotency-Key where the endpoint takes one).",
+    example: "The service cannot reach its database for a moment (a failover or a restart). Retry after 1 second.",
+  },
 };
 
 export function errorExample(code: ErrorCode, status: number = errorStatus[code]) {
