@@ -3,28 +3,41 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as realContact from "@/app/contacts/[contactId]/route";
 import { methodColor } from "@/app/docs/method-colors";
+import { apiRoutes as realRoutes } from "@/app/route-table";
 import { type DirectRoute, directRouter } from "@/lib/api/direct-router";
+import { apiRoute, json } from "@/lib/api/handler";
 import { buildOpenApiDocument } from "@/lib/api/openapi/document";
-import { generatedFile, routeTableSource } from "./route-table";
+import { type HttpMethod, httpMethods } from "@/lib/api/openapi/operation";
+import { routeMethods, servedMethods } from "@/lib/api/route-methods";
+import { generatedFile, routeTableFiles, routeTableSource } from "./route-table";
 
 /**
- * Issue 23's procedure, as a test: an endpoint is added by a route file alone. A scratch app/ folder
- * holds a new method on an existing route (DELETE /contacts/{contactId}, beside the real GET) and a
- * new route (GET /x); the generator makes its table, and the router, /openapi.json and /docs's
- * badges pick both up without another line anywhere. (The cross-tenant probe reads the modules'
- * exports, so it probes a new method by itself: app/cross-tenant.test.ts shows it on this DELETE.)
+ * ARCHITECTURE.md › Adding an endpoint, as a test: an endpoint is added by a route file alone. A
+ * scratch app/ folder holds a new method on an existing route (DELETE /contacts/{contactId}, beside
+ * whatever the real route serves) and a new route (GET /x); the generator makes its table, and the
+ * router, `Allow`, /openapi.json and /docs's badges pick both up without another line anywhere.
+ * (The cross-tenant probe reads the modules' exports, so it probes a new method by itself.)
  */
 const scratch = resolve("test-results", `route-table-${process.pid}`, "app");
 
 const files: Record<string, string> = {
   "contacts/[contactId]/route.ts": `
 import { z } from "zod";
-import { exampleId, tokenErrors } from "@/lib/api/openapi/operation";
+import * as real from "@/app/contacts/[contactId]/route";
+import { exampleId, type HttpMethod, tokenErrors } from "@/lib/api/openapi/operation";
+import { type MethodHandler, routeMethods, servedMethods } from "@/lib/api/route-methods";
 import { tokenRoute } from "@/lib/api/token-route";
-export * from "@/app/contacts/[contactId]/route";
 
-export const DELETE = tokenRoute<{ contactId: string }>(
+// The real route's handlers as they are, whatever it serves today; a person would edit that file.
+const served: Partial<Record<HttpMethod, MethodHandler>> = Object.fromEntries(
+  servedMethods(real).map((method) => [method, real[method]]),
+);
+
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
+  ...served,
+  DELETE: tokenRoute<{ contactId: string }>(
   {
     scope: "contacts.write",
     level: "Location",
@@ -39,15 +52,18 @@ export const DELETE = tokenRoute<{ contactId: string }>(
     }),
   },
   async () => new Response(null, { status: 204 }),
-);
+  ),
+});
 `,
   "x/route.ts": `
-import { apiRoute, json, otherMethods } from "@/lib/api/handler";
-export const GET = apiRoute(
-  { operationId: "x", tag: "Service", summary: "X", description: "A new route.", auth: "none", success: { status: 200, description: "X." }, errors: {} },
-  async () => json({ x: true }),
-);
-export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
+import { apiRoute, json } from "@/lib/api/handler";
+import { routeMethods } from "@/lib/api/route-methods";
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
+  GET: apiRoute(
+    { operationId: "x", tag: "Service", summary: "X", description: "A new route.", auth: "none", success: { status: 200, description: "X." }, errors: {} },
+    async () => json({ x: true }),
+  ),
+});
 `,
   // Left to Next.js (scripts/route-table.ts's leftToNext): never in the table.
   "api/auth/[...nextauth]/route.ts": "export {};\n",
@@ -77,6 +93,9 @@ afterAll(async () => {
   rmSync(dirname(scratch), { recursive: true, force: true });
 });
 
+/** The scratch /contacts/{contactId}'s methods: the real route's and the new DELETE, in httpMethods' order. */
+const contactMethods = httpMethods.filter((m) => m === "DELETE" || servedMethods(realContact).includes(m));
+
 describe("adding an endpoint is a route file (scripts/route-table.ts)", () => {
   it("the generated table lists every route.ts by its folder, but those left to Next.js", () => {
     expect(apiRoutes.map((r) => r.path)).toEqual(["/contacts/[contactId]", "/x"]);
@@ -84,7 +103,7 @@ describe("adding an endpoint is a route file (scripts/route-table.ts)", () => {
   });
 
   it("the router serves the new method and the new route with their own handlers", async () => {
-    // The declared DELETE runs tokenRoute's checks: Version first (otherMethods would say "not served").
+    // The declared DELETE runs tokenRoute's checks: Version first (an unserved method would say "not served").
     const deleted = await fetch(`${base}/contacts/cm3x5con0000001`, { method: "DELETE" });
     expect(deleted.status).toBe(400);
     expect(await deleted.json()).toMatchObject({ error: "invalid_version" });
@@ -96,15 +115,19 @@ describe("adding an endpoint is a route file (scripts/route-table.ts)", () => {
     const x = await fetch(`${base}/x/`);
     expect(x.status).toBe(200);
     expect(await x.json()).toEqual({ x: true });
-    // The route's other methods are still otherMethods' answers.
-    const put = await fetch(`${base}/contacts/cm3x5con0000001`, { method: "PUT" });
-    expect(await put.json()).toMatchObject({ error: "invalid_request" });
+    // The route's other methods are still refused, and Allow names the new method with the old ones.
+    const other = httpMethods.find((m) => !contactMethods.includes(m)) ?? "TRACE";
+    const refused = await fetch(`${base}/contacts/cm3x5con0000001`, { method: other });
+    expect(await refused.json()).toMatchObject({ error: "invalid_request" });
+    expect(refused.headers.get("allow")).toBe(expectedAllow(contactMethods));
+    const options = await fetch(`${base}/contacts/cm3x5con0000001`, { method: "OPTIONS" });
+    expect(options.headers.get("allow")).toBe(expectedAllow(contactMethods));
   });
 
   it("the OpenAPI document and /docs's badges pick them up, in their tag's place", () => {
     const doc = buildOpenApiDocument(apiRoutes) as { paths: Record<string, Record<string, Record<string, unknown>>> };
     expect(Object.keys(doc.paths)).toEqual(["/contacts/{contactId}", "/x"]);
-    expect(Object.keys(doc.paths["/contacts/{contactId}"]!)).toEqual(["get", "delete"]);
+    expect(Object.keys(doc.paths["/contacts/{contactId}"]!)).toEqual(contactMethods.map((m) => m.toLowerCase()));
     const deleteContact = doc.paths["/contacts/{contactId}"]!.delete!;
     expect(deleteContact).toMatchObject({
       operationId: "deleteContact",
@@ -117,5 +140,53 @@ describe("adding an endpoint is a route file (scripts/route-table.ts)", () => {
     for (const [, item] of Object.entries(doc.paths)) {
       for (const method of Object.keys(item)) expect(methodColor(method)).toMatch(/^bg-/);
     }
+  });
+});
+
+/** The `Allow` a route serving `served` answers: HEAD beside GET (Next.js answers it from GET), and OPTIONS. */
+function expectedAllow(served: readonly string[]): string {
+  return [...served, ...(served.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
+}
+
+type Exports = Record<string, unknown>;
+type Callable = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** What is wrong with a route module's methods, or nothing: each exported, and `Allow` saying what it serves. */
+async function methodsProblems(path: string, module: Exports): Promise<string[]> {
+  const problems: string[] = [];
+  const served = servedMethods(module);
+  const allow = expectedAllow(served);
+  if (served.length === 0) problems.push(`${path} serves no method`);
+  if ("HEAD" in module) problems.push(`${path} exports HEAD: Next.js answers it from GET`);
+  const url = `http://localhost${path.replace(/\[(\w+)\]/g, "x_$1")}`;
+  const context = { params: Promise.resolve({}) };
+  for (const method of [...httpMethods, "OPTIONS"] as const) {
+    const handler = module[method];
+    // A method not exported gets Next.js's empty 405, not SPEC.md's error body.
+    if (typeof handler !== "function") problems.push(`${path} does not export ${method}`);
+    else if (method === "OPTIONS" || !served.includes(method as HttpMethod)) {
+      const answer = await (handler as Callable)(new Request(url, { method }), context);
+      const got = answer.headers.get("allow");
+      if (got !== allow) problems.push(`${method} ${path}: Allow "${got}", but it serves ${allow}`);
+      if (answer.status !== (method === "OPTIONS" ? 204 : 400)) problems.push(`${method} ${path}: ${answer.status}`);
+    }
+  }
+  return problems;
+}
+
+describe("every real route's Allow is what it exports (lib/api/route-methods.ts)", () => {
+  it.each(routeTableFiles().map((r) => [r.path, r.file] as const))("%s", async (path, file) => {
+    const module = (await import(/* @vite-ignore */ file)) as Exports;
+    expect(await methodsProblems(path, module)).toEqual([]);
+    // The direct router answers unusual methods (TRACE…) with the same Allow.
+    expect(realRoutes.find((r) => r.path === path)?.allow).toBe(expectedAllow(servedMethods(module)));
+  });
+
+  it("catches a method exported beside routeMethods, which Allow would leave out", async () => {
+    const handler = apiRoute(async () => json({}));
+    const module = { ...routeMethods({ GET: handler }), PATCH: handler };
+    const problems = await methodsProblems("/y", module);
+    expect(problems).toContain('OPTIONS /y: Allow "GET, HEAD, OPTIONS", but it serves GET, PATCH, HEAD, OPTIONS');
+    expect(problems).toHaveLength(4); // POST, PUT, DELETE and OPTIONS all name the wrong Allow
   });
 });

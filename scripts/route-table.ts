@@ -44,6 +44,11 @@ export function routeTablePaths(appDir = resolve("app")): string[] {
   return tableRoutes(appDir).map((r) => r.path);
 }
 
+/** The table's routes with their files, absolute, for tests that import the modules themselves. */
+export function routeTableFiles(appDir = resolve("app")): { path: string; file: string }[] {
+  return tableRoutes(appDir).map((r) => ({ path: r.path, file: join(appDir, r.file) }));
+}
+
 /** The table's source for the app/ folder `appDir`, imports relative to it. */
 export function routeTableSource(appDir: string): string {
   const routes = tableRoutes(appDir);

@@ -7,8 +7,9 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawAnswer, rawRequest } from "@/lib/testing/raw-http";
 import { directRouter, FRAME_HEADERS, route } from "./direct-router";
-import { apiRoute, json, otherMethods } from "./handler";
+import { apiRoute, json } from "./handler";
 import { MAX_FORM_BYTES, readForm } from "./parse";
+import { routeMethods } from "./route-methods";
 
 /** What the handler saw of the last request, to compare with what was sent. */
 let seen: { method: string; url: string; headers: Headers; form: Record<string, string> } | undefined;
@@ -52,7 +53,7 @@ beforeAll(async () => {
       route("/contacts/[contactId]", { GET: mirror("contact") }),
       route("/apps/[appId]/versions/[versionId]", { GET: mirror("version") }),
       route("/document", { GET: apiRoute(async () => json({ text: "a".repeat(4096) })) }),
-      route("/api/health", { ...otherMethods("GET"), GET: apiRoute(async () => json({ status: "ok" })) }),
+      route("/api/health", routeMethods({ GET: apiRoute(async () => json({ status: "ok" })) })),
     ],
     "http://localhost:3000",
   );

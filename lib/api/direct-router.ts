@@ -1,13 +1,13 @@
 // Over 250 lines on purpose: the router and the server's edge are one frame around every request
 // (matching, body limits, the edge rules, writing the answer); split, the order in which they run
 // would be hidden.
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
 import { routePattern } from "@/lib/metrics/labels";
 import { countHttpRequest, countRefusal, declareHttpRoutes, OTHER_ROUTE, serviceMetrics } from "@/lib/metrics/metrics";
+import { newTraceId, tracing } from "@/lib/telemetry/tracing";
 import { DirectRequest } from "./direct-request";
 import { errorResponse, JsonResponse, KnownParams, withNoStoreDefault } from "./handler";
 import { errorBody, HttpError } from "./http-error";
@@ -71,7 +71,7 @@ export interface DirectRoute {
   segments: Segment[];
   /** With what each declared for /openapi.json (lib/api/handler.ts's apiRoute). */
   handlers: Partial<Record<Method, Handler<Record<string, string>> & Declared>>;
-  /** The `Allow` of an answer to a method the route does not serve: otherMethods' list. */
+  /** The `Allow` of an answer to a method the route does not serve: routeMethods' list. */
   allow: string;
   /** Its `route` label in the metrics: "/locations/{locationId}". */
   pattern: string;
@@ -92,7 +92,7 @@ export function route<Path extends string>(path: Path, module: RouteModule<Param
       const param = /^\[(\w+)\]$/.exec(part)?.[1];
       return param ? { param } : { literal: part };
     });
-  // otherMethods (lib/api/handler.ts) hangs its Allow list on the OPTIONS handler.
+  // routeMethods (lib/api/route-methods.ts) hangs its Allow list on the OPTIONS handler.
   const allow = (module.OPTIONS as { allow?: unknown } | undefined)?.allow;
   return {
     path,
@@ -211,6 +211,9 @@ export function directRouter(
     const found = url.includes("%") ? undefined : find(pathname);
     const method = request.method ?? "";
     const pattern = found?.route.pattern ?? OTHER_ROUTE;
+    // With tracing on, scripts/serve.mjs made the request's server span current: name it by the route.
+    const traced = tracing();
+    if (traced !== undefined && found !== undefined) traced.route(method, pattern);
     if (!SERVED_METHODS.has(method)) {
       const allow = found?.route.allow ?? NEXT_ALLOW;
       refuse(response, started, pattern, `${method} is not served here. Use ${allow.replaceAll(", ", " or ")}.`, allow);
@@ -267,7 +270,7 @@ function refuse(
   close = false,
   code: "invalid_request" | "forbidden" = "invalid_request",
 ): void {
-  const traceId = randomUUID();
+  const traceId = newTraceId();
   const error = new HttpError(code, description);
   const body = JSON.stringify(errorBody(error, traceId));
   response.statusCode = error.status;
@@ -355,7 +358,7 @@ function answer(
 
 /** The route's own apiRoute answers every refusal; this is only the frame failing. */
 function frameFailure(error: unknown): Response {
-  return withNoStoreDefault(errorResponse(error, randomUUID()));
+  return withNoStoreDefault(errorResponse(error, newTraceId()));
 }
 
 async function answerWithBody(

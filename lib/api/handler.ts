@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { describeError, log } from "@/lib/log";
 import { countRefusal } from "@/lib/metrics/metrics";
+import { newTraceId } from "@/lib/telemetry/tracing";
 import { errorBody, HttpError } from "./http-error";
 import { JsonResponse, json } from "./json-response";
 import type { Declared, RouteDeclaration } from "./openapi/operation";
@@ -11,12 +11,13 @@ import { countUsage, noteRefusal } from "./usage";
 export { JsonResponse, json };
 
 /**
- * Every route handler of the HTTP API is wrapped by `apiRoute`: it gives the request a trace id,
- * turns an HttpError or a domain refusal (Refusal, mapped by lib/api/refusal-to-http.ts) into
- * SPEC.md's error body, turns anything else into a logged `server_error` that says nothing of the
- * cause, and puts `x-trace-id` on every response, and `Cache-Control: no-store` on every response
- * that does not set its own (SPEC.md: API answers carry account or token data; only the public
- * documents, JWKS, metadata and openapi.json, set `public, max-age=300`).
+ * Every route handler of the HTTP API is wrapped by `apiRoute`: it gives the request a trace id (the
+ * OpenTelemetry trace's when tracing is on), turns an HttpError or a domain refusal (Refusal, mapped
+ * by lib/api/refusal-to-http.ts) into SPEC.md's error body, turns anything else into a logged
+ * `server_error` that says nothing of the cause, and puts `x-trace-id` on every response, and
+ * `Cache-Control: no-store` on every response that does not set its own (SPEC.md: API answers carry
+ * account or token data; only the public documents, JWKS, metadata and openapi.json, set
+ * `public, max-age=300`).
  */
 export interface RequestContext {
   traceId: string;
@@ -38,7 +39,7 @@ export type RouteHandler<P> = ((
 /**
  * `apiRoute(operation, handler)`: the handler and, beside it, its operation (lib/api/openapi/operation.ts)
  * or `{ internal: "why" }`; the route table carries both to /openapi.json. `apiRoute(handler)` is
- * for handlers that are not a route's method (otherMethods' answers).
+ * for handlers that are not a route's method (routeMethods' answers, ./route-methods.ts).
  */
 export function apiRoute<P = Record<string, never>>(
   declaration: RouteDeclaration,
@@ -57,7 +58,8 @@ export function apiRoute<P = Record<string, never>>(
 
 function wrap<P>(handler: Handler<P>) {
   return (request: Request, routeContext?: { params?: Promise<P> }): Response | Promise<Response> => {
-    const traceId = randomUUID();
+    // The request's trace's id when tracing is on (lib/telemetry/), a random UUID otherwise.
+    const traceId = newTraceId();
     let answer: Response | Promise<Response>;
     try {
       // The direct router hands over params it already holds: no promise to wait for.
@@ -156,37 +158,3 @@ export function errorResponse(thrown: unknown, traceId: string, request?: Reques
 
 /** Token responses must not be cached (RFC 6749 §5.1). */
 export const noStore = { "cache-control": "no-store", pragma: "no-cache" } as const;
-
-const allMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-type Method = (typeof allMethods)[number];
-
-/**
- * Handlers for the methods a route does not serve, so they get SPEC.md's JSON error body instead
- * of Next.js's empty 405: 400 invalid_request (SPEC.md gives the code that one status) naming the
- * methods to use, with `Allow`. OPTIONS answers 204 with `Allow`.
- * `export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET")`.
- */
-export function otherMethods(
-  ...allowed: Method[]
-): Record<Method, ((request: Request) => Response | Promise<Response>) & Declared> {
-  const served = [...allowed, ...(allowed.includes("GET") && !allowed.includes("HEAD") ? ["HEAD"] : [])];
-  const allow = [...served, "OPTIONS"].join(", ");
-  const refuse = Object.assign(
-    apiRoute(async (request) => {
-      throw new HttpError("invalid_request", `${request.method} is not served here. Use ${allowed.join(" or ")}.`, {
-        headers: { allow },
-      });
-    }),
-    { unserved: true as const },
-  );
-  // `allow` rides on the OPTIONS handler: lib/api/direct-router.ts names it for unusual methods (TRACE…).
-  const options = Object.assign(
-    apiRoute(async () => new Response(null, { status: 204, headers: { allow } })),
-    { allow, unserved: true as const },
-  );
-  const handlers = Object.fromEntries(allMethods.map((m) => [m, refuse])) as Record<
-    Method,
-    ((request: Request) => Response | Promise<Response>) & Declared
-  >;
-  return { ...handlers, OPTIONS: options };
-}

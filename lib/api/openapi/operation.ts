@@ -10,7 +10,7 @@ import type { TagName } from "./tags";
  */
 
 export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-/** A method a route module may serve (HEAD follows GET; OPTIONS is otherMethods'). */
+/** A method a route module may serve (HEAD follows GET; OPTIONS is routeMethods'). */
 export type HttpMethod = (typeof httpMethods)[number];
 
 /** client: HTTP Basic or the form; basic: HTTP Basic only. */
@@ -58,7 +58,7 @@ export interface Internal {
 export type RouteDeclaration = Operation | Internal;
 
 /**
- * A handler as the route table holds it: what it declared, or `unserved` for otherMethods' answers
+ * A handler as the route table holds it: what it declared, or `unserved` for routeMethods' answers
  * to the methods a route does not serve.
  */
 export interface Declared {
