@@ -140,14 +140,14 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     // ((L)'s refresh ran out of 3,000 a second on a quiet machine, and a peer answering refusals
     // is not comparable: the targets line says so).
     const tokensNeeded = Math.ceil((duration + warmup + 1) * 5_000);
-    // Peer (L), the limit (issue 28), on our own database: PostgreSQL only, as the other peers.
+    // Peer (L), the limit, on our own database: PostgreSQL only, as the other peers.
     const limitPeer = kind === "postgres" && ["Lb", "Lc", "Le"].some(selected);
     const seed = await seedForLoad(tokensNeeded, say, { limitPeer });
     // PGlite allows one process per data directory: the server takes it from here.
     await disconnectDb();
 
     // The peers, on PostgreSQL: the reference OAuth server on a database of its own of the same
-    // PostgreSQL server, and the bare framework (issue 11's yardsticks).
+    // PostgreSQL server, and the bare framework (the yardsticks the targets name).
     const peers: Peer[] = [];
     let peerRuns: Scenario[] = [];
     let peerDatabase: Awaited<ReturnType<typeof freshDatabase>> | undefined;
@@ -287,7 +287,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
         results.push({ ...combine(b, turns[i] ?? []), id: one.id, name: `${b.name}, ${one.name}` });
       });
     };
-    // Usage counting (lib/usage/) on and off, same run: issue 25 wants the two within 5%.
+    // Usage counting (lib/usage/) on and off, same run: the target wants the two within 5%.
     await onAndOff([
       { id: "u", name: "usage counting on", port: port + 4, env: { API_USAGE_COUNTING: "on" } },
       { id: "u′", name: "usage counting off", port: port + 5, env: { API_USAGE_COUNTING: "off" } },

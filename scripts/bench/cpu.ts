@@ -1,4 +1,4 @@
-// The CPU a measured turn costs (issue 28): req/s swing with a shared machine's load, the CPU each
+// The CPU a measured turn costs: req/s swing with a shared machine's load, the CPU each
 // request takes much less. Read from Linux's /proc, in the bench's process, between the turn's ends:
 // - the server: the process of the server's process tree that holds the listening socket (not the
 //   tsx or scripts/start.ts wrappers above it, nor the bench's autocannon), with its descendants;

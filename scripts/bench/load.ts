@@ -7,7 +7,7 @@ import type { OidcProviderPeer, Peer } from "./peers";
 import type { LoadSeed } from "./seed";
 import { serverDbTime } from "./server";
 
-/** 50 (issue 11's figure); BENCH_CONNECTIONS sets fewer for a quick look that must not load a shared machine. */
+/** 50, the targets' figure; BENCH_CONNECTIONS sets fewer for a quick look that must not load a shared machine. */
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const VERSION = "2021-07-28";
 

@@ -6,7 +6,7 @@ import { HEAP_FLAGS } from "../support/heap-flags";
 import { logTail } from "../support/production-server";
 
 /**
- * The bench's peers, measured in the same run on the same machine (issue 11): node-oidc-provider 9
+ * The bench's peers, measured in the same run on the same machine: node-oidc-provider 9
  * for the token endpoint, and a bare Next.js 16 route handler in an app of its own for the API.
  * Each runs in a process (group) of its own, as our server does.
  */
@@ -140,7 +140,7 @@ export async function startBareNext(port: number): Promise<Peer> {
 }
 
 /**
- * Peer (L), the physical limit (issue 28): scripts/bench/peers/limit.ts on our own database, in a
+ * Peer (L), the physical limit: scripts/bench/peers/limit.ts on our own database, in a
  * process (group) of its own. SERVER_SECRET and APP_URL are the bench's, so it hashes tokens as we do.
  */
 export async function startLimitPeer(databaseUrl: string, port: number): Promise<Peer> {

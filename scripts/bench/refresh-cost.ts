@@ -1,5 +1,5 @@
 // npx tsx scripts/bench/refresh-cost.ts [--n 2000] [--only a,b] [--keep]: CPU per rotating refresh,
-// ours beside peer (L)'s one statement (issue 28), 50 at a time on a fresh PostgreSQL database:
+// ours beside peer (L)'s one statement, 50 at a time on a fresh PostgreSQL database:
 // - ours: lib/oauth/token-endpoint in-process (no HTTP);
 // - ours-prisma: our statement's text (captured from the driver) through Prisma's $queryRawUnsafe;
 // - ours-sql: the same text through a pg.Pool: Prisma and the rest of the Node side left out;

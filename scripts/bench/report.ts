@@ -85,7 +85,7 @@ const peerOf: Record<string, "R" | "Rh" | "N"> = {
 /** Issue 11's targets on PostgreSQL, as a ratio to the peer. */
 const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e: 1.0, f: 1.0, g: 1.0 };
 
-/** Peer (L)'s scenarios (issue 28): the limit of each hot path, and which of ours each measures. */
+/** Peer (L)'s scenarios: the limit of each hot path, and which of ours each measures. */
 const limitPeerIds: Record<string, string> = { Lb: "b", Lc: "c", Le: "e" };
 const limitOf: Record<string, string> = {
   b: "Lb",
@@ -156,7 +156,7 @@ export function ratioToPeer(run: DatabaseRun, result: ScenarioResult): number {
   return peer ? result.requestsPerSecond / peer.requestsPerSecond : Number.NaN;
 }
 
-/** Each scenario's ratio to its peer against issue 11's target for it. */
+/** Each scenario's ratio to its peer against its target. */
 export function targets(run: DatabaseRun): string {
   return Object.entries(peerTargets)
     .map(([id, target]) => {

@@ -27,7 +27,7 @@ export interface LoadSeed {
   /** Fresh single-use authorization codes of one Location install (no PKCE), and the app's client credentials. */
   codes: { clientId: string; clientSecret: string; codes: string[] };
   /**
-   * Installation tokens (client_credentials + private_key_jwt, issue 40): an app of its own with an
+   * Installation tokens (client_credentials + private_key_jwt): an app of its own with an
    * ES256 key stored as the app's page stores a generated one, installed on `companyId` (agency
    * install, every sub-account); its private key signs the assertions, its public JWK is the peer's too.
    */
@@ -36,7 +36,7 @@ export interface LoadSeed {
   screen: { email: string; password: string; integrations: number };
 }
 
-/** The agency screen's list in (s): issue 24 wants its server time with 500 integrations. */
+/** The agency screen's list in (s): its server time is measured with 500 integrations. */
 export const SCREEN_INTEGRATIONS = 500;
 
 /** An agency of its own with `count` agency-level integrations, made by the lifecycle as the screen makes them. */

@@ -1,4 +1,4 @@
-// The bench's peer (L), the physical limit of our three hot paths (issue 28): a hand-written
+// The bench's peer (L), the physical limit of our three hot paths: a hand-written
 // node:http server that gives the same answers as ours with nothing in between, on OUR database:
 // - GET /locations/{id} with a private-integration token: the token's keyed hash (HMAC-SHA-256
 //   under the key our server derives from SERVER_SECRET) looked up in a Map loaded at start;
