@@ -3,7 +3,8 @@
 import type { ReactNode } from "react";
 import { LocalDate, RelativeTime } from "@/components/ui/relative-time";
 import { formatDay } from "@/lib/dates/format";
-import { type IntegrationStatus, integrationStatus, statusLabels } from "@/lib/integrations/triage";
+import { type IntegrationStatus, statusLabels } from "@/lib/integrations/catalog";
+import { integrationStatus } from "@/lib/integrations/triage";
 import { pluralDays } from "./format";
 import { RotationPanel } from "./rotation-panel";
 import { triageFacts } from "./triage-facts";

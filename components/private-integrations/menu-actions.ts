@@ -1,4 +1,4 @@
-import type { IntegrationStatus } from "@/lib/integrations/triage";
+import type { IntegrationStatus } from "@/lib/integrations/catalog";
 import type { MenuAction } from "./actions-menu";
 import type { LifecycleKind } from "./integration-card";
 import type { IntegrationItem } from "./types";

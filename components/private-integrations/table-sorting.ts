@@ -1,6 +1,7 @@
 import { createColumnHelper, rowSortingFeature, type SortingState, tableFeatures } from "@tanstack/react-table";
+import type { IntegrationStatus } from "@/lib/integrations/catalog";
 import { type ListOrder, type SortableColumn, sortedColumn } from "@/lib/integrations/list-page";
-import type { IntegrationStatus, RowSignal, TriageFacts } from "@/lib/integrations/triage";
+import type { RowSignal, TriageFacts } from "@/lib/integrations/triage";
 import type { IntegrationItem } from "./types";
 
 /** One integration as the table draws it: the item and what the triage rules say of it. */

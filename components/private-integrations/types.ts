@@ -1,4 +1,5 @@
 import type { ActionState } from "@/lib/auth/actions";
+import type { StoredStatus } from "@/lib/integrations/catalog";
 import type { ListPage, ListQuery } from "@/lib/integrations/list-page";
 
 /** A server action as the screens call it (the shape `actorAction` builds). */
@@ -66,7 +67,7 @@ export interface IntegrationItem {
   createdAt: string;
   createdBy: string | null;
   lastUsedAt: string | null;
-  status: "active" | "rotating" | "revoked";
+  status: StoredStatus;
   /** While `revoked`: when (ISO) and why (reported as leaked). */
   revoked: { at: string; reason: string } | null;
   /** `neverShown`: its answer was lost before any screen showed it (`Token never shown`). */

@@ -5,6 +5,8 @@
  * server and the browser agree and the rules are tested without a screen.
  */
 
+import type { IntegrationStatus } from "./catalog";
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** `Expiring soon`: expires within this many days. */
@@ -13,15 +15,6 @@ export const EXPIRING_SOON_DAYS = 14;
 export const ROTATION_DUE_DAYS = 90;
 /** `Unused`: created this many days ago or more and not used in as many days. */
 export const UNUSED_DAYS = 30;
-
-/** Exactly one of these (SPEC.md); `revoked` comes with the leaked-token issue. */
-export type IntegrationStatus = "active" | "rotating" | "expired" | "revoked";
-export const statusLabels: Record<IntegrationStatus, string> = {
-  active: "Active",
-  rotating: "Rotating",
-  expired: "Expired",
-  revoked: "Revoked",
-};
 
 /** What the rules read of an integration; dates as ISO strings or Dates. */
 export interface TriageFacts {

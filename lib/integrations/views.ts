@@ -1,4 +1,5 @@
 import type { Scope } from "@/lib/scopes";
+import type { StoredStatus } from "./catalog";
 import { type ExpiryStatus, expiryStatus } from "./guard-rails";
 
 /** A person named on the screens: creator, audit-log actor. */
@@ -42,7 +43,7 @@ export interface PrivateIntegrationView {
   updatedAt: Date;
   /** Who created it; `removed` once they were removed from the team (their name still says who it was). */
   createdBy: TeamMemberName | null;
-  status: "active" | "rotating" | "revoked";
+  status: StoredStatus;
   /** While `revoked`: when and why (reported as leaked); only `Rotate and expire this token now` brings it back. */
   revoked: { at: Date; reason: string } | null;
   /** The token issued last; `neverShown`: its answer never reached a screen (`Token never shown`). */

@@ -1,6 +1,7 @@
 // Over 250 lines on purpose: every shape of the management API with its OpenAPI examples, read
 // together as the contract of SPEC.md › Private integrations under automation.
 import { z } from "zod";
+import { integrationStatuses } from "@/lib/integrations/catalog";
 import { ROTATION_OVERLAP_CHOICES } from "@/lib/integrations/expiry";
 import { expiresDateOf } from "@/lib/integrations/guard-rails";
 import type { PrivateIntegrationInput } from "@/lib/integrations/schemas";
@@ -40,7 +41,7 @@ export const apiPrivateIntegrationSchema = z
     description: z.string(),
     scopes: z.array(z.string()),
     locationId: z.string().nullable().meta({ description: "The sub-account's id; null for the agency's own." }),
-    status: z.enum(["active", "rotating", "expired", "revoked"]),
+    status: z.enum(integrationStatuses),
     tokenHint: z
       .string()
       .nullable()
