@@ -299,12 +299,12 @@ const bothLevels =
     ...integrationForms("location", extra)(attacker),
   ];
 const lifecycle = () => ({
-  updateIntegration: { forms: bothLevels(integrationFields) },
-  rotateIntegrationLater: { forms: bothLevels() },
-  rotateIntegrationNow: { forms: bothLevels() },
-  expireOldToken: { forms: bothLevels() },
-  cancelIntegrationRotation: { forms: bothLevels() },
-  deleteIntegration: { forms: bothLevels() },
+  updateIntegrationAction: { forms: bothLevels(integrationFields) },
+  rotateLaterAction: { forms: bothLevels() },
+  rotateNowAction: { forms: bothLevels() },
+  expireNowAction: { forms: bothLevels() },
+  cancelRotationAction: { forms: bothLevels() },
+  removeAction: { forms: bothLevels() },
 });
 const byB = (attacker: Attacker) => attacker === "B's owner";
 const appFields = () => ({
@@ -328,7 +328,7 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
   // Both Private Integrations screens: a form with a locationId acts on that sub-account, one without
   // on the caller's own agency (so B's owner creating "for A" creates in B).
   "(admin)/_private-integrations/actions.ts": {
-    createIntegration: {
+    createIntegrationAction: {
       forms: (a) => [
         { ...integrationFields, companyId: w.A.company.id },
         { locationId: w.A.locations[0]!.id, ...integrationFields },
@@ -339,20 +339,20 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
     ...lifecycle(),
     // The guard rails with A's sub-accounts chosen: refused for B even on B's own agency integration.
     createIntegrationWithGuardRails: {
-      action: "createIntegration",
+      action: "createIntegrationAction",
       forms: () => [{ ...integrationFields, ...guardRailFields(), companyId: w.A.company.id }],
     },
     updateIntegrationWithGuardRails: {
-      action: "updateIntegration",
+      action: "updateIntegrationAction",
       forms: (a) => bothLevels({ ...integrationFields, ...guardRailFields() })(a),
     },
-    rotateIntegrationLaterWithOverlap: { action: "rotateIntegrationLater", forms: bothLevels({ overlapDays: "1" }) },
+    rotateIntegrationLaterWithOverlap: { action: "rotateLaterAction", forms: bothLevels({ overlapDays: "1" }) },
     // A read: refused means an error and none of A's counts in the answer.
-    readIntegrationUsage: { forms: bothLevels() },
+    readUsageAction: { forms: bothLevels() },
     // Keys are each person's own: A's owner's key sent by another reaches nothing (A's token stays unshown).
-    confirmShown: { forms: () => [{ idempotencyKey: aOwnersKey }], outcome: () => "own agency" },
+    confirmShownAction: { forms: () => [{ idempotencyKey: aOwnersKey }], outcome: () => "own agency" },
     // No field for an agency: B's owner sets B's own maximum (A unchanged); A's member without the permission is refused.
-    setMaximumLifetime: {
+    setMaximumLifetimeAction: {
       forms: () => [{ maximumTokenLifetimeDays: "1", companyId: w.A.company.id }],
       outcome: (a) => (byB(a) ? "own agency" : "refused"),
     },

@@ -95,19 +95,19 @@ const form = (fields: Record<string, string | string[]>) => {
 const guarded: [string, () => Action, () => Record<string, string | string[]>][] = [
   [
     "create a private integration",
-    () => integrations.createIntegration as Action,
+    () => integrations.createIntegrationAction as Action,
     () => ({ name: "New", description: "", "scopes[]": ["locations.readonly"], expires: "" }),
   ],
   [
     "rotate later",
-    () => integrations.rotateIntegrationLater as Action,
+    () => integrations.rotateLaterAction as Action,
     () => ({ integrationId: w.integrationId, overlapDays: "7" }),
   ],
-  ["rotate now", () => integrations.rotateIntegrationNow as Action, () => ({ integrationId: w.integrationId })],
-  ["delete", () => integrations.deleteIntegration as Action, () => ({ integrationId: w.integrationId })],
+  ["rotate now", () => integrations.rotateNowAction as Action, () => ({ integrationId: w.integrationId })],
+  ["delete", () => integrations.removeAction as Action, () => ({ integrationId: w.integrationId })],
   [
     "Save maximum",
-    () => integrations.setMaximumLifetime as Action,
+    () => integrations.setMaximumLifetimeAction as Action,
     () => ({ maximumTokenLifetimeDays: "30", confirmed: "yes" }),
   ],
   [

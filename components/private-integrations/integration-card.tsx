@@ -3,14 +3,12 @@
 import type { ReactNode } from "react";
 import { LocalDate, RelativeTime } from "@/components/ui/relative-time";
 import { formatDay } from "@/lib/dates/format";
-import { type IntegrationStatus, statusLabels } from "@/lib/integrations/catalog";
+import { type IntegrationStatus, type LifecycleKind, statusLabels } from "@/lib/integrations/catalog";
 import { integrationStatus } from "@/lib/integrations/triage";
 import { pluralDays } from "./format";
 import { RotationPanel } from "./rotation-panel";
 import { triageFacts } from "./triage-facts";
 import type { IntegrationItem } from "./types";
-
-export type LifecycleKind = "rotateLater" | "rotateNow" | "expireNow" | "cancelRotation" | "remove";
 
 export function integrationTitleId(id: string) {
   return `pi-${id}-title`;

@@ -2,9 +2,10 @@
 
 import type { ReactNode } from "react";
 import { RelativeTime } from "@/components/ui/relative-time";
+import type { LifecycleKind } from "@/lib/integrations/catalog";
 import type { RowSignal } from "@/lib/integrations/triage";
 import { ActionsMenu } from "./actions-menu";
-import { integrationTitleId, type LifecycleKind, ScopeChips, StatusBadge } from "./integration-card";
+import { integrationTitleId, ScopeChips, StatusBadge } from "./integration-card";
 import { menuActions } from "./menu-actions";
 import type { TriageRow } from "./table-sorting";
 import type { IntegrationItem } from "./types";

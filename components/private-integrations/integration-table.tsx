@@ -4,6 +4,7 @@ import { type SortingState, type Updater, useTable } from "@tanstack/react-table
 import { usePathname, useRouter } from "next/navigation";
 import { type ReactNode, useEffect, useMemo, useOptimistic, useRef, useState, useTransition } from "react";
 import { DataTable } from "@/components/ui/data-table";
+import type { LifecycleKind } from "@/lib/integrations/catalog";
 import { LIST_PAGE_SIZE, type ListQuery, listSearchParams, type SortableColumn } from "@/lib/integrations/list-page";
 import {
   integrationStatus,
@@ -13,7 +14,6 @@ import {
   type StatusFilter,
   statusFilters,
 } from "@/lib/integrations/triage";
-import type { LifecycleKind } from "./integration-card";
 import { IntegrationRow } from "./integration-row";
 import { NeedsAttention, Pager, showingWords } from "./table-controls";
 import {

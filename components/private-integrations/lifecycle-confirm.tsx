@@ -3,9 +3,9 @@
 import { type ReactNode, useState } from "react";
 import { LocalDate } from "@/components/ui/relative-time";
 import type { ActionState } from "@/lib/auth/actions";
+import type { LifecycleKind } from "@/lib/integrations/catalog";
 import { ConfirmDialog } from "./confirm-dialog";
 import { ROTATION_OVERLAP_DAYS } from "./format";
-import type { LifecycleKind } from "./integration-card";
 import { OldTokenUse } from "./rotation-panel";
 import type { IntegrationActions, IntegrationItem } from "./types";
 

@@ -2,7 +2,7 @@
 
 import { buttonClass } from "@/components/ui/button-styles";
 import { LocalDate, RelativeTime } from "@/components/ui/relative-time";
-import type { LifecycleKind } from "./integration-card";
+import type { LifecycleKind } from "@/lib/integrations/catalog";
 import type { IntegrationItem } from "./types";
 
 type PreviousToken = NonNullable<IntegrationItem["previousToken"]>;

@@ -1,19 +1,17 @@
 import type { ActionState } from "@/lib/auth/actions";
-import type { StoredStatus } from "@/lib/integrations/catalog";
+import type { LifecycleKind, StoredStatus } from "@/lib/integrations/catalog";
 import type { ListPage, ListQuery } from "@/lib/integrations/list-page";
 
 /** A server action as the screens call it (the shape `actorAction` builds). */
 export type FormAction = (prev: ActionState, formData: FormData) => Promise<ActionState>;
 
-/** The lifecycle actions of the screen (both levels), all checked again on the server. */
-export interface IntegrationActions {
+/**
+ * The screen's server actions (both levels), all checked again on the server: one per lifecycle
+ * action of the catalogue (lib/integrations/catalog.ts), create, update and the reads.
+ */
+export interface IntegrationActions extends Record<LifecycleKind, FormAction> {
   create: FormAction;
   update: FormAction;
-  rotateLater: FormAction;
-  rotateNow: FormAction;
-  expireNow: FormAction;
-  cancelRotation: FormAction;
-  remove: FormAction;
   /** The agency's `Maximum token lifetime` (agency screen only). */
   setMaximumLifetime?: FormAction;
   /** Reads one integration's usage when its details open (`data.usage`: an `IntegrationUsage`). */

@@ -2,6 +2,7 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
 import { type IntegrationOwner, requireIntegrationAccess } from "./access";
+import { type LifecycleKind, lifecycleActions } from "./catalog";
 
 export const integrationAuditActions = [
   "private_integration_created",
@@ -16,15 +17,14 @@ export const integrationAuditActions = [
 ] as const satisfies readonly AuditAction[];
 export type IntegrationAuditAction = (typeof integrationAuditActions)[number];
 
-/** How the audit view names each action. */
+/** How the audit view names each action (the lifecycle actions' labels are the catalogue's). */
 export const integrationAuditLabels: Record<IntegrationAuditAction, string> = {
   private_integration_created: "Created",
   private_integration_updated: "Edited",
-  private_integration_rotated_later: "Rotated, old token expires later",
-  private_integration_rotated_now: "Rotated, old token expired at once",
-  private_integration_old_token_expired: "Old token expired now",
-  private_integration_rotation_cancelled: "Rotation cancelled",
-  private_integration_deleted: "Deleted",
+  ...(Object.fromEntries(Object.values(lifecycleActions).map(({ audit }) => [audit.action, audit.label])) as Record<
+    (typeof lifecycleActions)[LifecycleKind]["audit"]["action"],
+    string
+  >),
   private_integration_maximum_lifetime_changed: "Maximum token lifetime changed",
   private_integration_revoked_as_leaked: "Revoked: reported as leaked",
 };

@@ -119,7 +119,7 @@ describe("every invalid field at once", () => {
     for (const [k, v] of Object.entries({ name: "", expires: "31/12/2032", allowedIpAddresses: "10.0.0.1\nnope" })) {
       form.append(k, v);
     }
-    const result = await actions.createIntegration({}, form);
+    const result = await actions.createIntegrationAction({}, form);
     expect(result.ok).toBeUndefined();
     expect(result.fieldErrors, JSON.stringify(result)).toEqual({
       name: "Enter a name.",
@@ -135,7 +135,7 @@ describe("every invalid field at once", () => {
       edit.append(k, v);
     }
     edit.append("scopes[]", "no.such.scope");
-    expect(Object.keys((await actions.updateIntegration({}, edit)).fieldErrors ?? {}).sort()).toEqual([
+    expect(Object.keys((await actions.updateIntegrationAction({}, edit)).fieldErrors ?? {}).sort()).toEqual([
       "expires",
       "name",
       "scopes",

@@ -44,7 +44,7 @@ describe("create", () => {
   it("returns the token once, in data, and the token works", async () => {
     const { owner, locations } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await actions.createIntegration(
+    const result = await actions.createIntegrationAction(
       {},
       form({ locationId: locations[0]!.id, name: "Zapier", "scopes[]": ["contacts.write", "locations.readonly"] }),
     );
@@ -63,7 +63,7 @@ describe("create", () => {
   ])("puts zod's refusal beside the field: %j", async (fields, expected) => {
     const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await actions.createIntegration({}, form(fields));
+    const result = await actions.createIntegrationAction({}, form(fields));
     expect(result.ok).toBeUndefined();
     expect(result.fieldErrors).toMatchObject(expected);
     expect(result.data).toBeUndefined();
@@ -72,24 +72,24 @@ describe("create", () => {
   it("refuses a scope of the other level beside the scopes", async () => {
     const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await actions.createIntegration({}, form({ name: "X", "scopes[]": ["contacts.write"] }));
+    const result = await actions.createIntegrationAction({}, form({ name: "X", "scopes[]": ["contacts.write"] }));
     expect(result.fieldErrors?.scopes).toContain("contacts.write cannot be given to an agency integration");
   });
 
   it("refuses without a session, with Labs off, without the permission and for another agency", async () => {
     const { company, owner, locations } = await makeAgency({ locations: 1 });
     const fields = { name: "X", "scopes[]": "locations.readonly" };
-    expect((await actions.createIntegration({}, form(fields))).error).toMatch(/session has ended/);
+    expect((await actions.createIntegrationAction({}, form(fields))).error).toMatch(/session has ended/);
     signedIn = owner;
-    expect((await actions.createIntegration({}, form(fields))).error).toMatch(/must be enabled in Labs/);
+    expect((await actions.createIntegrationAction({}, form(fields))).error).toMatch(/must be enabled in Labs/);
 
     const other = await makeAgency({ locations: 1, privateIntegrationsLab: true });
     const member = await makeUser(other.company.id, "agency_user", { agencyPrivateIntegrations: false });
     signedIn = member;
-    expect((await actions.createIntegration({}, form(fields))).error).toMatch(/Agency private integrations/);
+    expect((await actions.createIntegrationAction({}, form(fields))).error).toMatch(/Agency private integrations/);
 
     signedIn = other.owner;
-    const cross = await actions.createIntegration({}, form({ ...fields, locationId: locations[0]!.id }));
+    const cross = await actions.createIntegrationAction({}, form({ ...fields, locationId: locations[0]!.id }));
     expect(cross.error).toMatch(/no such sub-account in your agency/);
     expect(cross.data).toBeUndefined();
     expect(company.id).not.toBe(other.company.id);
@@ -111,7 +111,7 @@ describe("lifecycle actions", () => {
 
   it("edit keeps the token; rotate later, expire now, cancel, rotate now and delete do what SPEC.md says", async () => {
     const { owner, owned, id, token: t1 } = await setup();
-    const saved = await actions.updateIntegration(
+    const saved = await actions.updateIntegrationAction(
       {},
       form({ integrationId: id, name: "Sync v2", description: "d", "scopes[]": ["users.readonly"] }),
     );
@@ -119,27 +119,27 @@ describe("lifecycle actions", () => {
     expect(saved.data).toBeUndefined();
     expect(await works(t1)).toBe(true);
 
-    const later = await actions.rotateIntegrationLater({}, form({ integrationId: id }));
+    const later = await actions.rotateLaterAction({}, form({ integrationId: id }));
     const t2 = String(later.data?.token);
     expect(later.data?.oldTokenExpiresAt).toEqual(expect.any(String));
     expect([await works(t1), await works(t2)]).toEqual([true, true]);
 
-    expect((await actions.expireOldToken({}, form({ integrationId: id }))).ok).toBe(true);
+    expect((await actions.expireNowAction({}, form({ integrationId: id }))).ok).toBe(true);
     expect([await works(t1), await works(t2)]).toEqual([false, true]);
 
-    const t3 = String((await actions.rotateIntegrationLater({}, form({ integrationId: id }))).data?.token);
-    expect((await actions.cancelIntegrationRotation({}, form({ integrationId: id }))).ok).toBe(true);
+    const t3 = String((await actions.rotateLaterAction({}, form({ integrationId: id }))).data?.token);
+    expect((await actions.cancelRotationAction({}, form({ integrationId: id }))).ok).toBe(true);
     expect([await works(t2), await works(t3)]).toEqual([true, false]);
 
-    const t4 = String((await actions.rotateIntegrationNow({}, form({ integrationId: id }))).data?.token);
+    const t4 = String((await actions.rotateNowAction({}, form({ integrationId: id }))).data?.token);
     expect([await works(t2), await works(t4)]).toEqual([false, true]);
 
     // A second rotation while one is in progress is refused with a sentence, not a 500.
-    await actions.rotateIntegrationLater({}, form({ integrationId: id }));
-    const again = await actions.rotateIntegrationNow({}, form({ integrationId: id }));
+    await actions.rotateLaterAction({}, form({ integrationId: id }));
+    const again = await actions.rotateNowAction({}, form({ integrationId: id }));
     expect(again.error).toMatch(/already in progress/);
 
-    expect((await actions.deleteIntegration({}, form({ integrationId: id }))).ok).toBe(true);
+    expect((await actions.removeAction({}, form({ integrationId: id }))).ok).toBe(true);
     expect(await works(t4)).toBe(false);
     await expect(getPrivateIntegration(owner, owned, id)).rejects.toThrow(/does not exist/);
 
@@ -154,11 +154,11 @@ describe("lifecycle actions", () => {
     const other = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = other.owner;
     for (const action of [
-      actions.rotateIntegrationLater,
-      actions.rotateIntegrationNow,
-      actions.expireOldToken,
-      actions.cancelIntegrationRotation,
-      actions.deleteIntegration,
+      actions.rotateLaterAction,
+      actions.rotateNowAction,
+      actions.expireNowAction,
+      actions.cancelRotationAction,
+      actions.removeAction,
     ]) {
       const result = await action({}, form({ integrationId: id }));
       expect(result.error).toMatch(/does not exist here/);
@@ -168,7 +168,7 @@ describe("lifecycle actions", () => {
 
   it("refuses a missing integration id beside the field", async () => {
     await setup();
-    expect((await actions.deleteIntegration({}, form({}))).fieldErrors?.integrationId).toBeDefined();
+    expect((await actions.removeAction({}, form({}))).fieldErrors?.integrationId).toBeDefined();
   });
 });
 
@@ -177,7 +177,7 @@ describe("guard rails through the forms", () => {
     const { company, owner, locations } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
     signedIn = owner;
     const owned = { level: "agency", companyId: company.id } as const;
-    const created = await actions.createIntegration(
+    const created = await actions.createIntegrationAction(
       {},
       form({
         name: "Guarded",
@@ -194,7 +194,7 @@ describe("guard rails through the forms", () => {
     expect(view).toMatchObject({ subAccounts: { all: false }, allowedIpAddresses: ["127.0.0.7", "10.1.0.0/16"] });
     expect(view.expiresAt?.toISOString()).toBe("3000-01-01T00:00:00.000Z");
 
-    const edited = await actions.updateIntegration(
+    const edited = await actions.updateIntegrationAction(
       {},
       form({
         integrationId: id,
@@ -213,13 +213,13 @@ describe("guard rails through the forms", () => {
   it("puts a guard rail's refusal beside its field and keeps what was typed", async () => {
     const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await actions.createIntegration(
+    const result = await actions.createIntegrationAction(
       {},
       form({ name: "X", "scopes[]": ["locations.readonly"], allowedIpAddresses: "300.1.1.1" }),
     );
     expect(result.fieldErrors?.allowedIpAddresses).toMatch(/300\.1\.1\.1/);
     expect(result.values?.allowedIpAddresses).toBe("300.1.1.1");
-    const bad = await actions.createIntegration(
+    const bad = await actions.createIntegrationAction(
       {},
       form({ name: "X", "scopes[]": ["locations.readonly"], expires: "soon" }),
     );
@@ -229,7 +229,7 @@ describe("guard rails through the forms", () => {
   it("reports every invalid field at once, each beside its field (SPEC.md: not one per submit)", async () => {
     const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await actions.createIntegration(
+    const result = await actions.createIntegrationAction(
       {},
       form({ name: "X", "scopes[]": ["no.such.scope"], expires: "soon", allowedIpAddresses: "300.1.1.1" }),
     );
@@ -238,7 +238,7 @@ describe("guard rails through the forms", () => {
     expect(result.fieldErrors?.scopes).toMatch(/not a known scope/);
     expect(result.fieldErrors?.expires).toMatch(/YYYY-MM-DD/);
     expect(result.fieldErrors?.allowedIpAddresses).toMatch(/300\.1\.1\.1/);
-    const past = await actions.createIntegration(
+    const past = await actions.createIntegrationAction(
       {},
       form({ name: "X", "scopes[]": ["no.such.scope"], expires: "2000-01-01", allowedIpAddresses: "300.1.1.1" }),
     );
@@ -251,10 +251,10 @@ describe("guard rails through the forms", () => {
     signedIn = owner;
     const owned = { level: "agency", companyId: company.id } as const;
     const { integration } = await createPrivateIntegration(owner, owned, { name: "R", scopes: ["locations.readonly"] });
-    const wrong = await actions.rotateIntegrationLater({}, form({ integrationId: integration.id, overlapDays: "2" }));
+    const wrong = await actions.rotateLaterAction({}, form({ integrationId: integration.id, overlapDays: "2" }));
     expect(wrong.fieldErrors?.overlapDays).toMatch(/1, 3, 7, 14, 30 days/);
     const before = Date.now();
-    const later = await actions.rotateIntegrationLater({}, form({ integrationId: integration.id, overlapDays: "1" }));
+    const later = await actions.rotateLaterAction({}, form({ integrationId: integration.id, overlapDays: "1" }));
     const ends = Date.parse(String(later.data?.oldTokenExpiresAt));
     expect(ends - before).toBeGreaterThanOrEqual(24 * 60 * 60 * 1000);
     expect(ends - before).toBeLessThan(24 * 60 * 60 * 1000 + 60_000);
@@ -266,7 +266,7 @@ describe("guard rails through the forms", () => {
     const owned = { level: "agency", companyId: company.id } as const;
     await createPrivateIntegration(owner, owned, { name: "Forever", scopes: ["locations.readonly"] });
     // SPEC.md: a maximum that would re-date integrations first says how many and to which date.
-    const asked = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30" }));
+    const asked = await actions.setMaximumLifetimeAction({}, form({ maximumTokenLifetimeDays: "30" }));
     expect(asked.ok).toBeFalsy();
     expect(asked.data).toMatchObject({
       confirm: true,
@@ -274,22 +274,25 @@ describe("guard rails through the forms", () => {
       capTo: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
     });
     expect(await readMaximumTokenLifetime(company.id)).toBeNull();
-    const saved = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "30", confirmed: "yes" }));
+    const saved = await actions.setMaximumLifetimeAction(
+      {},
+      form({ maximumTokenLifetimeDays: "30", confirmed: "yes" }),
+    );
     expect(saved.ok).toBe(true);
     expect(saved.message).toMatch(
       /^Maximum token lifetime saved: 30 days\. 1 integration now expires on \d{1,2} [A-Z][a-z]{2} \d{4}\.$/,
     );
-    const refused = await actions.createIntegration(
+    const refused = await actions.createIntegrationAction(
       {},
       form({ name: "N", "scopes[]": ["locations.readonly"], expires: "" }),
     );
     expect(refused.fieldErrors?.expires).toMatch(/Maximum token lifetime is 30 days/);
-    const bad = await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "0" }));
+    const bad = await actions.setMaximumLifetimeAction({}, form({ maximumTokenLifetimeDays: "0" }));
     expect(bad.fieldErrors?.maximumTokenLifetimeDays).toMatch(/whole days from 1 to 366/);
 
     const member = await makeUser(company.id, "agency_user", { agencyPrivateIntegrations: false });
     signedIn = member;
-    expect((await actions.setMaximumLifetime({}, form({ maximumTokenLifetimeDays: "" }))).error).toMatch(
+    expect((await actions.setMaximumLifetimeAction({}, form({ maximumTokenLifetimeDays: "" }))).error).toMatch(
       /Agency private integrations/,
     );
   });

@@ -81,7 +81,7 @@ function done(owner: IntegrationOwner, result: ActionState): ActionState {
 /** Creating, rotating and deleting integrations and saving the maximum need a recent authentication. */
 const guarded = { confirmIdentity: true } as const;
 
-export const createIntegration = actorAction(
+export const createIntegrationAction = actorAction(
   ownerFields.extend(privateIntegrationFormSchema.shape).extend(idempotencyField),
   async ({ idempotencyKey, ...input }, actor) => {
     const owner = ownerOf(input.locationId, actor);
@@ -97,7 +97,7 @@ export const createIntegration = actorAction(
   guarded,
 );
 
-export const updateIntegration = actorAction(
+export const updateIntegrationAction = actorAction(
   target.extend(privateIntegrationFormSchema.shape),
   async (input, actor) => {
     const owner = ownerOf(input.locationId, actor);
@@ -106,7 +106,7 @@ export const updateIntegration = actorAction(
   },
 );
 
-export const rotateIntegrationLater = actorAction(
+export const rotateLaterAction = actorAction(
   target.extend({ overlapDays: z.string().max(10).optional(), ...idempotencyField }),
   async (input, actor) => {
     const owner = ownerOf(input.locationId, actor);
@@ -125,7 +125,7 @@ export const rotateIntegrationLater = actorAction(
   guarded,
 );
 
-export const rotateIntegrationNow = actorAction(
+export const rotateNowAction = actorAction(
   target.extend(idempotencyField),
   async (input, actor) => {
     const owner = ownerOf(input.locationId, actor);
@@ -146,7 +146,7 @@ export const rotateIntegrationNow = actorAction(
  * `Token never shown` and the stored answer forgets the token. Nothing is revalidated (the row
  * read before it is not flagged yet: lib/integrations/views.ts › TOKEN_NEVER_SHOWN_AFTER_MS).
  */
-export const confirmShown = actorAction(
+export const confirmShownAction = actorAction(
   z.object({ idempotencyKey: z.string().min(1).max(200) }),
   async (input, actor) => {
     await confirmTokenShown(actor, input.idempotencyKey);
@@ -155,13 +155,13 @@ export const confirmShown = actorAction(
   { unreadable: "The token dialog sent no key." },
 );
 
-export const expireOldToken = actorAction(target, async (input, actor) => {
+export const expireNowAction = actorAction(target, async (input, actor) => {
   const owner = ownerOf(input.locationId, actor);
   const integration = await expireOldTokenNow(actor, owner, input.integrationId);
   return done(owner, { message: `The old token of “${integration.name}” no longer works.` });
 });
 
-export const cancelIntegrationRotation = actorAction(target, async (input, actor) => {
+export const cancelRotationAction = actorAction(target, async (input, actor) => {
   const owner = ownerOf(input.locationId, actor);
   const integration = await cancelRotation(actor, owner, input.integrationId);
   return done(owner, {
@@ -169,7 +169,7 @@ export const cancelIntegrationRotation = actorAction(target, async (input, actor
   });
 });
 
-export const deleteIntegration = actorAction(
+export const removeAction = actorAction(
   target,
   async (input, actor) => {
     const owner = ownerOf(input.locationId, actor);
@@ -183,7 +183,7 @@ export const deleteIntegration = actorAction(
  * An integration's usage for its details, read when they open (ARCHITECTURE.md › Private
  * Integrations table): the same gate as the list, nothing changed, nothing revalidated.
  */
-export const readIntegrationUsage = actorAction(
+export const readUsageAction = actorAction(
   target,
   async (input, actor) => {
     const now = new Date();
@@ -203,7 +203,7 @@ export const readIntegrationUsage = actorAction(
  * The agency's `Maximum token lifetime` (agency screen only: the agency is always the person's own).
  * Integrations with no expiry or a later one are capped to it in the same transaction.
  */
-export const setMaximumLifetime = actorAction(
+export const setMaximumLifetimeAction = actorAction(
   z.object({
     maximumTokenLifetimeDays: z.string().max(10).default(""),
     /** "yes" once the person saw how many integrations saving re-dates, and to which date. */

@@ -10,7 +10,7 @@ import { listAuditPage } from "@/lib/integrations/audit-log";
  * `Show more` under `Activity` and an integration's history: the next page of entries after the
  * last one shown (its time and id), read through the same gate as the screen; nothing changes.
  */
-export const readActivity = actorAction(
+export const readActivityAction = actorAction(
   z.object({
     locationId: z.string().min(1).max(100).optional(),
     integrationId: z.string().min(1).max(100).optional(),

@@ -32,8 +32,8 @@ describe("the dialog's idempotency key", () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
     const fields = { name: "Lost answer", "scopes[]": ["locations.readonly"], idempotencyKey: "dialog-key-1" };
-    const first = await actions.createIntegration({}, form(fields));
-    const again = await actions.createIntegration({}, form(fields));
+    const first = await actions.createIntegrationAction({}, form(fields));
+    const again = await actions.createIntegrationAction({}, form(fields));
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(first.data).toMatchObject({ name: "Lost answer", confirmKey: "dialog-key-1" });
@@ -42,19 +42,19 @@ describe("the dialog's idempotency key", () => {
     const integrationId = String(first.data?.integrationId);
     const token = await db().privateIntegrationToken.findFirstOrThrow({ where: { integrationId } });
     expect(token.shownAt).toBeNull();
-    expect(await actions.confirmShown({}, form({ idempotencyKey: "dialog-key-1" }))).toEqual({ ok: true });
+    expect(await actions.confirmShownAction({}, form({ idempotencyKey: "dialog-key-1" }))).toEqual({ ok: true });
     const shown = await db().privateIntegrationToken.findFirstOrThrow({ where: { integrationId } });
     expect(shown.shownAt).not.toBeNull();
     // The answer no longer holds the token: sent again, it says so instead of showing it twice.
-    expect((await actions.createIntegration({}, form(fields))).error).toMatch(/its token was shown then/);
+    expect((await actions.createIntegrationAction({}, form(fields))).error).toMatch(/its token was shown then/);
   });
 
   it("the same key with changed values: a form error in people's words, nothing created", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
     const fields = { name: "First", "scopes[]": ["locations.readonly"], idempotencyKey: "dialog-key-2" };
-    expect((await actions.createIntegration({}, form(fields))).ok).toBe(true);
-    const changed = await actions.createIntegration({}, form({ ...fields, name: "Changed" }));
+    expect((await actions.createIntegrationAction({}, form(fields))).ok).toBe(true);
+    const changed = await actions.createIntegrationAction({}, form({ ...fields, name: "Changed" }));
     expect(changed.error).toMatch(/already sent with other values .* Reload the page/);
     expect(changed.error).not.toMatch(/idempotency/i);
     expect(await db().privateIntegration.count({ where: { companyId: company.id } })).toBe(1);
@@ -63,12 +63,12 @@ describe("the dialog's idempotency key", () => {
   it("a malformed key is refused above the form; no key works as before (shown with the answer)", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
-    const bad = await actions.createIntegration(
+    const bad = await actions.createIntegrationAction(
       {},
       form({ name: "X", "scopes[]": ["locations.readonly"], idempotencyKey: "has spaces" }),
     );
     expect(bad.error).toBe(idempotencyKeyRule);
-    const plain = await actions.createIntegration({}, form({ name: "X", "scopes[]": ["locations.readonly"] }));
+    const plain = await actions.createIntegrationAction({}, form({ name: "X", "scopes[]": ["locations.readonly"] }));
     expect(plain.ok).toBe(true);
     expect(plain.data?.confirmKey).toBeUndefined();
     const tokens = await db().privateIntegrationToken.findMany({ where: { integration: { companyId: company.id } } });
@@ -84,15 +84,15 @@ describe("the dialog's idempotency key", () => {
     );
     signedIn = owner;
     const fields = { integrationId: integration.id, idempotencyKey: "rotate-key" };
-    const first = await actions.rotateIntegrationNow({}, form(fields));
-    const again = await actions.rotateIntegrationNow({}, form(fields));
+    const first = await actions.rotateNowAction({}, form(fields));
+    const again = await actions.rotateNowAction({}, form(fields));
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(await db().privateIntegrationToken.count({ where: { integrationId: integration.id } })).toBe(2);
 
     const later = { ...fields, idempotencyKey: "rotate-later-key", overlapDays: "3" };
-    const rotating = await actions.rotateIntegrationLater({}, form(later));
-    expect(await actions.rotateIntegrationLater({}, form(later))).toEqual(rotating);
+    const rotating = await actions.rotateLaterAction({}, form(later));
+    expect(await actions.rotateLaterAction({}, form(later))).toEqual(rotating);
     expect(rotating.data?.oldTokenExpiresAt).toBeTruthy();
   });
 });

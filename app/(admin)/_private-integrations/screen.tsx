@@ -11,31 +11,31 @@ import type { IntegrationOwner } from "@/lib/integrations/access";
 import { listPage, listQueryOf, triageFactsOfView } from "@/lib/integrations/list-page";
 import { scopeGroups } from "@/lib/scopes";
 import {
-  cancelIntegrationRotation,
-  confirmShown,
-  createIntegration,
-  deleteIntegration,
-  expireOldToken,
-  readIntegrationUsage,
-  rotateIntegrationLater,
-  rotateIntegrationNow,
-  setMaximumLifetime,
-  updateIntegration,
+  cancelRotationAction,
+  confirmShownAction,
+  createIntegrationAction,
+  expireNowAction,
+  readUsageAction,
+  removeAction,
+  rotateLaterAction,
+  rotateNowAction,
+  setMaximumLifetimeAction,
+  updateIntegrationAction,
 } from "./actions";
-import { readActivity } from "./activity-actions";
+import { readActivityAction } from "./activity-actions";
 import { readIntegrationsScreen } from "./screen-read";
 
 const actions = {
-  create: createIntegration,
-  update: updateIntegration,
-  rotateLater: rotateIntegrationLater,
-  rotateNow: rotateIntegrationNow,
-  expireNow: expireOldToken,
-  cancelRotation: cancelIntegrationRotation,
-  remove: deleteIntegration,
-  readUsage: readIntegrationUsage,
-  confirmShown,
-  readActivity,
+  create: createIntegrationAction,
+  update: updateIntegrationAction,
+  rotateLater: rotateLaterAction,
+  rotateNow: rotateNowAction,
+  expireNow: expireNowAction,
+  cancelRotation: cancelRotationAction,
+  remove: removeAction,
+  readUsage: readUsageAction,
+  confirmShown: confirmShownAction,
+  readActivity: readActivityAction,
 };
 
 /**
@@ -101,7 +101,7 @@ export async function PrivateIntegrationsScreen({
       subAccountOptions={agency ? subAccounts : undefined}
       maximumLifetimeDays={maximumTokenLifetimeDays}
       // The maximum is the agency's: set on its screen only, shown read-only on a sub-account's.
-      actions={agency ? { ...actions, setMaximumLifetime } : actions}
+      actions={agency ? { ...actions, setMaximumLifetime: setMaximumLifetimeAction } : actions}
       renderedAt={now.toISOString()}
       open={open}
       audit={auditItems.entries}
@@ -110,7 +110,7 @@ export async function PrivateIntegrationsScreen({
       <AuditLogView
         first={auditItems}
         now={now.toISOString()}
-        read={readActivity}
+        read={readActivityAction}
         fields={locationId ? { locationId } : {}}
       />
     </PrivateIntegrationsManager>
