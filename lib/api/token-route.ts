@@ -16,26 +16,10 @@ import { toHttpError } from "./refusal-to-http";
 import { type ApiVersion, requireVersion } from "./version";
 
 /**
- * The endpoints that tokens unlock. Every request goes through the same ordered checks; the first
- * that fails answers (documented in /openapi.json and /docs):
- *
- * 1. `Version` header (400 invalid_version): cheapest, says nothing about anyone.
- * 2. Bearer authentication (401 invalid_token): the caller must be known before it is counted.
- * 3. Rate limit (429 rate_limited): every authenticated request counts, refused ones included,
- *    so probing scopes or ids costs quota like any other call.
- * 4. Token level (403 forbidden): a sub-account endpoint refuses agency-level tokens, telling the
- *    caller to use a Location token. Before the scope, because an agency-level token can never
- *    hold a sub-account scope and "add the scope" would send the caller the wrong way. Likewise an
- *    endpoint only agency private integrations call (`only`, the management API) refuses any other
- *    token (403 forbidden) before the scope.
- * 5. Scope (403 insufficient_scope, naming the scope).
- * 6. The endpoint's own rules, in this order: the body (400 invalid_request), then access to the
- *    addressed sub-account (403 forbidden) and the data (404 not_found, 409 conflict). Validation
- *    comes before the sub-account check because the sub-account id is in the body; a 400 depends
- *    on the request alone and reveals nothing about other accounts.
- *
- * Every answer carries the X-RateLimit-* headers: the limits always, the remaining counts from
- * step 3 on.
+ * The endpoints that tokens unlock. Every request goes through the same ordered checks, in the
+ * order `checkSteps` gives (./check-order.ts, each with why it comes where it does); the first that
+ * fails answers. Every answer carries the X-RateLimit-* headers: the limits always, the remaining
+ * counts from the rate limit's step on.
  */
 export interface TokenRouteContext<P> extends RequestContext {
   params: P;

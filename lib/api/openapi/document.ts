@@ -1,5 +1,6 @@
 // Over 250 lines on purpose: the document builder and its JSON Schema conversion belong together.
 import { z } from "zod";
+import { checkOrder } from "@/lib/api/check-order";
 import { type ErrorCode, errorStatus } from "@/lib/api/http-error";
 import { BURST_WINDOW_MS, currentLimits } from "@/lib/api/rate-limit";
 import { apiVersions } from "@/lib/api/version";
@@ -15,17 +16,6 @@ import { type TagName, tags } from "./tags";
  */
 
 type Json = Record<string, unknown>;
-
-export const checkOrder = [
-  "Version header: 400 invalid_version.",
-  "Bearer authentication: 401 invalid_token (also a private integration past its Expires date, naming the date); 403 forbidden when a private integration's Allowed IP addresses do not include the caller's address (naming the rule and the address).",
-  "Rate limit: 429 rate_limited (every authenticated request counts).",
-  "Token level: 403 forbidden when an agency-level token calls a sub-account endpoint (before the scope, since such a token can never hold a sub-account scope).",
-  "Scope: 403 insufficient_scope naming the scope.",
-  "Body or query: 400 invalid_request naming the field (also when too large). It depends on the request alone, so it reveals nothing about other accounts.",
-  "Access to the addressed sub-account: 403 forbidden, the same whether or not it exists; an agency private integration limited to chosen Sub-accounts gets 403 forbidden naming that rule for any other sub-account of its agency.",
-  "The data: 404 not_found, 409 conflict.",
-];
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema, as requests send or responses carry it. */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
