@@ -7,6 +7,7 @@ import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { checkIntegrationAccess, type IntegrationOwner } from "./access";
 import { listAuditLog } from "./audit-log";
+import { lifecycleKinds } from "./catalog";
 import * as lifecycle from "./lifecycle";
 import { getPrivateIntegration, listPrivateIntegrations } from "./read";
 import { verifyPrivateIntegrationToken } from "./verify";
@@ -148,11 +149,13 @@ describe("every lifecycle function enforces the gate itself", () => {
     get: (a, t, id) => getPrivateIntegration(a, t, id),
     create: (a, t) => lifecycle.createPrivateIntegration(a, t, { name: "Intruder", scopes: scopesFor(t) }),
     edit: (a, t, id) => lifecycle.updatePrivateIntegration(a, t, id, { name: "Hijacked", scopes: scopesFor(t) }),
-    rotateLater: (a, t, id) => lifecycle.rotateLater(a, t, id),
-    rotateNow: (a, t, id) => lifecycle.rotateNow(a, t, id),
-    expireOldTokenNow: (a, t, id) => lifecycle.expireOldTokenNow(a, t, id),
-    cancelRotation: (a, t, id) => lifecycle.cancelRotation(a, t, id),
-    delete: (a, t, id) => lifecycle.deletePrivateIntegration(a, t, id),
+    // Every lifecycle action of the catalogue, by its step: a new action is gated here by itself.
+    ...Object.fromEntries(
+      lifecycleKinds.map((kind) => [
+        kind,
+        (a: Actor, t: IntegrationOwner, id: string) => lifecycle.lifecycleSteps[kind](a, t, id),
+      ]),
+    ),
     auditLog: (a, t) => listAuditLog(a, t),
   };
 

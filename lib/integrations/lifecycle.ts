@@ -14,6 +14,7 @@ import {
   type ResolvedOwner,
   requireIntegrationAccess,
 } from "./access";
+import { type LifecycleKind, lifecycleActions } from "./catalog";
 import {
   changedGuardRails,
   DEFAULT_ROTATION_OVERLAP_DAYS,
@@ -423,7 +424,7 @@ function rotation(when: "later" | "now") {
     const minted = mintToken();
     const shownAt = shownAtOf(options, now);
     const plan = (): Change => ({
-      audit: when === "later" ? "private_integration_rotated_later" : "private_integration_rotated_now",
+      audit: lifecycleActions[when === "later" ? "rotateLater" : "rotateNow"].audit.action,
       acts: "rotate",
       async apply(tx, row) {
         // A new token of an expired integration would never work: extend it first (revoked or not).
@@ -488,7 +489,7 @@ function previousTokenOfRotation(row: IntegrationRow, now: Date) {
 /** `Expire Now` during a rotation: the old token stops working at once; the new one stays. */
 export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
   changeIntegration(actor, owner, id, now, () => ({
-    audit: "private_integration_old_token_expired",
+    audit: lifecycleActions.expireNow.audit.action,
     acts: "expire-now",
     async apply(tx, row) {
       const previous = previousTokenOfRotation(row, now);
@@ -500,7 +501,7 @@ export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id
 /** `Cancel rotation`: the new token stops working at once; the old one stays, with no expiry. */
 export const cancelRotation: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
   changeIntegration(actor, owner, id, now, () => ({
-    audit: "private_integration_rotation_cancelled",
+    audit: lifecycleActions.cancelRotation.audit.action,
     acts: "cancel-rotation",
     async apply(tx, row) {
       const previous = previousTokenOfRotation(row, now);
@@ -522,7 +523,7 @@ export const deletePrivateIntegration: Step<{ id: string; name: string }> = asyn
   now = new Date(),
 ) => {
   const deleted = await changeIntegration(actor, owner, id, now, () => ({
-    audit: "private_integration_deleted",
+    audit: lifecycleActions.remove.audit.action,
     acts: "delete",
     async apply(tx, row) {
       // Tokens go with it (ON DELETE CASCADE): no hash of a deleted integration is kept.
@@ -531,4 +532,13 @@ export const deletePrivateIntegration: Step<{ id: string; name: string }> = asyn
     },
   }));
   return { id: deleted.id, name: deleted.name };
+};
+
+/** The step of each lifecycle action of the catalogue (./catalog.ts): one per action, or this does not compile. */
+export const lifecycleSteps: Record<LifecycleKind, Step<unknown>> = {
+  rotateLater,
+  rotateNow,
+  expireNow: expireOldTokenNow,
+  cancelRotation,
+  remove: deletePrivateIntegration,
 };
