@@ -16,6 +16,7 @@ import { generateKeyPair } from "@/lib/apps/keys";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { startSession } from "@/lib/auth/sessions";
 import { db } from "@/lib/db/client";
+import { lifecycleKinds } from "@/lib/integrations/catalog";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { signedInAs } from "@/lib/testing/actor";
 import { type ApiRequest, apiClient } from "@/lib/testing/api-client";
@@ -298,13 +299,10 @@ const bothLevels =
     ...integrationForms("agency", extra)(attacker),
     ...integrationForms("location", extra)(attacker),
   ];
+// Every lifecycle action of the catalogue is the screen's `<verb>Action`, at both levels.
 const lifecycle = () => ({
   updateIntegrationAction: { forms: bothLevels(integrationFields) },
-  rotateLaterAction: { forms: bothLevels() },
-  rotateNowAction: { forms: bothLevels() },
-  expireNowAction: { forms: bothLevels() },
-  cancelRotationAction: { forms: bothLevels() },
-  removeAction: { forms: bothLevels() },
+  ...Object.fromEntries(lifecycleKinds.map((kind) => [`${kind}Action`, { forms: bothLevels() }])),
 });
 const byB = (attacker: Attacker) => attacker === "B's owner";
 const appFields = () => ({

@@ -4,18 +4,19 @@ import { type AuditAction, Prisma } from "@/lib/generated/prisma/client";
 import { type IntegrationOwner, requireIntegrationAccess } from "./access";
 import { type LifecycleKind, lifecycleActions } from "./catalog";
 
+type LifecycleAuditAction = (typeof lifecycleActions)[LifecycleKind]["audit"]["action"];
+
+/** Every audit action of an integration: create and edit, the catalogue's lifecycle actions, and the rest. */
 export const integrationAuditActions = [
   "private_integration_created",
   "private_integration_updated",
-  "private_integration_rotated_later",
-  "private_integration_rotated_now",
-  "private_integration_old_token_expired",
-  "private_integration_rotation_cancelled",
-  "private_integration_deleted",
+  ...Object.values(lifecycleActions).map((action): LifecycleAuditAction => action.audit.action),
   "private_integration_maximum_lifetime_changed",
   "private_integration_revoked_as_leaked",
 ] as const satisfies readonly AuditAction[];
-export type IntegrationAuditAction = (typeof integrationAuditActions)[number];
+export type IntegrationAuditAction =
+  | Exclude<(typeof integrationAuditActions)[number], LifecycleAuditAction>
+  | LifecycleAuditAction;
 
 /** How the audit view names each action (the lifecycle actions' labels are the catalogue's). */
 export const integrationAuditLabels: Record<IntegrationAuditAction, string> = {

@@ -5,36 +5,27 @@ import { PageHeader } from "@/components/page-header";
 import { AuditLogView } from "@/components/private-integrations/activity";
 import { PrivateIntegrationsManager } from "@/components/private-integrations/manager";
 import { toAuditItem, toIntegrationItem } from "@/components/private-integrations/serialize";
+import type { FormAction, IntegrationActions } from "@/components/private-integrations/types";
 import { NoPermission, Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
 import type { IntegrationOwner } from "@/lib/integrations/access";
+import { type LifecycleKind, lifecycleKinds } from "@/lib/integrations/catalog";
 import { listPage, listQueryOf, triageFactsOfView } from "@/lib/integrations/list-page";
 import { scopeGroups } from "@/lib/scopes";
-import {
-  cancelRotationAction,
-  confirmShownAction,
-  createIntegrationAction,
-  expireNowAction,
-  readUsageAction,
-  removeAction,
-  rotateLaterAction,
-  rotateNowAction,
-  setMaximumLifetimeAction,
-  updateIntegrationAction,
-} from "./actions";
+import * as screenActions from "./actions";
 import { readActivityAction } from "./activity-actions";
 import { readIntegrationsScreen } from "./screen-read";
 
-const actions = {
-  create: createIntegrationAction,
-  update: updateIntegrationAction,
-  rotateLater: rotateLaterAction,
-  rotateNow: rotateNowAction,
-  expireNow: expireNowAction,
-  cancelRotation: cancelRotationAction,
-  remove: removeAction,
-  readUsage: readUsageAction,
-  confirmShown: confirmShownAction,
+/** The screen's server actions: each lifecycle action of the catalogue is `<verb>Action` (./actions.ts). */
+const actions: IntegrationActions = {
+  create: screenActions.createIntegrationAction,
+  update: screenActions.updateIntegrationAction,
+  ...(Object.fromEntries(
+    // biome-ignore lint/performance/noDynamicNamespaceImportAccess: a server module, not bundled for the browser; the catalogue's verbs name the actions, and a missing one does not compile.
+    lifecycleKinds.map((kind) => [kind, screenActions[`${kind}Action`]]),
+  ) as Record<LifecycleKind, FormAction>),
+  readUsage: screenActions.readUsageAction,
+  confirmShown: screenActions.confirmShownAction,
   readActivity: readActivityAction,
 };
 
@@ -101,7 +92,7 @@ export async function PrivateIntegrationsScreen({
       subAccountOptions={agency ? subAccounts : undefined}
       maximumLifetimeDays={maximumTokenLifetimeDays}
       // The maximum is the agency's: set on its screen only, shown read-only on a sub-account's.
-      actions={agency ? { ...actions, setMaximumLifetime: setMaximumLifetimeAction } : actions}
+      actions={agency ? { ...actions, setMaximumLifetime: screenActions.setMaximumLifetimeAction } : actions}
       renderedAt={now.toISOString()}
       open={open}
       audit={auditItems.entries}
