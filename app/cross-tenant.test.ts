@@ -21,6 +21,7 @@ import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { signedInAs } from "@/lib/testing/actor";
 import { type ApiRequest, apiClient } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, newContact, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { formData } from "@/lib/testing/form-data";
 import { codeGrant, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/testing/oauth";
 import { withBurstLimit } from "@/lib/testing/rate-limits";
 import { leftToNext } from "@/scripts/route-table";
@@ -497,12 +498,6 @@ function ownAccountOnly(cases: Record<string, () => Fields>): Record<string, Act
   );
 }
 
-function form(fields: Fields): FormData {
-  const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) for (const item of [v].flat()) data.append(k, item);
-  return data;
-}
-
 function filesNamed(name: string, dir = "app"): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir)) {
@@ -525,7 +520,7 @@ async function actionsOf(file: string): Promise<Record<string, Action>> {
 /** Runs an action; a redirect (Next.js throws it) comes back as where it went. */
 async function run(action: Action, fields: Fields) {
   try {
-    return await action({}, form(fields));
+    return await action({}, formData(fields));
   } catch (error) {
     const digest = (error as { digest?: string }).digest ?? "";
     if (digest.startsWith("NEXT_REDIRECT")) return { redirectedTo: digest.split(";")[2] };

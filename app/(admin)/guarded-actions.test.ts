@@ -9,6 +9,7 @@ import { db } from "@/lib/db/client";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { formData } from "@/lib/testing/form-data";
 import { makeApp } from "@/lib/testing/oauth";
 
 /**
@@ -85,12 +86,6 @@ async function everything(): Promise<string> {
   return JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? String(v) : v));
 }
 
-const form = (fields: Record<string, string | string[]>) => {
-  const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) data.append(k, one);
-  return data;
-};
-
 /** Each action SPEC lists under Confirm it's you, with a form that would change something. */
 const guarded: [string, () => Action, () => Record<string, string | string[]>][] = [
   [
@@ -150,7 +145,7 @@ describe("Confirm it's you, enforced by the server", () => {
     session.actor = w.agency.owner;
     session.authenticatedAgoMs = 11 * 60_000;
     const before = await everything();
-    const answer = await action()({}, form(fields()));
+    const answer = await action()({}, formData(fields()));
     expect(answer).toMatchObject({ confirmIdentity: true });
     expect(answer.ok).toBeUndefined();
     expect(await everything()).toBe(before);
@@ -160,7 +155,7 @@ describe("Confirm it's you, enforced by the server", () => {
     w = await world();
     session.actor = w.agency.owner;
     session.authenticatedAgoMs = 1000;
-    const answer = await action()({}, form(fields()));
+    const answer = await action()({}, formData(fields()));
     expect(answer.confirmIdentity).toBeUndefined();
     expect(answer).toMatchObject({ ok: true });
   });
@@ -175,11 +170,11 @@ describe("Require two-factor authentication, enforced by the server", () => {
     try {
       const before = await everything();
       for (const [, action, fields] of guarded) {
-        const answer = await action()({}, form(fields()));
+        const answer = await action()({}, formData(fields()));
         expect(answer.error).toMatch(/requires two-factor authentication/);
       }
       expect(await everything()).toBe(before);
-      const setup = await (account.beginTotpSetupAction as Action)({}, form({}));
+      const setup = await (account.beginTotpSetupAction as Action)({}, formData({}));
       // The owner here already has an app: the set-up itself ran, and says so.
       expect(setup.error ?? "").not.toMatch(/requires two-factor/);
     } finally {

@@ -19,6 +19,7 @@ import { resetEnvCache } from "@/lib/env";
 import { Refusal } from "@/lib/refusal";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { formData } from "@/lib/testing/form-data";
 import { makeApp } from "@/lib/testing/oauth";
 import { refusal } from "@/lib/testing/refusal";
 import {
@@ -500,35 +501,29 @@ describe("who may change an app's keys", () => {
 });
 
 describe("the screen's actions", () => {
-  const form = (fields: Record<string, string>) => {
-    const data = new FormData();
-    for (const [k, v] of Object.entries(fields)) data.set(k, v);
-    return data;
-  };
-
   it("say each refusal beside its field and keep what was typed; nothing is a server error", async () => {
     session.actor = agency.owner;
     const appId = await newApp();
     const privateJwk = text({ ...ecPublic, d: "AQAB" });
-    expect(await actions.addAppKeyAction({}, form({ appId, jwk: privateJwk }))).toEqual({
+    expect(await actions.addAppKeyAction({}, formData({ appId, jwk: privateJwk }))).toEqual({
       fieldErrors: { jwk: expect.stringMatching(/^This is a private key/) },
       values: { appId, jwk: privateJwk },
     });
-    expect(await actions.addAppKeyAction({}, form({ appId, jwk: "{" }))).toMatchObject({
+    expect(await actions.addAppKeyAction({}, formData({ appId, jwk: "{" }))).toMatchObject({
       fieldErrors: { jwk: expect.stringMatching(/not JSON/) },
     });
-    expect(await actions.setJwksUrlAction({}, form({ appId, jwksUrl: "ftp://x.example/jwks" }))).toMatchObject({
+    expect(await actions.setJwksUrlAction({}, formData({ appId, jwksUrl: "ftp://x.example/jwks" }))).toMatchObject({
       fieldErrors: { jwksUrl: expect.stringMatching(/https/) },
       values: { jwksUrl: "ftp://x.example/jwks" },
     });
-    expect(await actions.generateAppKeyPairAction({}, form({ appId, alg: "HS256" }))).toMatchObject({
+    expect(await actions.generateAppKeyPairAction({}, formData({ appId, alg: "HS256" }))).toMatchObject({
       fieldErrors: { alg: "Choose ES256 or RS256." },
     });
-    expect(await actions.removeAppKeyAction({}, form({ appId, keyId: "no-such-key" }))).toEqual({
+    expect(await actions.removeAppKeyAction({}, formData({ appId, keyId: "no-such-key" }))).toEqual({
       error: expect.stringMatching(/no longer on the app/),
       values: { appId, keyId: "no-such-key" },
     });
-    expect(await actions.addAppKeyAction({}, form({ jwk: text(ecPublic) }))).toEqual({
+    expect(await actions.addAppKeyAction({}, formData({ jwk: text(ecPublic) }))).toEqual({
       error: "The form could not be read. Reload the page.",
     });
     expect(await db().appKey.count({ where: { appId } })).toBe(0);
@@ -537,17 +532,20 @@ describe("the screen's actions", () => {
   it("add, generate (the private key in the answer once), save a JWKS URL and remove", async () => {
     session.actor = agency.owner;
     const appId = await newApp();
-    const added = await actions.addAppKeyAction({}, form({ appId, jwk: text({ ...ecPublic, kid: "screen" }) }));
+    const added = await actions.addAppKeyAction({}, formData({ appId, jwk: text({ ...ecPublic, kid: "screen" }) }));
     expect(added).toMatchObject({ ok: true, message: "The key screen is added." });
-    const generated = await actions.generateAppKeyPairAction({}, form({ appId, alg: "RS256" }));
+    const generated = await actions.generateAppKeyPairAction({}, formData({ appId, alg: "RS256" }));
     expect(generated).toMatchObject({
       ok: true,
       data: { alg: "RS256", privateKeyPem: expect.stringContaining("-----BEGIN PRIVATE KEY-----") },
     });
-    const saved = await actions.setJwksUrlAction({}, form({ appId, jwksUrl: "https://keys.example.test/jwks.json" }));
+    const saved = await actions.setJwksUrlAction(
+      {},
+      formData({ appId, jwksUrl: "https://keys.example.test/jwks.json" }),
+    );
     expect(saved).toMatchObject({ ok: true, message: "The JWKS URL is saved." });
     const keyId = String(added.data?.keyId);
-    expect(await actions.removeAppKeyAction({}, form({ appId, keyId }))).toEqual({
+    expect(await actions.removeAppKeyAction({}, formData({ appId, keyId }))).toEqual({
       ok: true,
       message: "The key screen is removed.",
     });

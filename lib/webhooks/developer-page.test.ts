@@ -3,6 +3,7 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { formData } from "@/lib/testing/form-data";
 import { insertAppRow } from "@/lib/testing/webhook-delivery";
 import type { WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { withWebhookReceiver } from "@/lib/testing/webhook-receiver-hooks";
@@ -48,12 +49,6 @@ async function enqueueInstall(app: { id: string; webhookUrl: string | null }, no
     ),
   );
   return id as string;
-}
-
-function form(fields: Record<string, string>): FormData {
-  const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) data.set(k, v);
-  return data;
 }
 
 describe("who may open an app's webhooks page", () => {
@@ -118,7 +113,7 @@ describe("the delivery log and Redeliver, against a real receiver", () => {
 
     // Redeliver through the server action, as the button does.
     session.actor = owner;
-    const state = await redeliverEvent({}, form({ appId: app.id, eventId }));
+    const state = await redeliverEvent({}, formData({ appId: app.id, eventId }));
     expect(state).toMatchObject({
       ok: true,
       message: "Redelivery requested.",
@@ -158,36 +153,36 @@ describe("the Redeliver action's refusals", () => {
     const original = await stateOf();
 
     session.actor = null;
-    expect(await redeliverEvent({}, form({ appId: app.id, eventId }))).toEqual({
+    expect(await redeliverEvent({}, formData({ appId: app.id, eventId }))).toEqual({
       error: "Your session has ended. Sign in again.",
     });
 
     session.actor = await makeUser(company.id, "agency_user");
-    expect(await redeliverEvent({}, form({ appId: app.id, eventId }))).toMatchObject({
+    expect(await redeliverEvent({}, formData({ appId: app.id, eventId }))).toMatchObject({
       error: "Only the agency's owners and admins can manage its apps.",
     });
 
     session.actor = (await makeAgency({ locations: 0 })).owner;
-    expect(await redeliverEvent({}, form({ appId: app.id, eventId }))).toMatchObject({
+    expect(await redeliverEvent({}, formData({ appId: app.id, eventId }))).toMatchObject({
       error: "That app does not exist.",
     });
 
     session.actor = owner;
     // An event of another app, even of the same agency, is not this page's to redeliver.
-    expect(await redeliverEvent({}, form({ appId: app.id, eventId: otherEventId }))).toMatchObject({
+    expect(await redeliverEvent({}, formData({ appId: app.id, eventId: otherEventId }))).toMatchObject({
       error: "That webhook event does not exist.",
     });
-    expect(await redeliverEvent({}, form({ appId: app.id, eventId: "nope" }))).toMatchObject({
+    expect(await redeliverEvent({}, formData({ appId: app.id, eventId: "nope" }))).toMatchObject({
       error: "That webhook event does not exist.",
     });
-    expect(await redeliverEvent({}, form({ appId: app.id }))).toMatchObject({
+    expect(await redeliverEvent({}, formData({ appId: app.id }))).toMatchObject({
       fieldErrors: { eventId: expect.any(String) },
     });
     expect(await stateOf()).toEqual(original);
 
     // An app without a webhook URL says what to do.
     await db().app.update({ where: { id: app.id }, data: { webhookUrl: null } });
-    expect(await redeliverEvent({}, form({ appId: app.id, eventId }))).toMatchObject({
+    expect(await redeliverEvent({}, formData({ appId: app.id, eventId }))).toMatchObject({
       error: "This app has no webhook URL. Add one before redelivering.",
     });
     await expect(redeliverAsDeveloper(owner, { appId: app.id, eventId })).rejects.toMatchObject({ kind: "invalid" });

@@ -3,6 +3,7 @@ import type { Actor } from "@/lib/accounts/permissions";
 import { db } from "@/lib/db/client";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { formData } from "@/lib/testing/form-data";
 import { makeApp } from "@/lib/testing/oauth";
 import { openWebhookSecret, webhookSecretsForSigning } from "./webhook-secret";
 
@@ -15,12 +16,6 @@ vi.mock("@/lib/auth/session", () => ({
 vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 const { createAppAction, rotateWebhookSecretAction } = await import("@/app/(admin)/developer/apps/actions");
 
-function form(fields: Record<string, string | string[]>): FormData {
-  const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) for (const value of [v].flat()) data.append(k, value);
-  return data;
-}
-
 beforeEach(() => {
   session.actor = null;
 });
@@ -31,7 +26,7 @@ describe("the developer screens' webhook secret", () => {
     session.actor = owner;
     const state = await createAppAction(
       {},
-      form({
+      formData({
         name: "Form app",
         redirectUris: "https://form.example/cb",
         "scopes[]": ["contacts.readonly"],
@@ -49,7 +44,7 @@ describe("the developer screens' webhook secret", () => {
   it("is rotated by the app's agency's owners and admins only, and the new one is shown once", async () => {
     const { company } = await makeAgency({ locations: 0 });
     const created = await makeApp(company.id);
-    const fields = form({ appId: created.app.id });
+    const fields = formData({ appId: created.app.id });
 
     expect(await rotateWebhookSecretAction({}, fields)).toEqual({ error: "Your session has ended. Sign in again." });
     session.actor = await makeUser(company.id, "agency_user");
@@ -60,7 +55,7 @@ describe("the developer screens' webhook secret", () => {
     expect(await rotateWebhookSecretAction({}, fields)).toMatchObject({
       error: "There is no such app in your agency.",
     });
-    expect(await rotateWebhookSecretAction({}, form({}))).toMatchObject({ error: expect.any(String) });
+    expect(await rotateWebhookSecretAction({}, formData({}))).toMatchObject({ error: expect.any(String) });
     expect(await webhookSecretsForSigning(created.app.id)).toEqual([created.webhookSecret]);
 
     session.actor = await makeUser(company.id, "agency_admin");

@@ -17,6 +17,7 @@ import { integrationStatus } from "@/lib/integrations/triage";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { formData } from "@/lib/testing/form-data";
 
 /** The screens' server actions: the session, zod, the gates and the show-once answer. */
 
@@ -30,12 +31,6 @@ vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 // One set of actions serves both screens: a form with a locationId acts on that sub-account.
 const actions = await import("./actions");
 
-function form(fields: Record<string, string | string[]>): FormData {
-  const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) for (const item of [v].flat()) data.append(k, item);
-  return data;
-}
-
 beforeEach(() => {
   signedIn = null;
 });
@@ -46,7 +41,7 @@ describe("create", () => {
     signedIn = owner;
     const result = await actions.createIntegrationAction(
       {},
-      form({ locationId: locations[0]!.id, name: "Zapier", "scopes[]": ["contacts.write", "locations.readonly"] }),
+      formData({ locationId: locations[0]!.id, name: "Zapier", "scopes[]": ["contacts.write", "locations.readonly"] }),
     );
     expect(result.ok).toBe(true);
     const token = String(result.data?.token);
@@ -63,7 +58,7 @@ describe("create", () => {
   ])("puts zod's refusal beside the field: %j", async (fields, expected) => {
     const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await actions.createIntegrationAction({}, form(fields));
+    const result = await actions.createIntegrationAction({}, formData(fields));
     expect(result.ok).toBeUndefined();
     expect(result.fieldErrors).toMatchObject(expected);
     expect(result.data).toBeUndefined();
@@ -72,24 +67,24 @@ describe("create", () => {
   it("refuses a scope of the other level beside the scopes", async () => {
     const { owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
-    const result = await actions.createIntegrationAction({}, form({ name: "X", "scopes[]": ["contacts.write"] }));
+    const result = await actions.createIntegrationAction({}, formData({ name: "X", "scopes[]": ["contacts.write"] }));
     expect(result.fieldErrors?.scopes).toContain("contacts.write cannot be given to an agency integration");
   });
 
   it("refuses without a session, with Labs off, without the permission and for another agency", async () => {
     const { company, owner, locations } = await makeAgency({ locations: 1 });
     const fields = { name: "X", "scopes[]": "locations.readonly" };
-    expect((await actions.createIntegrationAction({}, form(fields))).error).toMatch(/session has ended/);
+    expect((await actions.createIntegrationAction({}, formData(fields))).error).toMatch(/session has ended/);
     signedIn = owner;
-    expect((await actions.createIntegrationAction({}, form(fields))).error).toMatch(/must be enabled in Labs/);
+    expect((await actions.createIntegrationAction({}, formData(fields))).error).toMatch(/must be enabled in Labs/);
 
     const other = await makeAgency({ locations: 1, privateIntegrationsLab: true });
     const member = await makeUser(other.company.id, "agency_user", { agencyPrivateIntegrations: false });
     signedIn = member;
-    expect((await actions.createIntegrationAction({}, form(fields))).error).toMatch(/Agency private integrations/);
+    expect((await actions.createIntegrationAction({}, formData(fields))).error).toMatch(/Agency private integrations/);
 
     signedIn = other.owner;
-    const cross = await actions.createIntegrationAction({}, form({ ...fields, locationId: locations[0]!.id }));
+    const cross = await actions.createIntegrationAction({}, formData({ ...fields, locationId: locations[0]!.id }));
     expect(cross.error).toMatch(/no such sub-account in your agency/);
     expect(cross.data).toBeUndefined();
     expect(company.id).not.toBe(other.company.id);
@@ -113,33 +108,33 @@ describe("lifecycle actions", () => {
     const { owner, owned, id, token: t1 } = await setup();
     const saved = await actions.updateIntegrationAction(
       {},
-      form({ integrationId: id, name: "Sync v2", description: "d", "scopes[]": ["users.readonly"] }),
+      formData({ integrationId: id, name: "Sync v2", description: "d", "scopes[]": ["users.readonly"] }),
     );
     expect(saved).toMatchObject({ ok: true, message: "Saved “Sync v2”. Its token did not change." });
     expect(saved.data).toBeUndefined();
     expect(await works(t1)).toBe(true);
 
-    const later = await actions.rotateLaterAction({}, form({ integrationId: id }));
+    const later = await actions.rotateLaterAction({}, formData({ integrationId: id }));
     const t2 = String(later.data?.token);
     expect(later.data?.oldTokenExpiresAt).toEqual(expect.any(String));
     expect([await works(t1), await works(t2)]).toEqual([true, true]);
 
-    expect((await actions.expireNowAction({}, form({ integrationId: id }))).ok).toBe(true);
+    expect((await actions.expireNowAction({}, formData({ integrationId: id }))).ok).toBe(true);
     expect([await works(t1), await works(t2)]).toEqual([false, true]);
 
-    const t3 = String((await actions.rotateLaterAction({}, form({ integrationId: id }))).data?.token);
-    expect((await actions.cancelRotationAction({}, form({ integrationId: id }))).ok).toBe(true);
+    const t3 = String((await actions.rotateLaterAction({}, formData({ integrationId: id }))).data?.token);
+    expect((await actions.cancelRotationAction({}, formData({ integrationId: id }))).ok).toBe(true);
     expect([await works(t2), await works(t3)]).toEqual([true, false]);
 
-    const t4 = String((await actions.rotateNowAction({}, form({ integrationId: id }))).data?.token);
+    const t4 = String((await actions.rotateNowAction({}, formData({ integrationId: id }))).data?.token);
     expect([await works(t2), await works(t4)]).toEqual([false, true]);
 
     // A second rotation while one is in progress is refused with a sentence, not a 500.
-    await actions.rotateLaterAction({}, form({ integrationId: id }));
-    const again = await actions.rotateNowAction({}, form({ integrationId: id }));
+    await actions.rotateLaterAction({}, formData({ integrationId: id }));
+    const again = await actions.rotateNowAction({}, formData({ integrationId: id }));
     expect(again.error).toMatch(/already in progress/);
 
-    expect((await actions.removeAction({}, form({ integrationId: id }))).ok).toBe(true);
+    expect((await actions.removeAction({}, formData({ integrationId: id }))).ok).toBe(true);
     expect(await works(t4)).toBe(false);
     await expect(getPrivateIntegration(owner, owned, id)).rejects.toThrow(/does not exist/);
 
@@ -160,7 +155,7 @@ describe("lifecycle actions", () => {
       actions.cancelRotationAction,
       actions.removeAction,
     ]) {
-      const result = await action({}, form({ integrationId: id }));
+      const result = await action({}, formData({ integrationId: id }));
       expect(result.error).toMatch(/does not exist here/);
       expect(result.data).toBeUndefined();
     }
@@ -168,7 +163,7 @@ describe("lifecycle actions", () => {
 
   it("refuses a missing integration id beside the field", async () => {
     await setup();
-    expect((await actions.removeAction({}, form({}))).fieldErrors?.integrationId).toBeDefined();
+    expect((await actions.removeAction({}, formData({}))).fieldErrors?.integrationId).toBeDefined();
   });
 });
 
@@ -179,7 +174,7 @@ describe("guard rails through the forms", () => {
     const owned = { level: "agency", companyId: company.id } as const;
     const created = await actions.createIntegrationAction(
       {},
-      form({
+      formData({
         name: "Guarded",
         "scopes[]": ["locations.readonly"],
         expires: "2999-12-31",
@@ -196,7 +191,7 @@ describe("guard rails through the forms", () => {
 
     const edited = await actions.updateIntegrationAction(
       {},
-      form({
+      formData({
         integrationId: id,
         name: "Guarded",
         "scopes[]": ["locations.readonly"],
@@ -215,13 +210,13 @@ describe("guard rails through the forms", () => {
     signedIn = owner;
     const result = await actions.createIntegrationAction(
       {},
-      form({ name: "X", "scopes[]": ["locations.readonly"], allowedIpAddresses: "300.1.1.1" }),
+      formData({ name: "X", "scopes[]": ["locations.readonly"], allowedIpAddresses: "300.1.1.1" }),
     );
     expect(result.fieldErrors?.allowedIpAddresses).toMatch(/300\.1\.1\.1/);
     expect(result.values?.allowedIpAddresses).toBe("300.1.1.1");
     const bad = await actions.createIntegrationAction(
       {},
-      form({ name: "X", "scopes[]": ["locations.readonly"], expires: "soon" }),
+      formData({ name: "X", "scopes[]": ["locations.readonly"], expires: "soon" }),
     );
     expect(bad.fieldErrors?.expires).toMatch(/YYYY-MM-DD/);
   });
@@ -231,7 +226,7 @@ describe("guard rails through the forms", () => {
     signedIn = owner;
     const result = await actions.createIntegrationAction(
       {},
-      form({ name: "X", "scopes[]": ["no.such.scope"], expires: "soon", allowedIpAddresses: "300.1.1.1" }),
+      formData({ name: "X", "scopes[]": ["no.such.scope"], expires: "soon", allowedIpAddresses: "300.1.1.1" }),
     );
     expect(result.ok).toBeFalsy();
     expect(Object.keys(result.fieldErrors ?? {}).sort()).toEqual(["allowedIpAddresses", "expires", "scopes"]);
@@ -240,7 +235,7 @@ describe("guard rails through the forms", () => {
     expect(result.fieldErrors?.allowedIpAddresses).toMatch(/300\.1\.1\.1/);
     const past = await actions.createIntegrationAction(
       {},
-      form({ name: "X", "scopes[]": ["no.such.scope"], expires: "2000-01-01", allowedIpAddresses: "300.1.1.1" }),
+      formData({ name: "X", "scopes[]": ["no.such.scope"], expires: "2000-01-01", allowedIpAddresses: "300.1.1.1" }),
     );
     expect(Object.keys(past.fieldErrors ?? {}).sort()).toEqual(["allowedIpAddresses", "expires", "scopes"]);
     expect(past.fieldErrors?.expires).toMatch(/has passed/);
@@ -251,10 +246,10 @@ describe("guard rails through the forms", () => {
     signedIn = owner;
     const owned = { level: "agency", companyId: company.id } as const;
     const { integration } = await createPrivateIntegration(owner, owned, { name: "R", scopes: ["locations.readonly"] });
-    const wrong = await actions.rotateLaterAction({}, form({ integrationId: integration.id, overlapDays: "2" }));
+    const wrong = await actions.rotateLaterAction({}, formData({ integrationId: integration.id, overlapDays: "2" }));
     expect(wrong.fieldErrors?.overlapDays).toMatch(/1, 3, 7, 14, 30 days/);
     const before = Date.now();
-    const later = await actions.rotateLaterAction({}, form({ integrationId: integration.id, overlapDays: "1" }));
+    const later = await actions.rotateLaterAction({}, formData({ integrationId: integration.id, overlapDays: "1" }));
     const ends = Date.parse(String(later.data?.oldTokenExpiresAt));
     expect(ends - before).toBeGreaterThanOrEqual(24 * 60 * 60 * 1000);
     expect(ends - before).toBeLessThan(24 * 60 * 60 * 1000 + 60_000);
@@ -266,7 +261,7 @@ describe("guard rails through the forms", () => {
     const owned = { level: "agency", companyId: company.id } as const;
     await createPrivateIntegration(owner, owned, { name: "Forever", scopes: ["locations.readonly"] });
     // SPEC.md: a maximum that would re-date integrations first says how many and to which date.
-    const asked = await actions.setMaximumLifetimeAction({}, form({ maximumTokenLifetimeDays: "30" }));
+    const asked = await actions.setMaximumLifetimeAction({}, formData({ maximumTokenLifetimeDays: "30" }));
     expect(asked.ok).toBeFalsy();
     expect(asked.data).toMatchObject({
       confirm: true,
@@ -276,7 +271,7 @@ describe("guard rails through the forms", () => {
     expect(await readMaximumTokenLifetime(company.id)).toBeNull();
     const saved = await actions.setMaximumLifetimeAction(
       {},
-      form({ maximumTokenLifetimeDays: "30", confirmed: "yes" }),
+      formData({ maximumTokenLifetimeDays: "30", confirmed: "yes" }),
     );
     expect(saved.ok).toBe(true);
     expect(saved.message).toMatch(
@@ -284,15 +279,15 @@ describe("guard rails through the forms", () => {
     );
     const refused = await actions.createIntegrationAction(
       {},
-      form({ name: "N", "scopes[]": ["locations.readonly"], expires: "" }),
+      formData({ name: "N", "scopes[]": ["locations.readonly"], expires: "" }),
     );
     expect(refused.fieldErrors?.expires).toMatch(/Maximum token lifetime is 30 days/);
-    const bad = await actions.setMaximumLifetimeAction({}, form({ maximumTokenLifetimeDays: "0" }));
+    const bad = await actions.setMaximumLifetimeAction({}, formData({ maximumTokenLifetimeDays: "0" }));
     expect(bad.fieldErrors?.maximumTokenLifetimeDays).toMatch(/whole days from 1 to 366/);
 
     const member = await makeUser(company.id, "agency_user", { agencyPrivateIntegrations: false });
     signedIn = member;
-    expect((await actions.setMaximumLifetimeAction({}, form({ maximumTokenLifetimeDays: "" }))).error).toMatch(
+    expect((await actions.setMaximumLifetimeAction({}, formData({ maximumTokenLifetimeDays: "" }))).error).toMatch(
       /Agency private integrations/,
     );
   });

@@ -5,6 +5,7 @@ import { idempotencyKeyRule } from "@/lib/idempotency/keys";
 import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { formData } from "@/lib/testing/form-data";
 
 /** The screens' idempotency keys: the dialog's key sent again gets the first answer; the dialog confirms showing it. */
 
@@ -17,12 +18,6 @@ vi.mock("next/cache", () => ({ revalidatePath: vi.fn() }));
 
 const actions = await import("./actions");
 
-function form(fields: Record<string, string | string[]>): FormData {
-  const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) for (const item of [v].flat()) data.append(k, item);
-  return data;
-}
-
 beforeEach(() => {
   signedIn = null;
 });
@@ -32,8 +27,8 @@ describe("the dialog's idempotency key", () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
     const fields = { name: "Lost answer", "scopes[]": ["locations.readonly"], idempotencyKey: "dialog-key-1" };
-    const first = await actions.createIntegrationAction({}, form(fields));
-    const again = await actions.createIntegrationAction({}, form(fields));
+    const first = await actions.createIntegrationAction({}, formData(fields));
+    const again = await actions.createIntegrationAction({}, formData(fields));
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(first.data).toMatchObject({ name: "Lost answer", confirmKey: "dialog-key-1" });
@@ -42,19 +37,19 @@ describe("the dialog's idempotency key", () => {
     const integrationId = String(first.data?.integrationId);
     const token = await db().privateIntegrationToken.findFirstOrThrow({ where: { integrationId } });
     expect(token.shownAt).toBeNull();
-    expect(await actions.confirmShownAction({}, form({ idempotencyKey: "dialog-key-1" }))).toEqual({ ok: true });
+    expect(await actions.confirmShownAction({}, formData({ idempotencyKey: "dialog-key-1" }))).toEqual({ ok: true });
     const shown = await db().privateIntegrationToken.findFirstOrThrow({ where: { integrationId } });
     expect(shown.shownAt).not.toBeNull();
     // The answer no longer holds the token: sent again, it says so instead of showing it twice.
-    expect((await actions.createIntegrationAction({}, form(fields))).error).toMatch(/its token was shown then/);
+    expect((await actions.createIntegrationAction({}, formData(fields))).error).toMatch(/its token was shown then/);
   });
 
   it("the same key with changed values: a form error in people's words, nothing created", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     signedIn = owner;
     const fields = { name: "First", "scopes[]": ["locations.readonly"], idempotencyKey: "dialog-key-2" };
-    expect((await actions.createIntegrationAction({}, form(fields))).ok).toBe(true);
-    const changed = await actions.createIntegrationAction({}, form({ ...fields, name: "Changed" }));
+    expect((await actions.createIntegrationAction({}, formData(fields))).ok).toBe(true);
+    const changed = await actions.createIntegrationAction({}, formData({ ...fields, name: "Changed" }));
     expect(changed.error).toMatch(/already sent with other values .* Reload the page/);
     expect(changed.error).not.toMatch(/idempotency/i);
     expect(await db().privateIntegration.count({ where: { companyId: company.id } })).toBe(1);
@@ -65,10 +60,13 @@ describe("the dialog's idempotency key", () => {
     signedIn = owner;
     const bad = await actions.createIntegrationAction(
       {},
-      form({ name: "X", "scopes[]": ["locations.readonly"], idempotencyKey: "has spaces" }),
+      formData({ name: "X", "scopes[]": ["locations.readonly"], idempotencyKey: "has spaces" }),
     );
     expect(bad.error).toBe(idempotencyKeyRule);
-    const plain = await actions.createIntegrationAction({}, form({ name: "X", "scopes[]": ["locations.readonly"] }));
+    const plain = await actions.createIntegrationAction(
+      {},
+      formData({ name: "X", "scopes[]": ["locations.readonly"] }),
+    );
     expect(plain.ok).toBe(true);
     expect(plain.data?.confirmKey).toBeUndefined();
     const tokens = await db().privateIntegrationToken.findMany({ where: { integration: { companyId: company.id } } });
@@ -84,15 +82,15 @@ describe("the dialog's idempotency key", () => {
     );
     signedIn = owner;
     const fields = { integrationId: integration.id, idempotencyKey: "rotate-key" };
-    const first = await actions.rotateNowAction({}, form(fields));
-    const again = await actions.rotateNowAction({}, form(fields));
+    const first = await actions.rotateNowAction({}, formData(fields));
+    const again = await actions.rotateNowAction({}, formData(fields));
     expect(first.ok).toBe(true);
     expect(again).toEqual(first);
     expect(await db().privateIntegrationToken.count({ where: { integrationId: integration.id } })).toBe(2);
 
     const later = { ...fields, idempotencyKey: "rotate-later-key", overlapDays: "3" };
-    const rotating = await actions.rotateLaterAction({}, form(later));
-    expect(await actions.rotateLaterAction({}, form(later))).toEqual(rotating);
+    const rotating = await actions.rotateLaterAction({}, formData(later));
+    expect(await actions.rotateLaterAction({}, formData(later))).toEqual(rotating);
     expect(rotating.data?.oldTokenExpiresAt).toBeTruthy();
   });
 });
