@@ -28,15 +28,22 @@ export function insertAppRow(
   });
 }
 
+/** One INSTALL event of `appId` to `targetUrl`, due at `dueAt`; its id. */
+export async function enqueueInstallEvent(
+  appId: string,
+  dueAt: Date,
+  targetUrl = "https://hooks.example.test/in",
+): Promise<string> {
+  const [id] = await db().$transaction((tx) =>
+    enqueueWebhookEvents(tx, [{ appId, type: "INSTALL", targetUrl, payload: { type: "INSTALL", appId } }], dueAt),
+  );
+  if (!id) throw new Error("no event enqueued");
+  return id;
+}
+
 /** Enqueues one INSTALL event of `appId` to `receiver`, dispatches it at `now`, and returns it as received. */
 export async function deliverOne(receiver: WebhookReceiver, appId: string, now: Date): Promise<ReceivedWebhook> {
-  const [id] = await db().$transaction((tx) =>
-    enqueueWebhookEvents(
-      tx,
-      [{ appId, type: "INSTALL", targetUrl: receiver.url, payload: { type: "INSTALL", appId } }],
-      now,
-    ),
-  );
+  const id = await enqueueInstallEvent(appId, now, receiver.url);
   await dispatchDueEvents({ now, appIds: [appId], allowPrivate: true });
   const webhook = receiver.received.find((w) => w.headers["webhook-id"] === id);
   if (!webhook) throw new Error("not delivered");

@@ -1,22 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";
-import { insertAppRow } from "@/lib/testing/webhook-delivery";
+import { enqueueInstallEvent, insertAppRow } from "@/lib/testing/webhook-delivery";
 import { webhookBacklog } from "./backlog";
-import { enqueueWebhookEvents } from "./outbox";
 
 const MINUTE = 60_000;
-
-async function enqueue(appId: string, dueAt: Date) {
-  const [id] = await db().$transaction((tx) =>
-    enqueueWebhookEvents(
-      tx,
-      [{ appId, type: "INSTALL", targetUrl: "https://hooks.example.test/in", payload: { type: "INSTALL", appId } }],
-      dueAt,
-    ),
-  );
-  return id as string;
-}
 
 describe("the webhook backlog the metrics read", () => {
   it("counts every pending event, and how long the longest-waiting deliverable one has been due", async () => {
@@ -27,18 +15,18 @@ describe("the webhook backlog the metrics read", () => {
     const appIds = [app.id, disabled.id];
     expect(await webhookBacklog({ now, appIds })).toEqual({ pending: 0, oldestDueSeconds: 0 });
 
-    await enqueue(app.id, new Date(now.getTime() - 90_000)); // due 90 s ago
-    await enqueue(app.id, new Date(now.getTime() - 30_000)); // due 30 s ago
-    const waiting = await enqueue(app.id, now);
+    await enqueueInstallEvent(app.id, new Date(now.getTime() - 90_000)); // due 90 s ago
+    await enqueueInstallEvent(app.id, new Date(now.getTime() - 30_000)); // due 30 s ago
+    const waiting = await enqueueInstallEvent(app.id, now);
     // Waiting out its backoff: pending, not late.
     await db().webhookEvent.update({
       where: { id: waiting },
       data: { nextAttemptAt: new Date(now.getTime() + 5 * MINUTE) },
     });
-    const delivered = await enqueue(app.id, new Date(now.getTime() - 60 * MINUTE));
+    const delivered = await enqueueInstallEvent(app.id, new Date(now.getTime() - 60 * MINUTE));
     await db().webhookEvent.update({ where: { id: delivered }, data: { status: "delivered", deliveredAt: now } });
     // A disabled endpoint's event waits for Enable: pending, but not the dispatchers' delay.
-    await enqueue(disabled.id, new Date(now.getTime() - 30 * MINUTE));
+    await enqueueInstallEvent(disabled.id, new Date(now.getTime() - 30 * MINUTE));
     await db().app.update({ where: { id: disabled.id }, data: { webhookDisabledAt: now } });
 
     const backlog = await webhookBacklog({ now, appIds });

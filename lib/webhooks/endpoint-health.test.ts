@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";
-import { insertAppRow } from "@/lib/testing/webhook-delivery";
+import { enqueueInstallEvent, insertAppRow } from "@/lib/testing/webhook-delivery";
 import { claimDueEvents } from "./claim";
 import { deliverClaimedEvent } from "./deliver";
 import {
@@ -11,7 +11,6 @@ import {
   webhookEndpointHealth,
 } from "./endpoint-health";
 import { listMissedEvents } from "./missed-events";
-import { enqueueWebhookEvents } from "./outbox";
 import type { SendWebhookInput, SendWebhookResult } from "./sender";
 
 /**
@@ -36,17 +35,6 @@ function makeApp() {
     webhookUrl: "https://hooks.example.test/in",
     scopes: ["contacts.readonly"],
   });
-}
-
-async function enqueue(appId: string, now: Date) {
-  const [id] = await db().$transaction((tx) =>
-    enqueueWebhookEvents(
-      tx,
-      [{ appId, type: "INSTALL", targetUrl: "https://hooks.example.test/in", payload: { type: "INSTALL", appId } }],
-      now,
-    ),
-  );
-  return id!;
 }
 
 /** One round of attempts for this app's due events at `now`. */
@@ -75,19 +63,19 @@ describe("an endpoint that only fails is disabled after the days, and Enable res
   it("disables, keeps writing and listing events, then Enable delivers what is pending", async () => {
     const app = await makeApp();
     const t0 = new Date(Date.now() - 10 * DAY);
-    const first = await enqueue(app.id, t0);
+    const first = await enqueueInstallEvent(app.id, t0);
     expect(await attempt(app.id, t0)).toBe(1);
     // A later event fails too; 4 days of failures are not enough.
-    const second = await enqueue(app.id, at(t0, 4 * DAY));
+    const second = await enqueueInstallEvent(app.id, at(t0, 4 * DAY));
     await attempt(app.id, at(t0, 4 * DAY));
     expect(await disabledAt(app.id)).toBeNull();
     // 5 days after the first failure, nothing but failures: disabled at that attempt.
-    const third = await enqueue(app.id, at(t0, 5 * DAY));
+    const third = await enqueueInstallEvent(app.id, at(t0, 5 * DAY));
     await attempt(app.id, at(t0, 5 * DAY));
     expect(await disabledAt(app.id)).toEqual(at(t0, 5 * DAY));
 
     // No more attempts; new events are still written and listed by the missed-events API.
-    const fourth = await enqueue(app.id, at(t0, 6 * DAY));
+    const fourth = await enqueueInstallEvent(app.id, at(t0, 6 * DAY));
     expect(await attempt(app.id, at(t0, 7 * DAY))).toBe(0);
     const listed = await listMissedEvents(app.id, { limit: 100 });
     expect(listed.events.map((e) => e.webhookId)).toEqual(expect.arrayContaining([first, second, third, fourth]));
@@ -112,11 +100,11 @@ describe("an endpoint that only fails is disabled after the days, and Enable res
   it("a success within the days keeps the endpoint on", async () => {
     const app = await makeApp();
     const t0 = new Date(Date.now() - 10 * DAY);
-    await enqueue(app.id, t0);
+    await enqueueInstallEvent(app.id, t0);
     await attempt(app.id, t0);
-    await enqueue(app.id, at(t0, 3 * DAY));
+    await enqueueInstallEvent(app.id, at(t0, 3 * DAY));
     await attempt(app.id, at(t0, 3 * DAY), accept);
-    await enqueue(app.id, at(t0, 6 * DAY));
+    await enqueueInstallEvent(app.id, at(t0, 6 * DAY));
     await attempt(app.id, at(t0, 6 * DAY));
     expect(await disabledAt(app.id)).toBeNull();
   });
@@ -133,10 +121,14 @@ describe("Redeliver failed since a chosen time", () => {
   it("queues each event written since then whose delivery was given up, once", async () => {
     const app = await makeApp();
     const t0 = new Date(Date.now() - 20 * DAY);
-    const ids = [await enqueue(app.id, t0), await enqueue(app.id, at(t0, DAY)), await enqueue(app.id, at(t0, 2 * DAY))];
+    const ids = [
+      await enqueueInstallEvent(app.id, t0),
+      await enqueueInstallEvent(app.id, at(t0, DAY)),
+      await enqueueInstallEvent(app.id, at(t0, 2 * DAY)),
+    ];
     // Mark them failed (given up) as the retry window would.
     await db().webhookEvent.updateMany({ where: { id: { in: ids } }, data: { status: "failed" } });
-    const delivered = await enqueue(app.id, at(t0, 2 * DAY));
+    const delivered = await enqueueInstallEvent(app.id, at(t0, 2 * DAY));
     await attempt(app.id, at(t0, 2 * DAY), accept);
 
     const now = at(t0, 3 * DAY);
