@@ -3,6 +3,7 @@ import { peerAddressHeader } from "@/lib/client-address";
 import { db } from "@/lib/db/client";
 import { memoryCookieJar } from "@/lib/testing/cookie-jar";
 import { makeAgency, testPassword } from "@/lib/testing/fixtures";
+import { signInOutcome } from "@/lib/testing/refusal";
 import {
   browserCookie,
   noteBrowser,
@@ -21,12 +22,6 @@ const freshAddress = () => {
   lastAddress = (lastAddress % 250) + 1;
   return `198.51.100.${lastAddress}`;
 };
-
-const reason = (attempt: Promise<unknown>) =>
-  attempt.then(
-    () => "signed in",
-    (error: Error) => error.message,
-  );
 
 async function personWithTotp() {
   const { owner } = await makeAgency({ locations: 0 });
@@ -50,7 +45,7 @@ describe("the second step at sign-in", () => {
     const { owner, secret } = await personWithTotp();
     const address = freshAddress();
     const jar = memoryCookieJar();
-    expect(await reason(passwordStep({ email: owner.email, password: testPassword }, from(address), jar))).toBe(
+    expect(await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar))).toBe(
       "second-factor",
     );
     expect(jar.get(secondStepCookie)).toEqual(expect.any(String));
@@ -66,15 +61,15 @@ describe("the second step at sign-in", () => {
     const { owner, secret } = await personWithTotp();
     const address = freshAddress();
     const jar = memoryCookieJar();
-    await reason(passwordStep({ email: owner.email, password: testPassword }, from(address), jar));
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar));
     const other = memoryCookieJar({ [secondStepCookie]: jar.get(secondStepCookie) ?? "" });
-    expect(await reason(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(address), other))).toBe(
+    expect(await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(address), other))).toBe(
       "step-expired",
     );
     const forgedBrowser = memoryCookieJar({ ...jar.all(), [browserCookie]: "A".repeat(32) });
-    expect(await reason(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(address), forgedBrowser))).toBe(
-      "step-expired",
-    );
+    expect(
+      await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(address), forgedBrowser)),
+    ).toBe("step-expired");
   });
 
   it("expires after 5 minutes", async () => {
@@ -82,9 +77,9 @@ describe("the second step at sign-in", () => {
     const address = freshAddress();
     const jar = memoryCookieJar();
     const t = new Date();
-    await reason(passwordStep({ email: owner.email, password: testPassword }, from(address), jar, t));
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar, t));
     const late = new Date(t.getTime() + secondStepLifetimeMs);
-    expect(await reason(secondFactorStep({ code: totpCodeAt(secret, late) }, from(address), jar, late))).toBe(
+    expect(await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, late) }, from(address), jar, late))).toBe(
       "step-expired",
     );
   });
@@ -93,24 +88,26 @@ describe("the second step at sign-in", () => {
     const { owner, secret } = await personWithTotp();
     const attacker = freshAddress();
     const jar = memoryCookieJar();
-    await reason(passwordStep({ email: owner.email, password: testPassword }, from(attacker), jar));
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(attacker), jar));
     const outcomes: string[] = [];
     for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures + 2; i++) {
-      outcomes.push(await reason(secondFactorStep({ code: "000000" }, from(attacker), jar)));
+      outcomes.push(await signInOutcome(secondFactorStep({ code: "000000" }, from(attacker), jar)));
     }
     expect(outcomes.slice(0, throttlePolicy.accountAtAddress.maxFailures - 1)).toEqual(
       Array(throttlePolicy.accountAtAddress.maxFailures - 1).fill("wrong-code"),
     );
     expect(outcomes.at(-1)).toBe("throttled");
     // Even the right code is refused from that address now.
-    expect(await reason(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(attacker), jar))).toBe(
+    expect(await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(attacker), jar))).toBe(
       "throttled",
     );
     // The person, from their own address and browser, signs in.
     const own = freshAddress();
     const mine = memoryCookieJar();
-    await reason(passwordStep({ email: owner.email, password: testPassword }, from(own), mine));
-    expect(await reason(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(own), mine))).toBe("signed in");
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(own), mine));
+    expect(await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(own), mine))).toBe(
+      "signed in",
+    );
   });
 
   it("takes a recovery code once, and notifies the person in the app and the audit log", async () => {
@@ -118,11 +115,11 @@ describe("the second step at sign-in", () => {
     const address = freshAddress();
     const code = recoveryCodes[0] ?? "";
     const jar = memoryCookieJar();
-    await reason(passwordStep({ email: owner.email, password: testPassword }, from(address), jar));
-    expect(await reason(secondFactorStep({ code }, from(address), jar))).toBe("signed in");
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar));
+    expect(await signInOutcome(secondFactorStep({ code }, from(address), jar))).toBe("signed in");
     const again = memoryCookieJar();
-    await reason(passwordStep({ email: owner.email, password: testPassword }, from(address), again));
-    expect(await reason(secondFactorStep({ code }, from(address), again))).toBe("wrong-code");
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), again));
+    expect(await signInOutcome(secondFactorStep({ code }, from(address), again))).toBe("wrong-code");
     expect(await db().notification.count({ where: { userId: owner.id, kind: "recovery_code_used" } })).toBe(1);
     const audit = await db().auditLog.findFirstOrThrow({ where: { targetId: owner.id, action: "recovery_code_used" } });
     expect(audit.details).toMatchObject({ address, left: 9 });
@@ -130,7 +127,7 @@ describe("the second step at sign-in", () => {
   });
 
   it("without a second step in progress, a code signs no one in", async () => {
-    expect(await reason(secondFactorStep({ code: "123456" }, from(freshAddress()), memoryCookieJar()))).toBe(
+    expect(await signInOutcome(secondFactorStep({ code: "123456" }, from(freshAddress()), memoryCookieJar()))).toBe(
       "step-expired",
     );
   });

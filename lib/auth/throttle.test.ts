@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
+import { uniqueSuffix } from "@/lib/testing/fixtures";
 import { pruneSignInThrottle, throttledSignIn, throttleKeys, throttlePolicy } from "./throttle";
 
 // In the future: every attempt prunes expired rows, and other test files sign in at the real time.
 const t0 = new Date("2099-01-01T00:00:00Z");
 const later = (ms: number, from = t0) => new Date(from.getTime() + ms);
-const unique = () => randomBytes(5).toString("hex");
 
 const wrong = async () => null;
 const right = async () => "actor";
@@ -15,7 +15,7 @@ const attempt = (email: string, address: string, now: Date, check: () => Promise
 
 describe("failed sign-in throttle", () => {
   it("blocks an account at one address after the limit, for the block time", async () => {
-    const email = `victim-${unique()}@example.test`;
+    const email = `victim-${uniqueSuffix()}@example.test`;
     const { maxFailures, blockMs } = throttlePolicy.accountAtAddress;
     for (let i = 0; i < maxFailures - 1; i++) expect(await attempt(email, "10.0.0.1", t0)).toBe("invalid");
     // The attempt that reaches the limit is compared, and says to wait.
@@ -25,7 +25,7 @@ describe("failed sign-in throttle", () => {
   });
 
   it("never locks the owner out: five failures from five other addresses, then the owner signs in from theirs", async () => {
-    const email = `owner-${unique()}@example.test`;
+    const email = `owner-${uniqueSuffix()}@example.test`;
     const { maxFailures } = throttlePolicy.accountAtAddress;
     for (let i = 0; i < maxFailures; i++) expect(await attempt(email, `203.0.113.${i}`, t0)).toBe("invalid");
     expect(await attempt(email, "198.51.100.7", later(1), right)).toBe("signed in");
@@ -36,7 +36,7 @@ describe("failed sign-in throttle", () => {
   });
 
   it("keeps the block running past the window even while more attempts come in", async () => {
-    const email = `persistent-${unique()}@example.test`;
+    const email = `persistent-${uniqueSuffix()}@example.test`;
     const { maxFailures, windowMs, blockMs } = throttlePolicy.accountAtAddress;
     for (let i = 0; i < maxFailures - 1; i++) await attempt(email, "a", t0);
     const blockStart = later(windowMs - 1); // the fifth failure, just inside the window
@@ -47,14 +47,14 @@ describe("failed sign-in throttle", () => {
   });
 
   it("blocks an address that tries many accounts", async () => {
-    const address = `addr-${unique()}`;
+    const address = `addr-${uniqueSuffix()}`;
     for (let i = 0; i < throttlePolicy.address.maxFailures; i++) await attempt(`u${i}-${address}@x.test`, address, t0);
     expect(await attempt("someone-else@x.test", address, t0, right)).toBe("throttled");
     expect(await attempt("someone-else@x.test", "another address", t0, right)).toBe("signed in");
   });
 
   it("counts an IPv6 address by its /64: new addresses in one /64 get no new tries", async () => {
-    const email = `rotating-${unique()}@example.test`;
+    const email = `rotating-${uniqueSuffix()}@example.test`;
     // A /64 of this run's own (the table outlives the test), and the next /64 up.
     const x = randomBytes(2).readUInt16BE(0).toString(16);
     const y = randomBytes(2).readUInt16BE(0) & 0xfffe;
@@ -70,7 +70,7 @@ describe("failed sign-in throttle", () => {
   });
 
   it("forgets failures outside the window and after a success", async () => {
-    const email = `forgetful-${unique()}@example.test`;
+    const email = `forgetful-${uniqueSuffix()}@example.test`;
     const { maxFailures, windowMs } = throttlePolicy.accountAtAddress;
     for (let i = 0; i < maxFailures - 1; i++) await attempt(email, "a", t0);
     expect(await attempt(email, "a", later(windowMs + 1))).toBe("invalid");
@@ -79,7 +79,7 @@ describe("failed sign-in throttle", () => {
   });
 
   it("does not compare the password of a blocked account at that address", async () => {
-    const email = `blocked-${unique()}@example.test`;
+    const email = `blocked-${uniqueSuffix()}@example.test`;
     for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures; i++) await attempt(email, "a", t0);
     let compared = 0;
     const counting = async () => {
@@ -93,8 +93,8 @@ describe("failed sign-in throttle", () => {
   });
 
   it("lets a parallel burst compare no more than the limit", async () => {
-    const email = `burst-${unique()}@example.test`;
-    const address = `burst-${unique()}`;
+    const email = `burst-${uniqueSuffix()}@example.test`;
+    const address = `burst-${uniqueSuffix()}`;
     let compared = 0;
     const slowWrong = async () => {
       compared++;
@@ -112,10 +112,10 @@ describe("pruneSignInThrottle", () => {
   const old = new Date("2098-06-01T00:00:00Z");
 
   it("deletes rows whose window and block are over, in batches, and keeps the rest", async () => {
-    const spent = Array.from({ length: 3 }, () => `spent-${unique()}@example.test`);
-    const address = `prune-${unique()}`;
+    const spent = Array.from({ length: 3 }, () => `spent-${uniqueSuffix()}@example.test`);
+    const address = `prune-${uniqueSuffix()}`;
     for (const email of spent) await attempt(email, address, old);
-    const blocked = `blocked-${unique()}@example.test`;
+    const blocked = `blocked-${uniqueSuffix()}@example.test`;
     // Its window opened at `old`; its block began with its fifth failure, ten minutes later.
     for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures; i++)
       await attempt(blocked, address, i === 0 ? old : later(10 * 60_000, old));

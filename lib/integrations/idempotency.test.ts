@@ -6,6 +6,7 @@ import { IDEMPOTENCY_KEY_TTL_MS, keyReusedMessage, openAnswer, parseIdempotencyK
 import { pruneOnce } from "@/lib/maintenance/prune";
 import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { refusal } from "@/lib/testing/refusal";
 import type { IntegrationActor, IntegrationOwner } from "./access";
 import { listAuditLog } from "./audit-log";
 import { confirmTokenShown } from "./idempotency";
@@ -27,15 +28,6 @@ async function setup() {
   const agency = await makeAgency({ locations: 1, privateIntegrationsLab: true });
   const owner: IntegrationOwner = { level: "agency", companyId: agency.company.id };
   return { agency, actor: agency.owner, owner };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<Refusal> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(Refusal);
-  return error as Refusal;
 }
 
 const countIntegrations = (companyId: string) => db().privateIntegration.count({ where: { companyId } });

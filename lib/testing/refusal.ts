@@ -10,3 +10,10 @@ export async function refusal(promise: Promise<unknown>): Promise<Refusal> {
   expect(error).toBeInstanceOf(Refusal);
   return error as Refusal;
 }
+
+/** How a sign-in attempt ended: "signed in", or the refusal's message. */
+export const signInOutcome = (attempt: Promise<unknown>): Promise<string> =>
+  attempt.then(
+    () => "signed in",
+    (error: Error) => error.message,
+  );

@@ -6,6 +6,7 @@ import { peerAddressHeader } from "@/lib/client-address";
 import { db } from "@/lib/db/client";
 import { memoryCookieJar } from "@/lib/testing/cookie-jar";
 import { makeAgency, testPassword } from "@/lib/testing/fixtures";
+import { signInOutcome } from "@/lib/testing/refusal";
 import { softAuthenticator } from "@/lib/testing/webauthn";
 import { beginPasskeyConfirmation, confirmIdentityWithPasskey } from "../confirm-identity";
 import { passkeySignInOptions, passkeyStep } from "../passkey-sign-in";
@@ -25,11 +26,6 @@ import {
 // Addresses of this file's own range: on PostgreSQL the test files share the throttle's table.
 const freshAddress = () => `192.0.2.${randomInt(1, 255)}`;
 const from = (address: string) => ({ [peerAddressHeader]: address, "user-agent": "Mozilla/5.0 Chrome/140.0" });
-const reason = (attempt: Promise<unknown>) =>
-  attempt.then(
-    () => "signed in",
-    (error: Error) => error.message,
-  );
 const minutesAfter = (t: Date, minutes: number) => new Date(t.getTime() + minutes * 60_000);
 
 const newAuthenticator = () => {
@@ -189,7 +185,7 @@ describe("signing in with a passkey, no e-mail or password", () => {
     const address = freshAddress();
     const t = new Date();
     const step = (response: unknown, browser: CookieJar, now = t) =>
-      reason(passkeyStep({ flow: "sign-in", response: JSON.stringify(response) }, from(address), browser, now));
+      signInOutcome(passkeyStep({ flow: "sign-in", response: JSON.stringify(response) }, from(address), browser, now));
 
     const used = authenticator.authenticate(await passkeySignInOptions("sign-in", jar, t));
     expect(await step(used, jar)).toBe("signed in");
@@ -217,18 +213,20 @@ describe("signing in with a passkey, no e-mail or password", () => {
     const options = await passkeySignInOptions("sign-in", jar);
     const cloned = authenticator.authenticate(options, undefined, { counter: 1 });
     expect(
-      await reason(passkeyStep({ flow: "sign-in", response: JSON.stringify(cloned) }, from(freshAddress()), jar)),
+      await signInOutcome(
+        passkeyStep({ flow: "sign-in", response: JSON.stringify(cloned) }, from(freshAddress()), jar),
+      ),
     ).toBe("passkey-failed");
   });
 
   it("signs no one in once the passkey or the person is removed", async () => {
     const { owner, jar, authenticator, credential } = await personWithPasskey();
     await removePasskey(owner, credential.id);
-    expect(await reason(signInWithPasskey(jar, authenticator))).toBe("passkey-failed");
+    expect(await signInOutcome(signInWithPasskey(jar, authenticator))).toBe("passkey-failed");
 
     const second = await personWithPasskey();
     await db().user.update({ where: { id: second.owner.id }, data: { removedAt: new Date() } });
-    expect(await reason(signInWithPasskey(second.jar, second.authenticator))).toBe("passkey-failed");
+    expect(await signInOutcome(signInWithPasskey(second.jar, second.authenticator))).toBe("passkey-failed");
   });
 
   it("throttles failed answers by address, not the person's own", async () => {
@@ -237,7 +235,7 @@ describe("signing in with a passkey, no e-mail or password", () => {
     const forged = async () => {
       const answer = authenticator.authenticate(await passkeySignInOptions("sign-in", jar));
       answer.response.signature = answer.response.signature.replace(/^.{8}/, "AAAAAAAA");
-      return reason(passkeyStep({ flow: "sign-in", response: JSON.stringify(answer) }, from(attacker), jar));
+      return signInOutcome(passkeyStep({ flow: "sign-in", response: JSON.stringify(answer) }, from(attacker), jar));
     };
     const outcomes: string[] = [];
     for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures; i++) outcomes.push(await forged());
@@ -245,16 +243,16 @@ describe("signing in with a passkey, no e-mail or password", () => {
       Array(throttlePolicy.accountAtAddress.maxFailures - 1).fill("passkey-failed"),
     );
     expect(outcomes.at(-1)).toBe("throttled");
-    expect(await reason(signInWithPasskey(jar, authenticator, attacker))).toBe("throttled");
+    expect(await signInOutcome(signInWithPasskey(jar, authenticator, attacker))).toBe("throttled");
     let own = freshAddress();
     while (own === attacker) own = freshAddress();
-    expect(await reason(signInWithPasskey(jar, authenticator, own))).toBe("signed in");
+    expect(await signInOutcome(signInWithPasskey(jar, authenticator, own))).toBe("signed in");
   });
 });
 
 describe("a passkey as the second step", () => {
   async function afterPassword(email: string, jar: CookieJar, address: string) {
-    return reason(passwordStep({ email, password: testPassword }, from(address), jar));
+    return signInOutcome(passwordStep({ email, password: testPassword }, from(address), jar));
   }
 
   it("is offered after the password, limited to the person's passkeys, and ends the step", async () => {
@@ -284,15 +282,17 @@ describe("a passkey as the second step", () => {
     // The intruder's authenticator answers this step's challenge with the intruder's own passkey.
     const theirs = intruder.authenticator.authenticate(options, intruder.credential);
     expect(
-      await reason(passkeyStep({ flow: "second-factor", response: JSON.stringify(theirs) }, from(address), jar)),
+      await signInOutcome(passkeyStep({ flow: "second-factor", response: JSON.stringify(theirs) }, from(address), jar)),
     ).toBe("passkey-failed");
     // That answer used the challenge up; a new one, with the person's own passkey, signs in.
     const stale = JSON.stringify(authenticator.authenticate(options));
-    expect(await reason(passkeyStep({ flow: "second-factor", response: stale }, from(address), jar))).toBe(
+    expect(await signInOutcome(passkeyStep({ flow: "second-factor", response: stale }, from(address), jar))).toBe(
       "passkey-failed",
     );
     const fresh = JSON.stringify(authenticator.authenticate(await passkeySignInOptions("second-factor", jar)));
-    expect(await reason(passkeyStep({ flow: "second-factor", response: fresh }, from(address), jar))).toBe("signed in");
+    expect(await signInOutcome(passkeyStep({ flow: "second-factor", response: fresh }, from(address), jar))).toBe(
+      "signed in",
+    );
   });
 
   it("belongs to the browser that passed the password, and only while the step lasts", async () => {
@@ -300,20 +300,20 @@ describe("a passkey as the second step", () => {
     const jar = memoryCookieJar();
     const address = freshAddress();
     const t = new Date();
-    await reason(passwordStep({ email: owner.email, password: testPassword }, from(address), jar, t));
-    expect(await reason(passkeySignInOptions("second-factor", memoryCookieJar(), t))).toBe("step-expired");
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar, t));
+    expect(await signInOutcome(passkeySignInOptions("second-factor", memoryCookieJar(), t))).toBe("step-expired");
     const options = await passkeySignInOptions("second-factor", jar, t);
     const response = JSON.stringify(authenticator.authenticate(options));
     const copied = memoryCookieJar({ [secondStepCookie]: jar.get(secondStepCookie) ?? "" });
-    expect(await reason(passkeyStep({ flow: "second-factor", response }, from(address), copied, t))).toBe(
+    expect(await signInOutcome(passkeyStep({ flow: "second-factor", response }, from(address), copied, t))).toBe(
       "step-expired",
     );
-    expect(await reason(passkeyStep({ flow: "second-factor", response }, from(address), jar, minutesAfter(t, 5)))).toBe(
-      "step-expired",
-    );
+    expect(
+      await signInOutcome(passkeyStep({ flow: "second-factor", response }, from(address), jar, minutesAfter(t, 5))),
+    ).toBe("step-expired");
     // A recovery code still answers the step (the passkey's challenge aside).
     const code = added.recoveryCodes?.[0] ?? "";
-    expect(await reason(secondFactorStep({ code }, from(address), jar, t))).toBe("signed in");
+    expect(await signInOutcome(secondFactorStep({ code }, from(address), jar, t))).toBe("signed in");
   });
 });
 
