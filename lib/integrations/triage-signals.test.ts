@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { manyAt as manyAtMost, oneAt } from "@/lib/testing/triage-facts";
+import {
+  daysAgo,
+  expiresOnDay,
+  manyAt as manyAtMost,
+  oneAt,
+  triageFactsWith,
+  triageNow,
+} from "@/lib/testing/triage-facts";
 import {
   attentionKinds,
   compareExpires,
@@ -25,24 +32,10 @@ const manyAt = manyAtMost();
  * properties over generated integrations and clocks.
  */
 
-const DAY = 86_400_000;
-const now = new Date("2026-11-24T15:30:00.000Z");
-const ago = (days: number) => new Date(now.getTime() - days * DAY).toISOString();
-/** The stored expiry of an `Expires` date N UTC days after today: midnight UTC after that day. */
-const expiresOnDay = (n: number) => new Date(Date.UTC(2026, 10, 24 + n + 1)).toISOString();
-
-const base: TriageFacts = {
-  name: "Reporting",
-  description: "",
-  scopes: ["locations.readonly"],
-  createdAt: ago(10),
-  lastUsedAt: ago(1),
-  tokenCreatedAt: ago(10),
-  tokenHint: "pit-…9f3a",
-  expiresAt: null,
-  rotating: false,
-};
-const make = (over: Partial<TriageFacts>): TriageFacts => ({ ...base, ...over });
+const now = triageNow;
+const ago = daysAgo;
+const make = triageFactsWith;
+const _base = triageFactsWith({});
 const labels = (facts: TriageFacts, at = now) => rowSignals(facts, at).map((s) => s.label);
 
 describe("rowSignals: what a row says besides its status", () => {

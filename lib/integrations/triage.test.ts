@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { daysAgo, expiresOnDay, triageFactsWith, triageNow } from "@/lib/testing/triage-facts";
 import {
   daysUntilExpiry,
   inFilter,
@@ -9,24 +10,11 @@ import {
   type TriageFacts,
 } from "./triage";
 
-const now = new Date("2026-11-24T15:30:00.000Z");
+const now = triageNow;
+const ago = daysAgo;
+const make = triageFactsWith;
+const base = triageFactsWith({});
 const DAY = 86_400_000;
-const ago = (days: number) => new Date(now.getTime() - days * DAY).toISOString();
-/** The stored expiry of an `Expires` date N UTC days after today: midnight UTC after that day. */
-const expiresOnDay = (n: number) => new Date(Date.UTC(2026, 10, 24 + n + 1)).toISOString();
-
-const base: TriageFacts = {
-  name: "Reporting",
-  description: "Nightly export to the warehouse",
-  scopes: ["contacts.readonly", "locations.readonly"],
-  createdAt: ago(10),
-  lastUsedAt: ago(1),
-  tokenCreatedAt: ago(10),
-  tokenHint: "pit-…9f3a",
-  expiresAt: null,
-  rotating: false,
-};
-const make = (over: Partial<TriageFacts>): TriageFacts => ({ ...base, ...over });
 
 describe("daysUntilExpiry: an Expires date N whole UTC days after today reads `in N days`", () => {
   const cases: [expires: string | null, at: string, days: number | null][] = [

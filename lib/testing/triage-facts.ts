@@ -5,6 +5,27 @@ import type { TriageFacts } from "@/lib/integrations/triage";
 
 const DAY = 86_400_000;
 
+/** The examples' clock: a Tuesday afternoon, UTC. */
+export const triageNow = new Date("2026-11-24T15:30:00.000Z");
+/** `days` days before `triageNow`, ISO. */
+export const daysAgo = (days: number) => new Date(triageNow.getTime() - days * DAY).toISOString();
+/** The stored expiry of an `Expires` date N UTC days after `triageNow`'s day: midnight UTC after that day. */
+export const expiresOnDay = (n: number) => new Date(Date.UTC(2026, 10, 24 + n + 1)).toISOString();
+
+/** An active integration made 10 days ago, used yesterday, with `over` changed. */
+export const triageFactsWith = (over: Partial<TriageFacts>): TriageFacts => ({
+  name: "Reporting",
+  description: "Nightly export to the warehouse",
+  scopes: ["contacts.readonly", "locations.readonly"],
+  createdAt: daysAgo(10),
+  lastUsedAt: daysAgo(1),
+  tokenCreatedAt: daysAgo(10),
+  tokenHint: "pit-…9f3a",
+  expiresAt: null,
+  rotating: false,
+  ...over,
+});
+
 /** An instant within a few years of 2026, any time of day. */
 export const clock = fc.integer({ min: Date.UTC(2024, 0, 1), max: Date.UTC(2029, 0, 1) }).map((ms) => new Date(ms));
 
