@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { TOTP } from "otpauth";
 import { createApp } from "./support/install";
 import { rememberSecret, rememberSecretsIn } from "./support/secrets";
@@ -43,6 +43,14 @@ async function loseNextAnswer(
   };
 }
 
+/** Presses `button` until `shown` is visible: a click before hydration opens nothing. */
+async function openUntilShown(button: Locator, shown: Locator) {
+  await expect(async () => {
+    await button.click();
+    await expect(shown).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
+}
+
 test("Generate new client secret and Rotate webhook secret: Confirm again shows the same secret", async ({ page }) => {
   const agency = await createAgency({ locations: 0 });
   const app = await createApp(agency.companyId, { scopes: "contacts.readonly" });
@@ -52,11 +60,7 @@ test("Generate new client secret and Rotate webhook secret: Confirm again shows 
 
   const panel = page.getByRole("region", { name: "Client credentials" });
   const confirmation = panel.getByRole("dialog", { name: "Generate a new client secret?" });
-  // A click before hydration opens nothing: click until the confirmation is there.
-  await expect(async () => {
-    await panel.getByRole("button", { name: "Generate new client secret" }).click();
-    await expect(confirmation).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 30_000 });
+  await openUntilShown(panel.getByRole("button", { name: "Generate new client secret" }), confirmation);
   let lost = await loseNextAnswer(page, path);
   await confirmation.getByRole("button", { name: "Confirm" }).click();
   await expect(panel.getByText("it is never done twice")).toBeVisible();
@@ -75,10 +79,7 @@ test("Generate new client secret and Rotate webhook secret: Confirm again shows 
   await expect(panel.getByTestId("current-client-secret")).toContainText(`…${secret.slice(-4)}`);
 
   const webhookConfirmation = page.getByRole("dialog", { name: "Rotate the webhook secret?" });
-  await expect(async () => {
-    await page.getByRole("button", { name: "Rotate webhook secret" }).click();
-    await expect(webhookConfirmation).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 30_000 });
+  await openUntilShown(page.getByRole("button", { name: "Rotate webhook secret" }), webhookConfirmation);
   lost = await loseNextAnswer(page, path);
   await webhookConfirmation.getByRole("button", { name: "Confirm" }).click();
   await expect(page.getByText("the same webhook secret included")).toBeVisible();
@@ -123,10 +124,10 @@ test("the authenticator app's Verify: pressed again after a lost answer, the sam
   await signIn(page, agency.owner.email);
   await page.goto("/settings/account");
   const section = page.getByRole("region", { name: "Two-factor authentication" });
-  await expect(async () => {
-    await section.getByRole("button", { name: "Set up authenticator app" }).click();
-    await expect(section.getByTestId("totp-secret")).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 30_000 });
+  await openUntilShown(
+    section.getByRole("button", { name: "Set up authenticator app" }),
+    section.getByTestId("totp-secret"),
+  );
   const secret = ((await section.getByTestId("totp-secret").textContent()) ?? "").trim();
   rememberSecret(secret, "typed: TOTP secret");
   const totp = new TOTP({ secret, algorithm: "SHA1", digits: 6, period: 30 });

@@ -4,7 +4,7 @@ import { expect } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { onServerDatabase, rowsOnServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
-import { randomLoopback, send } from "./support/http";
+import { randomLoopback, reportLeaked, send } from "./support/http";
 import { createApp } from "./support/install";
 import { card, fillNewIntegration, openDetails, takeShownToken } from "./support/private-integrations";
 import { expectSwitchKept } from "./support/switch";
@@ -144,13 +144,7 @@ test("a token revoked as leaked is notified, linking straight to Rotate and expi
   const form = await fillNewIntegration(page, "Leaky export");
   await form.getByRole("button", { name: "Create", exact: true }).click();
   const token = await takeShownToken(page);
-  const answer = await send(`http://127.0.0.1:${e2ePort}/credentials/revoke`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ credentials: [token] }),
-    localAddress: randomLoopback(),
-  });
-  expect(answer.status).toBe(202);
+  expect(await reportLeaked(token)).toBe(202);
 
   // Notified right after the revocation (not at the next check).
   await page.goto("/settings/notifications");

@@ -3,8 +3,7 @@
 // `Show more`), each proved in the browser; they share the sign-in and the helpers below.
 import { mkdirSync } from "node:fs";
 import type { Browser, BrowserContextOptions, Locator, Page } from "@playwright/test";
-import { e2ePort } from "./support/env";
-import { randomLoopback, send } from "./support/http";
+import { reportLeaked } from "./support/http";
 import {
   card,
   createOnScreen,
@@ -235,13 +234,7 @@ test("switches say On or Off and keep 3:1, as the unread badge does, in both sch
   await signIn(page, agency.owner.email);
   // An unread notification: a token reported as leaked.
   const token = await createOnScreen(page, "Leaky", ["locations.readonly"]);
-  const answer = await send(`http://127.0.0.1:${e2ePort}/credentials/revoke`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ credentials: [token] }),
-    localAddress: randomLoopback(),
-  });
-  expect(answer.status).toBe(202);
+  expect(await reportLeaked(token)).toBe(202);
 
   const switches = [
     { path: "/settings/team", name: "Require two-factor authentication", on: false },

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { request as httpRequest } from "node:http";
+import { e2ePort } from "./env";
 
 export interface Answer {
   status: number;
@@ -37,4 +38,18 @@ export function send(
 export function randomLoopback(): string {
   const octet = () => randomBytes(1)[0]!;
   return `127.${1 + (octet() % 254)}.${octet()}.${1 + (octet() % 254)}`;
+}
+
+/**
+ * Reports `token` as leaked through `POST /credentials/revoke` (from a loopback address of its own,
+ * so the endpoint's rate limit is not shared with other tests); the answer's status.
+ */
+export async function reportLeaked(token: string): Promise<number> {
+  const answer = await send(`http://127.0.0.1:${e2ePort}/credentials/revoke`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ credentials: [token] }),
+    localAddress: randomLoopback(),
+  });
+  return answer.status;
 }
