@@ -1,6 +1,6 @@
-import type { Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { onServerDatabase } from "./support/database";
+import { rowNames } from "./support/integration-list";
 import { card, openActions, rowAction, takeShownToken } from "./support/private-integrations";
 import { type Seed, seedIntegrations } from "./support/seed-integrations";
 import { expect, test } from "./support/test";
@@ -44,13 +44,6 @@ const ordinary: Seed[] = Array.from({ length: 22 }, (_, i) => ({
   created: 1 + (i % 9),
   usedHoursAgo: 1 + (i % 20),
 }));
-
-const table = (page: Page) => page.getByRole("region", { name: "Private integrations" });
-/** The names of the rows the table shows now. */
-const rowNames = (page: Page) =>
-  table(page)
-    .locator("tbody")
-    .evaluateAll((groups) => groups.map((g) => g.getAttribute("aria-label") ?? ""));
 
 test("triage: Needs attention, every Status filter, search, relative times, the expired row and the server's refusal", async ({
   page,
