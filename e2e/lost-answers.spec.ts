@@ -43,6 +43,16 @@ async function loseNextAnswer(
   };
 }
 
+/** The ten recovery codes shown in `section` are those the lost answer carried. */
+async function expectSameCodes(section: Locator, lostAnswer: string) {
+  const shown = section.getByTestId("recovery-codes");
+  await expect(shown).toBeVisible();
+  const codes = ((await shown.textContent()) ?? "").split("\n").filter(Boolean);
+  for (const c of codes) rememberSecret(c, "shown: recovery code");
+  expect(codes).toHaveLength(10);
+  for (const c of codes) expect(lostAnswer).toContain(c);
+}
+
 /** Presses `button` until `shown` is visible: a click before hydration opens nothing. */
 async function openUntilShown(button: Locator, shown: Locator) {
   await expect(async () => {
@@ -140,12 +150,7 @@ test("the authenticator app's Verify: pressed again after a lost answer, the sam
   await page.unroute((url) => url.pathname === "/settings/account");
 
   await section.getByRole("button", { name: "Verify" }).click();
-  const shown = section.getByTestId("recovery-codes");
-  await expect(shown).toBeVisible();
-  const codes = ((await shown.textContent()) ?? "").split("\n").filter(Boolean);
-  for (const c of codes) rememberSecret(c, "shown: recovery code");
-  expect(codes).toHaveLength(10);
-  for (const c of codes) expect(lostAnswer).toContain(c);
+  await expectSameCodes(section, lostAnswer);
 });
 
 test("Add a passkey: pressed again after a lost answer, the same passkey and recovery codes, one passkey", async ({
@@ -166,12 +171,7 @@ test("Add a passkey: pressed again after a lost answer, the same passkey and rec
   await page.unroute((url) => url.pathname === "/settings/account");
 
   await section.getByRole("button", { name: "Add a passkey" }).click();
-  const shown = section.getByTestId("recovery-codes");
-  await expect(shown).toBeVisible();
-  const codes = ((await shown.textContent()) ?? "").split("\n").filter(Boolean);
-  for (const c of codes) rememberSecret(c, "shown: recovery code");
-  expect(codes).toHaveLength(10);
-  for (const c of codes) expect(lostAnswer).toContain(c);
+  await expectSameCodes(section, lostAnswer);
   await expect(section.getByRole("listitem").filter({ hasText: "Work laptop" })).toHaveCount(1);
   expect(await authenticator.credentials()).toHaveLength(1);
 });

@@ -202,16 +202,23 @@ export function usageCountingCost(run: DatabaseRun): string {
  * each is given beside it: a shared machine's load moves it less than req/s.
  */
 export function metricsCost(run: DatabaseRun): string {
-  const on = run.results.find((r) => r.id === "m");
-  const off = run.results.find((r) => r.id === "m′");
-  if (!on || !off) return "(m) and (m′) not run";
-  const ratio = on.requestsPerSecond / off.requestsPerSecond;
+  const pair = onOffPair(run, "m", "m′");
+  if (!pair) return "(m) and (m′) not run";
+  return `(m) metrics on ${fixed(pair.on)} req/s is ${(pair.ratio * 100).toFixed(1)} % of (m′) metrics off ${fixed(pair.off)} req/s: ${pair.ratio >= 0.97 ? "meets" : "misses"} (at most 3 % cost)${pair.cpu}`;
+}
+
+/** A pair of the same scenario with a feature on and off: their req/s, ratio, and CPU per request beside. */
+export function onOffPair(run: DatabaseRun, onId: string, offId: string) {
+  const on = run.results.find((r) => r.id === onId);
+  const off = run.results.find((r) => r.id === offId);
+  if (!on || !off) return undefined;
   const [cpuOn, cpuOff] = [cpuPerRequest(run, on), cpuPerRequest(run, off)];
   const cpu =
     cpuOn !== undefined && cpuOff
       ? `; CPU per request ${fixed(cpuOn)} µs against ${fixed(cpuOff)} µs (${cpuOn >= cpuOff ? "+" : ""}${((cpuOn / cpuOff - 1) * 100).toFixed(1)} %)`
       : "";
-  return `(m) metrics on ${fixed(on.requestsPerSecond)} req/s is ${(ratio * 100).toFixed(1)} % of (m′) metrics off ${fixed(off.requestsPerSecond)} req/s: ${ratio >= 0.97 ? "meets" : "misses"} (at most 3 % cost)${cpu}`;
+  const [onRate, offRate] = [on.requestsPerSecond, off.requestsPerSecond];
+  return { on: onRate, off: offRate, ratio: onRate / offRate, cpu };
 }
 
 export function pgliteTargets(pglite: DatabaseRun, postgres: DatabaseRun | undefined): string {

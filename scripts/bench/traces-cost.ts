@@ -1,4 +1,4 @@
-import { cpuPerRequest, type DatabaseRun } from "./report";
+import { type DatabaseRun, onOffPair } from "./report";
 
 const fixed = (n: number) => n.toFixed(0);
 
@@ -8,14 +8,7 @@ const fixed = (n: number) => n.toFixed(0);
  * request costs when an operator turns it on. Off is the server as it always runs (nothing loaded).
  */
 export function tracesCost(run: DatabaseRun): string {
-  const on = run.results.find((r) => r.id === "t");
-  const off = run.results.find((r) => r.id === "t′");
-  if (!on || !off) return "(t) and (t′) not run";
-  const ratio = on.requestsPerSecond / off.requestsPerSecond;
-  const [cpuOn, cpuOff] = [cpuPerRequest(run, on), cpuPerRequest(run, off)];
-  const cpu =
-    cpuOn !== undefined && cpuOff
-      ? `; CPU per request ${fixed(cpuOn)} µs against ${fixed(cpuOff)} µs (${cpuOn >= cpuOff ? "+" : ""}${((cpuOn / cpuOff - 1) * 100).toFixed(1)} %)`
-      : "";
-  return `(t) traces on ${fixed(on.requestsPerSecond)} req/s is ${(ratio * 100).toFixed(1)} % of (t′) traces off ${fixed(off.requestsPerSecond)} req/s${cpu}`;
+  const pair = onOffPair(run, "t", "t′");
+  if (!pair) return "(t) and (t′) not run";
+  return `(t) traces on ${fixed(pair.on)} req/s is ${(pair.ratio * 100).toFixed(1)} % of (t′) traces off ${fixed(pair.off)} req/s${pair.cpu}`;
 }
