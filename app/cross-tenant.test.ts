@@ -2,8 +2,7 @@
 // method has a case), which only holds when every case is in one file with the probe that lists
 // them.
 
-import { readdirSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { exportJWK, generateKeyPair as joseKeyPair } from "jose";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as contactGet } from "@/app/contacts/[contactId]/route";
@@ -16,14 +15,15 @@ import { generateKeyPair } from "@/lib/apps/keys";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { startSession } from "@/lib/auth/sessions";
 import { db } from "@/lib/db/client";
-import { lifecycleKinds } from "@/lib/integrations/catalog";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
+import { type LifecycleApi, lifecycleActions, lifecycleKinds } from "@/lib/integrations/catalog";
 import { signedInAs } from "@/lib/testing/actor";
 import { type ApiRequest, apiClient } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, newContact, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { formData } from "@/lib/testing/form-data";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { codeGrant, install, installAndExchange, makeApp, testRedirectUri } from "@/lib/testing/oauth";
 import { withBurstLimit } from "@/lib/testing/rate-limits";
+import { appFilesNamed } from "@/lib/testing/source-tree";
 import { leftToNext } from "@/scripts/route-table";
 
 /**
@@ -81,7 +81,7 @@ interface World {
 let w: World;
 
 const VERSION = "2021-07-28";
-const bearer = (token: string, extra: Record<string, string> = {}) => ({
+const asBearer = (token: string, extra: Record<string, string> = {}) => ({
   authorization: `Bearer ${token}`,
   version: VERSION,
   ...extra,
@@ -119,19 +119,17 @@ beforeAll(async () => {
     where: { appId: appA.app.id, companyId: A.company.id, userType: "Company" },
   });
   const event = await db().webhookEvent.findFirstOrThrow({ where: { appId: appA.app.id } });
-  const agencyIntegration = await createPrivateIntegration(
-    A.owner,
-    { level: "agency", companyId: A.company.id },
-    { name: "A's agency integration", scopes: ["users.readonly"] },
-    new Date(),
+  const agencyIntegration = await makeIntegration(A, {
+    name: "A's agency integration",
+    scopes: ["users.readonly"],
     // As the screen creates it: its token unshown until A's owner confirms it with this key (confirmShown).
-    { idempotencyKey: aOwnersKey, confirmShown: true },
-  );
-  const locationIntegration = await createPrivateIntegration(
-    A.owner,
-    { level: "location", locationId: A.locations[0]!.id },
-    { name: "A's sub-account integration", scopes: ["contacts.readonly"] },
-  );
+    issue: { idempotencyKey: aOwnersKey, confirmShown: true },
+  });
+  const locationIntegration = await makeIntegration(A, {
+    locationId: A.locations[0]!.id,
+    name: "A's sub-account integration",
+    scopes: ["contacts.readonly"],
+  });
   const contact = await contactsPost(location.access_token, A.locations[0]!.id);
   expect(contact.status).toBe(201);
   const contactId = (contact.body as { contact: { id: string } }).contact.id;
@@ -141,17 +139,16 @@ beforeAll(async () => {
   const bCompany = await installAndExchange(B.owner, appB, { level: "agency", locationIds: [B.locations[0]!.id] });
   const bUser = await makeUser(B.company.id, "account_user", { locationIds: [B.locations[0]!.id] });
   const bLocation = await installAndExchange(bUser, appB, { level: "location", locationId: B.locations[0]!.id });
-  const agencyPit = await createPrivateIntegration(
-    B.owner,
-    { level: "agency", companyId: B.company.id },
+  const agencyPit = await makeIntegration(B, {
+    name: "B's agency integration",
     // private-integrations.write: the management API's routes are probed with a caller that may use them.
-    { name: "B's agency integration", scopes: ["locations.readonly", "users.readonly", "private-integrations.write"] },
-  );
-  const locationPit = await createPrivateIntegration(
-    B.owner,
-    { level: "location", locationId: B.locations[0]!.id },
-    { name: "B's sub-account integration", scopes: ["contacts.readonly", "contacts.write", "locations.readonly"] },
-  );
+    scopes: ["locations.readonly", "users.readonly", "private-integrations.write"],
+  });
+  const locationPit = await makeIntegration(B, {
+    locationId: B.locations[0]!.id,
+    name: "B's sub-account integration",
+    scopes: ["contacts.readonly", "contacts.write", "locations.readonly"],
+  });
 
   w = {
     A: {
@@ -316,7 +313,7 @@ const appFields = () => ({
   installSetting: "everyone",
   webhookUrl: "",
 });
-const authorize = () => ({
+const authorizeFieldsOfA = () => ({
   response_type: "code",
   client_id: w.A.app.app.clientId,
   redirect_uri: testRedirectUri,
@@ -475,16 +472,16 @@ const actionCases: Record<string, Record<string, ActionCase>> = {
       forms: (a) =>
         byB(a)
           ? [
-              { ...authorize(), level: "location", locationId: w.A.locations[0]!.id },
-              { ...authorize(), level: "agency", "locationIds[]": [w.A.locations[0]!.id] },
+              { ...authorizeFieldsOfA(), level: "location", locationId: w.A.locations[0]!.id },
+              { ...authorizeFieldsOfA(), level: "agency", "locationIds[]": [w.A.locations[0]!.id] },
             ]
           : [
-              { ...authorize(), level: "location", locationId: w.A.locations[1]!.id },
-              { ...authorize(), level: "agency", "locationIds[]": [w.A.locations[0]!.id] },
+              { ...authorizeFieldsOfA(), level: "location", locationId: w.A.locations[1]!.id },
+              { ...authorizeFieldsOfA(), level: "agency", "locationIds[]": [w.A.locations[0]!.id] },
             ],
     },
     // Cancel only sends the browser back to the app with error=access_denied: it changes nothing.
-    cancelInstallAction: { forms: () => [authorize()], outcome: () => "nothing to change" },
+    cancelInstallAction: { forms: () => [authorizeFieldsOfA()], outcome: () => "nothing to change" },
   },
 };
 
@@ -496,16 +493,6 @@ function ownAccountOnly(cases: Record<string, () => Fields>): Record<string, Act
       { forms: (a: Attacker) => (byB(a) ? [fields()] : []), outcome: () => "own agency" as const },
     ]),
   );
-}
-
-function filesNamed(name: string, dir = "app"): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) out.push(...filesNamed(name, path));
-    else if (entry === name) out.push(relative("app", path));
-  }
-  return out.sort();
 }
 
 type Action = (prev: object, data: FormData) => Promise<{ ok?: boolean; error?: string; fieldErrors?: object }>;
@@ -530,7 +517,7 @@ async function run(action: Action, fields: Fields) {
 
 describe("server actions", () => {
   it("every export of every app/**/actions.ts has a cross-tenant case", async () => {
-    const files = filesNamed("actions.ts");
+    const files = appFilesNamed("actions.ts");
     expect(files.length).toBeGreaterThan(5);
     const missing: string[] = [];
     for (const file of files)
@@ -655,7 +642,23 @@ function managementCase(suffix: string, method: Method, body?: unknown): RouteCa
   };
 }
 
-const routeCases: Record<string, RouteCase> = {
+/**
+ * Each lifecycle action of the catalogue on its own route (its method, and the body that asks for
+ * it), added to the case of the route's file: a new action's route has its case by itself.
+ */
+function withLifecycleRoutes(cases: Record<string, RouteCase>): Record<string, RouteCase> {
+  const all = { ...cases };
+  for (const kind of lifecycleKinds) {
+    const api: LifecycleApi = lifecycleActions[kind].api;
+    const file = `${api.path.slice(1).replace("{id}", "[id]")}/route.ts`;
+    const own = managementCase(api.path.replace("/private-integrations/{id}", ""), api.method, api.body);
+    const known = all[file];
+    all[file] = known ? { path: known.path, requests: () => [...known.requests(), ...own.requests()] } : own;
+  }
+  return all;
+}
+
+const routeCases: Record<string, RouteCase> = withLifecycleRoutes({
   "private-integrations/route.ts": {
     path: () => "/private-integrations",
     requests: () => [
@@ -677,16 +680,7 @@ const routeCases: Record<string, RouteCase> = {
       ),
     ],
   },
-  "private-integrations/[id]/route.ts": {
-    ...managementCase("", "PATCH", { name: "Taken over" }),
-    requests: () => [
-      ...managementCase("", "PATCH", { name: "Taken over" }).requests(),
-      ...managementCase("", "DELETE").requests(),
-    ],
-  },
-  "private-integrations/[id]/rotate/route.ts": managementCase("/rotate", "POST", { mode: "now" }),
-  "private-integrations/[id]/expire-now/route.ts": managementCase("/expire-now", "POST"),
-  "private-integrations/[id]/cancel-rotation/route.ts": managementCase("/cancel-rotation", "POST"),
+  "private-integrations/[id]/route.ts": managementCase("", "PATCH", { name: "Taken over" }),
   "private-integrations/[id]/usage/route.ts": managementCase("/usage", "GET"),
   "api/operator/route.ts": {
     path: () => "/api/operator",
@@ -819,10 +813,10 @@ const routeCases: Record<string, RouteCase> = {
     path: () => "/oauth/introspect",
     requests: () => bClientSendsTokensOfA("B's client introspects A's token", [200]),
   },
-};
+});
 
 /** One of a case's requests, through the route table (the route is the one `file` holds). */
-async function call(file: string, testCase: RouteCase, request: RouteRequest) {
+async function callRoute(file: string, testCase: RouteCase, request: RouteRequest) {
   const { label: _label, method, status: _status, path = testCase.path(), ...sent } = request;
   const found = findRoute(path.split("?")[0] as string);
   expect(found && `${found.route.path.slice(1)}/route.ts`, `${method} ${path} reaches ${file}`).toBe(file);
@@ -949,7 +943,7 @@ async function probe(file: string, module: Record<string, unknown>, options: Pro
         const response = await handler(
           new Request(`http://localhost${path}?${query}`, {
             method,
-            headers: bearer(tokenOf(kind), sent ? { "content-type": sent.contentType } : {}),
+            headers: asBearer(tokenOf(kind), sent ? { "content-type": sent.contentType } : {}),
             body: sent?.body,
           }),
           { params: Promise.resolve(params) },
@@ -980,14 +974,14 @@ async function probe(file: string, module: Record<string, unknown>, options: Pro
 
 describe("routes", () => {
   it("every app/**/route.ts has a cross-tenant case or is tenant-free", () => {
-    const files = filesNamed("route.ts");
+    const files = appFilesNamed("route.ts");
     expect(files.length).toBeGreaterThan(10);
     expect(files.filter((f) => !routeCases[f] && !tenantFree.has(f))).toEqual([]);
     expect([...tenantFree]).toEqual(expect.arrayContaining(["api/health/route.ts", "[...path]/route.ts"]));
     expect([...tenantFree]).not.toContain("oauth/token/route.ts");
   });
 
-  for (const file of filesNamed("route.ts"))
+  for (const file of appFilesNamed("route.ts"))
     it(`${file}: every exported method, with each of B's four token kinds and A's ids, is refused`, async () => {
       const module = (await import(/* @vite-ignore */ resolve("app", file))) as Record<string, unknown>;
       expect(await probe(file, module)).toEqual([]);
@@ -996,7 +990,7 @@ describe("routes", () => {
   for (const [file, testCase] of Object.entries(routeCases))
     it(`${file}: B's tokens with A's ids are refused, nothing changes`, async () => {
       for (const request of testCase.requests()) {
-        const result = await unchanged(() => call(file, testCase, request));
+        const result = await unchanged(() => callRoute(file, testCase, request));
         expect(request.status, `${request.label}: ${result.text}`).toContain(result.status);
         for (const id of [w.A.contactId, w.A.company.id, ...w.A.locations.map((l) => l.id)])
           expect(result.text, request.label).not.toContain(id);

@@ -19,7 +19,7 @@ import { signIn } from "./support/world";
 const shots = process.env.SCREENSHOTS_DIR;
 
 /** The Keys section at both widths and in both schemes, as `<state>-<width>-<scheme>.png`. */
-async function shoot(page: Page, section: Locator, state: string) {
+async function shootSection(page: Page, section: Locator, state: string) {
   if (!shots) return;
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
@@ -52,7 +52,7 @@ test.describe("app keys", () => {
     const keys = page.getByRole("region", { name: "Keys", exact: true });
     await expect(keys.getByText("No keys yet.")).toBeVisible();
     await expectAccessible(page, "/developer/apps/{id} (Keys, empty)");
-    await shoot(page, keys, "empty");
+    await shootSection(page, keys, "empty");
 
     // A private key pasted: refused beside the field, and never kept.
     const pair = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -94,14 +94,14 @@ test.describe("app keys", () => {
     const generatedKid = await calculateJwkThumbprint(createPublicKey(downloaded).export({ format: "jwk" }) as JWK);
     await expect(list.getByRole("listitem").filter({ hasText: generatedKid })).toContainText("Generated here · ES256");
     await expectAccessible(page, "/developer/apps/{id} (Keys, private key shown once)");
-    await shoot(page, keys, "generated");
+    await shootSection(page, keys, "generated");
 
     await keys.getByRole("button", { name: "I have saved it" }).click();
     await expect(pem).toHaveCount(0);
     await page.reload();
     await expect(keys.getByTestId("private-key-pem")).toHaveCount(0);
     await expect(list.getByTestId("key-kid")).toHaveText([pastedKid, generatedKid]);
-    await shoot(page, keys, "two-keys");
+    await shootSection(page, keys, "two-keys");
 
     // A JWKS URL: refused when it is not https, then saved and listed.
     const urlField = keys.getByRole("textbox", { name: "JWKS URL" });

@@ -1,8 +1,7 @@
 // Over 250 lines on purpose: one seeded pair of agencies, probed through the screens and every API
 // route, then checked unchanged; the check needs all probes first.
-import { readdirSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
 import type { APIRequestContext, APIResponse } from "@playwright/test";
+import { appFilesNamed } from "@/lib/testing/source-tree";
 import { leftToNext } from "../scripts/route-table";
 import { rowsOnServerDatabase } from "./support/database";
 import { answerCallback, createApp, installApp } from "./support/install";
@@ -39,25 +38,14 @@ async function locationToken(request: APIRequestContext, companyToken: string, c
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-const bearer = (token: string) => ({ Authorization: `Bearer ${token}`, Version: VERSION });
+const bearerHeaders = (token: string) => ({ Authorization: `Bearer ${token}`, Version: VERSION });
 
 /** A refusal in SPEC.md's body, with one of the expected statuses and nothing of A in it. */
-async function expectRefused(res: APIResponse, statuses: number[], label: string, secrets: string[] = []) {
+async function expectApiRefused(res: APIResponse, statuses: number[], label: string, secrets: string[] = []) {
   const text = await res.text();
   expect(statuses, `${label}: ${res.status()} ${text}`).toContain(res.status());
   expect(JSON.parse(text), label).toMatchObject({ error: expect.any(String), statusCode: res.status() });
   for (const s of secrets) expect(text, label).not.toContain(s);
-}
-
-/** app/**\/<name> relative to app/, with / separators. */
-function filesNamed(name: string, dir = "app"): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) out.push(...filesNamed(name, path));
-    else if (entry === name) out.push(relative("app", path).split(sep).join("/"));
-  }
-  return out.sort();
 }
 
 test("screens: agency B and A's sub-account user without the permission open A's URLs and are refused", async ({
@@ -113,7 +101,7 @@ test("screens: agency B and A's sub-account user without the permission open A's
       asSub: /^You don't have permission to manage private integrations$/,
     },
   };
-  const withIds = filesNamed("page.tsx").filter((f) => f.includes("["));
+  const withIds = appFilesNamed("page.tsx").filter((f) => f.includes("["));
   expect(
     withIds.filter((f) => !screens[f]),
     "screens with ids in the URL and no cross-tenant case",
@@ -166,14 +154,14 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   const aCompany = await installApp(page, request, appA, "Company");
   const aLocation = await locationToken(request, aCompany.access_token, A.companyId, a0);
   const created = await request.post("/contacts/", {
-    headers: bearer(aLocation),
+    headers: bearerHeaders(aLocation),
     data: { firstName: "Ada", lastName: "Lovelace", email: "ada@a.example", phone: "+14155550123", locationId: a0 },
   });
   expect(created.status()).toBe(201);
   const contactId = ((await created.json()) as { contact: { id: string } }).contact.id;
   // A's agency private integration: the management API's {id}, read through that API.
   const aPit = await createOnScreen(page, "A's integration", ["private-integrations.readonly", "locations.readonly"]);
-  const listedForA = await request.get("/private-integrations", { headers: bearer(aPit) });
+  const listedForA = await request.get("/private-integrations", { headers: bearerHeaders(aPit) });
   expect(listedForA.status(), await listedForA.text()).toBe(200);
   const aIntegrationId = ((await listedForA.json()) as { privateIntegrations: { id: string }[] })
     .privateIntegrations[0]!.id;
@@ -208,30 +196,33 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
   const basicB = `Basic ${Buffer.from(`${appB.clientId}:${appB.clientSecret}`).toString("base64")}`;
 
   for (const [label, token] of Object.entries(bTokens)) {
-    await expectRefused(await request.get(`/locations/${a0}`, { headers: bearer(token) }), [403, 404], label);
-    await expectRefused(await request.get(`/contacts/${contactId}`, { headers: bearer(token) }), [403, 404], label, [
-      "ada@a.example",
-    ]);
+    await expectApiRefused(await request.get(`/locations/${a0}`, { headers: bearerHeaders(token) }), [403, 404], label);
+    await expectApiRefused(
+      await request.get(`/contacts/${contactId}`, { headers: bearerHeaders(token) }),
+      [403, 404],
+      label,
+      ["ada@a.example"],
+    );
     const eve = { firstName: "Eve", lastName: "X", email: `eve-${label.length}@b.example`, phone: "+14155550123" };
-    await expectRefused(
-      await request.post("/contacts/", { headers: bearer(token), data: { ...eve, locationId: a0 } }),
+    await expectApiRefused(
+      await request.post("/contacts/", { headers: bearerHeaders(token), data: { ...eve, locationId: a0 } }),
       [403, 404],
       label,
     );
-    await expectRefused(
-      await request.get(`/oauth/installedLocations?companyId=${A.companyId}`, { headers: bearer(token) }),
+    await expectApiRefused(
+      await request.get(`/oauth/installedLocations?companyId=${A.companyId}`, { headers: bearerHeaders(token) }),
       [401, 403],
       label,
     );
-    await expectRefused(
+    await expectApiRefused(
       await request.post("/oauth/locationToken", {
-        headers: bearer(token),
+        headers: bearerHeaders(token),
         form: { companyId: A.companyId, locationId: a0 },
       }),
       [403],
       label,
     );
-    await expectRefused(
+    await expectApiRefused(
       await request.post("/api/operator", {
         headers: { Authorization: `Bearer ${token}` },
         data: {
@@ -250,33 +241,37 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
     ...Object.entries(bTokens).map(([label, token]) => [label, token, [403]] as const),
   ] as const) {
     const pi = `/private-integrations/${aIntegrationId}`;
-    await expectRefused(
-      await request.get(`/private-integrations?locationId=${a0}`, { headers: bearer(token) }),
+    await expectApiRefused(
+      await request.get(`/private-integrations?locationId=${a0}`, { headers: bearerHeaders(token) }),
       [...statuses],
       label,
     );
-    await expectRefused(
+    await expectApiRefused(
       await request.post("/private-integrations", {
-        headers: bearer(token),
+        headers: bearerHeaders(token),
         data: { name: "Planted", scopes: ["locations.readonly"], locationId: a0 },
       }),
       [...statuses],
       label,
     );
-    await expectRefused(
-      await request.patch(pi, { headers: bearer(token), data: { name: "Taken" } }),
+    await expectApiRefused(
+      await request.patch(pi, { headers: bearerHeaders(token), data: { name: "Taken" } }),
       [...statuses],
       label,
     );
-    await expectRefused(
-      await request.post(`${pi}/rotate`, { headers: bearer(token), data: { mode: "now" } }),
+    await expectApiRefused(
+      await request.post(`${pi}/rotate`, { headers: bearerHeaders(token), data: { mode: "now" } }),
       [...statuses],
       label,
     );
     for (const action of ["expire-now", "cancel-rotation"])
-      await expectRefused(await request.post(`${pi}/${action}`, { headers: bearer(token) }), [...statuses], label);
-    await expectRefused(await request.get(`${pi}/usage`, { headers: bearer(token) }), [...statuses], label);
-    await expectRefused(await request.delete(pi, { headers: bearer(token) }), [...statuses], label);
+      await expectApiRefused(
+        await request.post(`${pi}/${action}`, { headers: bearerHeaders(token) }),
+        [...statuses],
+        label,
+      );
+    await expectApiRefused(await request.get(`${pi}/usage`, { headers: bearerHeaders(token) }), [...statuses], label);
+    await expectApiRefused(await request.delete(pi, { headers: bearerHeaders(token) }), [...statuses], label);
   }
   for (const route of [
     "private-integrations",
@@ -298,28 +293,28 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
     covered.add(route);
 
   // B's own company with A's sub-account.
-  await expectRefused(
+  await expectApiRefused(
     await request.post("/oauth/locationToken", {
-      headers: bearer(bCompany.access_token),
+      headers: bearerHeaders(bCompany.access_token),
       form: { companyId: B.companyId, locationId: a0 },
     }),
     [403],
     "B's company, A's sub-account",
   );
   // A's sub-account token (a sub-account user's reach): not A's other sub-account, not the agency.
-  await expectRefused(
-    await request.get(`/locations/${a1}`, { headers: bearer(aLocation) }),
+  await expectApiRefused(
+    await request.get(`/locations/${a1}`, { headers: bearerHeaders(aLocation) }),
     [403, 404],
     "A's other sub-account",
   );
-  await expectRefused(
-    await request.get(`/oauth/installedLocations?companyId=${A.companyId}`, { headers: bearer(aLocation) }),
+  await expectApiRefused(
+    await request.get(`/oauth/installedLocations?companyId=${A.companyId}`, { headers: bearerHeaders(aLocation) }),
     [403],
     "A's Location token at agency level",
   );
 
   // B's client with A's tokens: refresh refused, revoke leaves them working, introspect says inactive.
-  await expectRefused(
+  await expectApiRefused(
     await request.post("/oauth/token", {
       headers: { Authorization: basicB },
       form: { grant_type: "refresh_token", refresh_token: aCompany.refresh_token },
@@ -354,20 +349,20 @@ test("API: B's tokens with A's ids are refused by every route, and A's tokens an
     if (Object.values(operations).every((op) => op.security.length === 0))
       covered.add(path.replace(/\{(\w+)\}/g, "[$1]").replace(/^\/|\/$/g, ""));
   }
-  const routes = filesNamed("route.ts").map((f) => f.replace(/\/route\.ts$/, ""));
+  const routes = appFilesNamed("route.ts").map((f) => f.replace(/\/route\.ts$/, ""));
   expect(
     routes.filter((r) => !covered.has(r)),
     "routes without a cross-tenant case",
   ).toEqual([]);
 
   // Nothing of A changed: its tokens work, its contact is there, its refresh token still rotates.
-  expect((await request.get(`/locations/${a0}`, { headers: bearer(aLocation) })).status()).toBe(200);
-  expect((await request.get(`/locations/${a0}`, { headers: bearer(aPit) })).status()).toBe(200);
-  const contact = await request.get(`/contacts/${contactId}`, { headers: bearer(aLocation) });
+  expect((await request.get(`/locations/${a0}`, { headers: bearerHeaders(aLocation) })).status()).toBe(200);
+  expect((await request.get(`/locations/${a0}`, { headers: bearerHeaders(aPit) })).status()).toBe(200);
+  const contact = await request.get(`/contacts/${contactId}`, { headers: bearerHeaders(aLocation) });
   expect(contact.status()).toBe(200);
   expect(((await contact.json()) as { contact: { firstName: string } }).contact.firstName).toBe("Ada");
   const installed = await request.get(`/oauth/installedLocations?companyId=${A.companyId}`, {
-    headers: bearer(aCompany.access_token),
+    headers: bearerHeaders(aCompany.access_token),
   });
   expect(installed.status()).toBe(200);
   const refreshed = await request.post("/oauth/token", {

@@ -1,6 +1,6 @@
 import { expect } from "@playwright/test";
 import { lookAt } from "./support/look-at";
-import { card, fillNewIntegration, rowAction, takeShownToken } from "./support/private-integrations";
+import { card, expiresIn, fillNewIntegration, rowAction, takeShownToken } from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -14,7 +14,6 @@ test.describe.configure({ timeout: 180_000 });
 
 const DAY = 86_400_000;
 const PATH = "/settings/private-integrations";
-const ymd = (ms: number) => new Date(Date.now() + ms).toISOString().slice(0, 10);
 /** Today's UTC date a calendar year on (29 February gives 28 February). */
 function nextYear(): string {
   const now = new Date();
@@ -35,15 +34,15 @@ test("the create form: Expires in front, 90 days ahead by default, presets, and 
   // Outside Advanced (closed), filled with the date 90 days ahead, which its preset shows as chosen.
   await expect(form.locator("details")).not.toHaveAttribute("open");
   await expect(expires).toBeVisible();
-  await expect(expires).toHaveValue(ymd(90 * DAY));
+  await expect(expires).toHaveValue(expiresIn(90 * DAY));
   await expect(expires).toHaveAccessibleDescription(/in 90 days/);
   await expect(presets.getByRole("button", { name: "90 days" })).toHaveAttribute("aria-pressed", "true");
 
   for (const [label, date, days] of [
-    ["30 days", ymd(30 * DAY), "in 30 days"],
-    ["60 days", ymd(60 * DAY), "in 60 days"],
+    ["30 days", expiresIn(30 * DAY), "in 30 days"],
+    ["60 days", expiresIn(60 * DAY), "in 60 days"],
     ["1 year", nextYear(), /in 36[56] days/],
-    ["90 days", ymd(90 * DAY), "in 90 days"],
+    ["90 days", expiresIn(90 * DAY), "in 90 days"],
   ] as const) {
     await presets.getByRole("button", { name: label, exact: true }).click();
     await expect(expires).toHaveValue(date);
@@ -75,7 +74,7 @@ test("the create form: Expires in front, 90 days ahead by default, presets, and 
 
   // The default, untouched, is what the server stores.
   const second = await fillNewIntegration(page, "Default export");
-  await expect(second.getByLabel("Expires")).toHaveValue(ymd(90 * DAY));
+  await expect(second.getByLabel("Expires")).toHaveValue(expiresIn(90 * DAY));
   await second.getByRole("button", { name: "Create", exact: true }).click();
   await takeShownToken(page);
   await expect(card(page, "Default export").getByRole("row").first().getByRole("cell").nth(3)).toContainText(
@@ -101,19 +100,19 @@ test("under an agency maximum no preset goes past it and No expiration is not of
   let expires = item.getByLabel("Expires");
   let extend = item.getByRole("group", { name: "Extend by" });
   await expect(expires).toBeFocused();
-  await expect(expires).toHaveValue(ymd(30 * DAY));
+  await expect(expires).toHaveValue(expiresIn(30 * DAY));
   await expect(item.getByRole("button", { name: "No expiration" })).toHaveCount(0);
   await lookAt(page, "extend-form", expires);
   await extend.getByRole("button", { name: "+90 days" }).click();
-  await expect(expires).toHaveValue(ymd(120 * DAY));
+  await expect(expires).toHaveValue(expiresIn(120 * DAY));
   await extend.getByRole("button", { name: "+30 days" }).click();
-  await expect(expires).toHaveValue(ymd(150 * DAY));
+  await expect(expires).toHaveValue(expiresIn(150 * DAY));
   // From a date that has passed, a step counts from today: the new date is ahead.
   await expires.fill("2000-01-01");
   await extend.getByRole("button", { name: "+30 days" }).click();
-  await expect(expires).toHaveValue(ymd(30 * DAY));
+  await expect(expires).toHaveValue(expiresIn(30 * DAY));
   await extend.getByRole("button", { name: "+90 days" }).click();
-  await expect(expires).toHaveValue(ymd(120 * DAY));
+  await expect(expires).toHaveValue(expiresIn(120 * DAY));
   await item.getByRole("button", { name: "Save" }).click();
   await expect(item.getByRole("row").first().getByRole("cell").nth(3)).toContainText("in 120 days");
 
@@ -130,7 +129,7 @@ test("under an agency maximum no preset goes past it and No expiration is not of
   // Create: the latest date allowed; presets past it turned off and said so; no No expiration.
   const bounded = await fillNewIntegration(page, "Bounded export");
   const presets = bounded.getByRole("group", { name: "Expiry presets" });
-  await expect(bounded.getByLabel("Expires")).toHaveValue(ymd(60 * DAY));
+  await expect(bounded.getByLabel("Expires")).toHaveValue(expiresIn(60 * DAY));
   await expect(presets.getByRole("button", { name: "No expiration" })).toHaveCount(0);
   await expect(presets.getByRole("button", { name: "30 days" })).toBeEnabled();
   await expect(presets.getByRole("button", { name: "60 days" })).toHaveAttribute("aria-pressed", "true");
@@ -141,16 +140,16 @@ test("under an agency maximum no preset goes past it and No expiration is not of
   );
   await lookAt(page, "create-form-maximum", bounded.getByLabel("Expires"));
   await presets.getByRole("button", { name: "30 days" }).click();
-  await expect(bounded.getByLabel("Expires")).toHaveValue(ymd(30 * DAY));
+  await expect(bounded.getByLabel("Expires")).toHaveValue(expiresIn(30 * DAY));
 
   // Extend under the maximum: +30 days from 30 days ahead fits, +90 days would not.
   await rowAction(item, "Edit");
   expires = item.getByLabel("Expires");
   extend = item.getByRole("group", { name: "Extend by" });
-  await expires.fill(ymd(30 * DAY));
+  await expires.fill(expiresIn(30 * DAY));
   await expect(extend.getByRole("button", { name: "+90 days" })).toBeDisabled();
   await extend.getByRole("button", { name: "+30 days" }).click();
-  await expect(expires).toHaveValue(ymd(60 * DAY));
+  await expect(expires).toHaveValue(expiresIn(60 * DAY));
   await expect(extend.getByRole("button", { name: "+30 days" })).toBeDisabled();
   await expect(expires).toHaveAccessibleDescription(/\+30 days and \+90 days would go past it/);
 });

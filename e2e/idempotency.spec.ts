@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
-import type { Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { onServerDatabase } from "./support/database";
+import { attachScreenshot, inEveryLook } from "./support/look-at";
+import { loseNextAnswer } from "./support/lost-answer";
 import { card, fillNewIntegration, rowAction, takeShownToken } from "./support/private-integrations";
-import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -20,42 +20,24 @@ const pit = /pit-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 /** Where the screenshots of a `Token never shown` row are written besides the report. */
 const SHOTS = process.env.IDEMPOTENCY_SHOTS_DIR ?? "/tmp/shots-idem";
 
-/**
- * The next server action POST whose form holds `marker` reaches the server, which does its work,
- * but its answer never reaches the browser. Answers the token the lost answer carried, once lost.
- */
-async function loseNextAnswer(page: Page, marker: string): Promise<() => string> {
-  let lost: string | undefined;
-  await page.route(
-    (url) => url.pathname === PATH,
-    async (route) => {
-      const request = route.request();
-      if (lost === undefined && request.method() === "POST" && (request.postData() ?? "").includes(marker)) {
-        const answer = await route.fetch();
-        lost = await answer.text();
-        await route.abort("connectionreset");
-      } else await route.fallback();
-    },
-  );
-  return () => {
-    const token = pit.exec(lost ?? "")?.[0];
-    expect(token, "the lost answer carried a token").toBeTruthy();
-    rememberSecret(token, "lost answer: pit- token");
-    return token as string;
-  };
+/** The token a lost answer carried (the lost answer of loseNextAnswer). */
+function lostToken(lostAnswer: () => string): string {
+  const token = pit.exec(lostAnswer())?.[0];
+  expect(token, "the lost answer carried a token").toBeTruthy();
+  return token as string;
 }
 
 test("Create: its answer lost, Create again shows the same token, and there is one integration", async ({ page }) => {
   const agency = await createAgency({ labs: true });
   await signIn(page, agency.owner.email);
   await page.goto(PATH);
-  const lostToken = await loseNextAnswer(page, "Lost on the way");
+  const lostAnswer = await loseNextAnswer(page, PATH, (body) => body.includes("Lost on the way"));
 
   const form = await fillNewIntegration(page, "Lost on the way");
   await form.getByRole("button", { name: "Create", exact: true }).click();
   await expect(form.getByRole("alert")).toContainText("it is never done twice");
   await expect(page.getByTestId("pit-token")).toHaveCount(0);
-  const first = lostToken();
+  const first = lostToken(lostAnswer);
 
   // The same dialog, the same key: the first answer, with its token.
   await form.getByRole("button", { name: "Create", exact: true }).click();
@@ -90,13 +72,13 @@ test("Rotate and expire this token now: its answer lost, Retry shows the same to
     .replace(/^pi-/, "")
     .replace(/-title$/, "");
   expect(integrationId).not.toBe("");
-  const lostToken = await loseNextAnswer(page, integrationId);
+  const lostAnswer = await loseNextAnswer(page, PATH, (body) => body.includes(integrationId));
 
   await rowAction(item, "Rotate and expire this token now");
   const dialog = page.getByRole("alertdialog");
   await dialog.getByRole("button", { name: "Confirm" }).click();
   await expect(dialog.getByRole("alert")).toContainText("it is never done twice");
-  const first = lostToken();
+  const first = lostToken(lostAnswer);
   expect(first).not.toBe(original);
 
   await dialog.getByRole("button", { name: "Retry" }).click();
@@ -120,12 +102,12 @@ test("a lost answer whose page is gone: `Token never shown`, and Rotate and expi
   const agency = await createAgency({ labs: true });
   await signIn(page, agency.owner.email);
   await page.goto(PATH);
-  const lostToken = await loseNextAnswer(page, "Nobody saw it");
+  const lostAnswer = await loseNextAnswer(page, PATH, (body) => body.includes("Nobody saw it"));
   const form = await fillNewIntegration(page, "Nobody saw it");
   const createdAt = Date.now();
   await form.getByRole("button", { name: "Create", exact: true }).click();
   await expect(form.getByRole("alert")).toContainText("it is never done twice");
-  lostToken();
+  lostToken(lostAnswer);
 
   // The page is reloaded: the dialog and its key are gone. Its dialog might still show it within a minute.
   await page.unrouteAll({ behavior: "ignoreErrors" });
@@ -148,23 +130,13 @@ test("a lost answer whose page is gone: `Token never shown`, and Rotate and expi
 
   // Screenshots of the flagged row at both widths, in both schemes.
   mkdirSync(SHOTS, { recursive: true });
-  const state = await page.context().storageState();
-  for (const width of [390, 1280])
-    for (const scheme of ["light", "dark"] as const) {
-      const context = await browser.newContext({
-        storageState: state,
-        viewport: { width, height: 900 },
-        colorScheme: scheme,
-      });
-      const tab = await context.newPage();
-      await tab.goto(PATH);
-      await expect(card(tab, "Nobody saw it").getByText("Token never shown", { exact: true })).toBeVisible();
-      await expectAccessible(tab, `Token never shown at ${width} px, ${scheme}`);
-      const path = `${SHOTS}/token-never-shown-${width}-${scheme}.png`;
-      await tab.screenshot({ path, fullPage: true });
-      await test.info().attach(`Token never shown at ${width} px, ${scheme}`, { path, contentType: "image/png" });
-      await context.close();
-    }
+  await inEveryLook(browser, page, async (tab, width, scheme) => {
+    await tab.goto(PATH);
+    await expect(card(tab, "Nobody saw it").getByText("Token never shown", { exact: true })).toBeVisible();
+    await expectAccessible(tab, `Token never shown at ${width} px, ${scheme}`);
+    const path = `${SHOTS}/token-never-shown-${width}-${scheme}.png`;
+    await attachScreenshot(tab, path, `Token never shown at ${width} px, ${scheme}`);
+  });
 
   await fix.click();
   const dialog = page.getByRole("alertdialog");

@@ -1,7 +1,8 @@
-import type { Locator, Page } from "@playwright/test";
+import type { Locator } from "@playwright/test";
 import { TOTP } from "otpauth";
 import { createApp } from "./support/install";
-import { rememberSecret, rememberSecretsIn } from "./support/secrets";
+import { loseNextAnswer } from "./support/lost-answer";
+import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { virtualAuthenticator } from "./support/webauthn";
 import { createAgency, signIn } from "./support/world";
@@ -14,34 +15,6 @@ import { createAgency, signIn } from "./support/world";
  * same secret, the same private key, the same recovery codes. A second rotation would have made
  * another secret (and, for the client secret, ended the overlap of the one in use).
  */
-
-/**
- * The next server action POST to `path` (the next one `when` picks) does its work, but its answer
- * never reaches the browser.
- */
-async function loseNextAnswer(
-  page: Page,
-  path: string,
-  when: (body: string) => boolean = () => true,
-): Promise<() => string> {
-  let lost: string | undefined;
-  await page.route(
-    (url) => url.pathname === path,
-    async (route) => {
-      const request = route.request();
-      if (lost === undefined && request.method() === "POST" && when(request.postData() ?? "")) {
-        const answer = await route.fetch();
-        lost = await answer.text();
-        rememberSecretsIn(lost, "lost answer");
-        await route.abort("connectionreset");
-      } else await route.fallback();
-    },
-  );
-  return () => {
-    expect(lost, "an answer was lost").toBeTruthy();
-    return lost as string;
-  };
-}
 
 /** The ten recovery codes shown in `section` are those the lost answer carried. */
 async function expectSameCodes(section: Locator, lostAnswer: string) {

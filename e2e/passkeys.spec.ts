@@ -5,7 +5,7 @@ import { e2ePort } from "./support/env";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { virtualAuthenticator } from "./support/webauthn";
-import { createAgency, e2ePassword, signIn } from "./support/world";
+import { createAgency, e2ePassword, signIn, signOut } from "./support/world";
 
 /**
  * Passkeys through Chromium's virtual authenticator (DevTools' WebAuthn domain): a platform
@@ -27,11 +27,6 @@ async function addPasskey(page: Page, name: string): Promise<string[]> {
   const codes = ((await shown.textContent()) ?? "").split("\n").filter(Boolean);
   for (const code of codes) rememberSecret(code, "shown: recovery code");
   return codes;
-}
-
-async function signOut(page: Page) {
-  await page.getByRole("banner").getByRole("button", { name: "Sign out" }).first().click();
-  await expect(page).toHaveURL(/\/login/);
 }
 
 test.describe("passkeys", () => {

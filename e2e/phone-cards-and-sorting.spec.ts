@@ -1,5 +1,4 @@
 import { expectAccessible, wcag22Tags } from "./support/accessibility";
-import { onServerDatabase } from "./support/database";
 import {
   columnHeader as header,
   rowNames,
@@ -10,7 +9,7 @@ import {
   signedInTab as tab,
 } from "./support/integration-list";
 import { card } from "./support/private-integrations";
-import { type Seed, seedIntegrations } from "./support/seed-integrations";
+import { onSeededScreen, type Seed, syncSeeds } from "./support/seed-integrations";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -37,13 +36,7 @@ const special: Seed[] = [
   { name: "Forgotten", created: 45, usedHoursAgo: null },
   { name: "Rotating Zapier", created: 8, token: 1, usedHoursAgo: 1, rotating: true },
 ];
-const ordinary: Seed[] = Array.from({ length: 21 }, (_, i) => ({
-  name: `Sync ${String(i + 1).padStart(2, "0")}`,
-  description: i % 3 === 0 ? "Nightly job" : "",
-  scopes: i % 2 ? ["contacts.readonly", "locations.readonly"] : ["locations.readonly"],
-  created: 1 + (i % 9),
-  usedHoursAgo: 1 + (i % 20),
-}));
+const ordinary = syncSeeds(21);
 const syncNames = ordinary.map((s) => s.name);
 /** Most urgent first: revoked, expired (latest first), expiring (soonest first), rotation due, unused, the rest by name. */
 const urgent = [
@@ -64,12 +57,7 @@ test("row signals, Needs attention with revoked first, sorting with aria-sort, p
   page,
   browser,
 }) => {
-  const agency = await createAgency({ locations: 0, labs: true });
-  const seeded = await seedIntegrations(agency.companyId, agency.owner.id, [...special, ...ordinary]);
-  test.skip(!seeded.size || !(await onServerDatabase("SELECT 1")), "Seeding needs PostgreSQL (TEST_DATABASE_URL).");
-  await signIn(page, agency.owner.email);
-  await page.goto(PATH);
-  await expect(page.getByRole("heading", { name: "30 integrations" })).toBeVisible();
+  await onSeededScreen(page, [...special, ...ordinary]);
 
   // Needs attention: revoked first, then expired, expiring soon, rotation due, unused; 24 px targets.
   const attention = page.getByRole("region", { name: "Needs attention" });

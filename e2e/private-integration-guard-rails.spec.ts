@@ -2,7 +2,14 @@ import { expect } from "@playwright/test";
 import { onServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
 import { randomLoopback, send } from "./support/http";
-import { card, fillNewIntegration, openDetails, rowAction, takeShownToken } from "./support/private-integrations";
+import {
+  card,
+  expiresIn,
+  fillNewIntegration,
+  openDetails,
+  rowAction,
+  takeShownToken,
+} from "./support/private-integrations";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -15,14 +22,13 @@ import { createAgency, signIn } from "./support/world";
 test.describe.configure({ timeout: 240_000 });
 
 const DAY = 24 * 60 * 60 * 1000;
-const ymd = (ms: number) => new Date(Date.now() + ms).toISOString().slice(0, 10);
 const dayShown = (ms: number) =>
   new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" }).format(
     new Date(Date.now() + ms),
   );
 
 /** GET /locations/{id} with the token, from `from` (a loopback address). */
-async function getLocation(token: string, locationId: string, from: string) {
+async function getLocationFrom(token: string, locationId: string, from: string) {
   const answer = await send(`http://127.0.0.1:${e2ePort}/locations/${locationId}`, {
     headers: { authorization: `Bearer ${token}`, version: "2021-07-28" },
     localAddress: from,
@@ -44,17 +50,17 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   // Create: name, scopes and Expires (90 days ahead unless chosen) in front, the other guard rails
   // behind Advanced.
   const form = await fillNewIntegration(page, "Guarded");
-  await expect(form.getByLabel("Expires")).toHaveValue(ymd(90 * DAY));
+  await expect(form.getByLabel("Expires")).toHaveValue(expiresIn(90 * DAY));
   await expect(form.getByLabel("Allowed IP addresses")).toBeHidden();
   await form.getByText("Advanced", { exact: true }).click();
-  await form.getByLabel("Expires").fill(ymd(10 * DAY));
+  await form.getByLabel("Expires").fill(expiresIn(10 * DAY));
   await form.getByRole("radio", { name: "Only the sub-accounts chosen below" }).check();
   await form.getByRole("checkbox", { name: "Sub-account 1", exact: true }).check();
   // A bad line first: refused beside the field, Advanced stays open, what was typed stays.
   await form.getByLabel("Allowed IP addresses").fill(`${allowed}\n300.1.1.1`);
   await form.getByRole("button", { name: "Create", exact: true }).click();
   await expect(form.getByLabel("Allowed IP addresses")).toHaveAccessibleDescription(/300\.1\.1\.1/);
-  await expect(form.getByLabel("Expires")).toHaveValue(ymd(10 * DAY));
+  await expect(form.getByLabel("Expires")).toHaveValue(expiresIn(10 * DAY));
   await form.getByLabel("Allowed IP addresses").fill(allowed);
   await form.getByRole("button", { name: "Create", exact: true }).click();
   const token = await takeShownToken(page);
@@ -68,13 +74,13 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   await expect(details).toContainText(allowed);
 
   // Allowed IP addresses: the allowed peer passes, another is refused naming the rule.
-  expect(await getLocation(token, chosen, allowed)).toMatchObject({ status: 200 });
-  const fromElsewhere = await getLocation(token, chosen, elsewhere);
+  expect(await getLocationFrom(token, chosen, allowed)).toMatchObject({ status: 200 });
+  const fromElsewhere = await getLocationFrom(token, chosen, elsewhere);
   expect(fromElsewhere).toMatchObject({ status: 403, error: "forbidden" });
   expect(fromElsewhere.error_description).toContain(`Allowed IP addresses, and this request came from ${elsewhere}`);
 
   // Sub-accounts: the chosen one passes, the other is refused naming the rule.
-  const notChosen = await getLocation(token, other, allowed);
+  const notChosen = await getLocationFrom(token, other, allowed);
   expect(notChosen).toMatchObject({ status: 403, error: "forbidden" });
   expect(notChosen.error_description).toMatch(/chosen Sub-accounts/);
 
@@ -96,8 +102,8 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   await expect(page.getByRole("dialog")).toContainText(`keeps working until ${dayShown(DAY)}`);
   const rotated = await takeShownToken(page);
   await expect(await openDetails(card(page, "Guarded"), "Guarded")).toContainText(`stops working on ${dayShown(DAY)}`);
-  expect(await getLocation(rotated, chosen, allowed)).toMatchObject({ status: 200 });
-  expect(await getLocation(token, chosen, allowed)).toMatchObject({ status: 200 });
+  expect(await getLocationFrom(rotated, chosen, allowed)).toMatchObject({ status: 200 });
+  expect(await getLocationFrom(token, chosen, allowed)).toMatchObject({ status: 200 });
 
   // Expires: time passes (the expiry moved into the past in the database): 401 naming the date.
   const moved = await onServerDatabase(
@@ -106,7 +112,7 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   );
   if (moved) {
     await expect(async () => {
-      const expired = await getLocation(rotated, chosen, allowed);
+      const expired = await getLocationFrom(rotated, chosen, allowed);
       expect(expired).toMatchObject({ status: 401, error: "invalid_token" });
       expect(expired.error_description).toMatch(/expired: its Expires date was \d{4}-\d{2}-\d{2}/);
     }).toPass({ timeout: 10_000 });
@@ -127,17 +133,17 @@ test("every guard rail through the screens, each refusal over HTTP", async ({ pa
   // SPEC.md: with a maximum, Expires is outside Advanced (still closed), filled with the latest date allowed.
   await expect(second.getByLabel("Expires")).toBeVisible();
   await expect(second.locator("details")).not.toHaveAttribute("open");
-  await expect(second.getByLabel("Expires")).toHaveValue(ymd(30 * DAY));
+  await expect(second.getByLabel("Expires")).toHaveValue(expiresIn(30 * DAY));
   await second.getByLabel("Expires").fill("");
   await second.getByRole("button", { name: "Create", exact: true }).click();
   await expect(second.getByLabel("Expires")).toBeVisible();
   await expect(second.getByLabel("Expires")).toHaveAccessibleDescription(
-    new RegExp(`Maximum token lifetime is 30 days: choose an Expires date on or before ${ymd(30 * DAY)}`),
+    new RegExp(`Maximum token lifetime is 30 days: choose an Expires date on or before ${expiresIn(30 * DAY)}`),
   );
-  await second.getByLabel("Expires").fill(ymd(60 * DAY));
+  await second.getByLabel("Expires").fill(expiresIn(60 * DAY));
   await second.getByRole("button", { name: "Create", exact: true }).click();
   await expect(second.getByLabel("Expires")).toHaveAccessibleDescription(/or ask an agency admin to raise the maximum/);
-  await second.getByLabel("Expires").fill(ymd(20 * DAY));
+  await second.getByLabel("Expires").fill(expiresIn(20 * DAY));
   await second.getByRole("button", { name: "Create", exact: true }).click();
   await takeShownToken(page);
   await expect(card(page, "Bounded")).toContainText("in 20 days");

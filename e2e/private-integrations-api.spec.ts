@@ -7,6 +7,7 @@ import type { APIRequestContext, Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { e2ePort } from "./support/env";
 import { card, createOnScreen, openDetails, tokenPattern } from "./support/private-integrations";
+import { readmeBlocks } from "./support/readme";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -27,16 +28,11 @@ const version = "2021-07-28";
 const rotatorName = "Secret rotator";
 const actorShown = `${rotatorName} (private integration, through the API)`;
 
-/** The README's fenced blocks of one language, in order, under `### Rotating from a secret manager`. */
-const fence = "```";
+/** The README's fenced blocks under `### Rotating from a secret manager`, in order. */
+const secretManagerBlocks = readmeBlocks("### Rotating from a secret manager");
 
-function readmeBlocks(language: "js" | "sh"): string[] {
-  const readme = readFileSync(join(process.cwd(), "README.md"), "utf8");
-  const section = readme.split("### Rotating from a secret manager")[1]?.split("\n### ")[0] ?? "";
-  return [...section.matchAll(new RegExp(`${fence}${language}\\n([\\s\\S]*?)${fence}`, "g"))].map((m) => m[1] ?? "");
-}
-
-async function getLocation(request: APIRequestContext, token: string, locationId: string): Promise<number> {
+/** The status GET /locations/{id} answers `token`: whether the token works there. */
+async function locationStatus(request: APIRequestContext, token: string, locationId: string): Promise<number> {
   const answer = await request.get(`/locations/${locationId}`, {
     headers: { Authorization: `Bearer ${token}`, Version: version },
   });
@@ -85,7 +81,7 @@ test("an integration managed through the API, seen on the screen; the README's r
     };
     expect(first).toMatch(tokenPattern);
     expect(privateIntegration).toMatchObject({ name: "CRM sync", status: "active", tokenHint: first.slice(-4) });
-    expect(await getLocation(request, first, locationId)).toBe(200);
+    expect(await locationStatus(request, first, locationId)).toBe(200);
 
     await page.reload();
     const crm = card(page, "CRM sync");
@@ -95,7 +91,7 @@ test("an integration managed through the API, seen on the screen; the README's r
     await expectAccessible(page, "private integrations: created through the API");
 
     // README › curl, first command: rotate later; both tokens work and the screen reads Rotating.
-    const [curlBlock] = readmeBlocks("sh");
+    const curlBlock = secretManagerBlocks.find((block) => block.lang === "sh")?.code;
     const [rotateLater, expireNow] = (curlBlock ?? "").split(/^# … once every consumer reads the new token:$/m);
     expect(rotateLater).toContain("/rotate");
     expect(expireNow).toContain("/expire-now");
@@ -110,8 +106,8 @@ test("an integration managed through the API, seen on the screen; the README's r
     const second = readFileSync(secretFile, "utf8").trim();
     rememberSecret(second, "README curl: rotated token");
     expect(second).toMatch(tokenPattern);
-    expect(await getLocation(request, first, locationId)).toBe(200);
-    expect(await getLocation(request, second, locationId)).toBe(200);
+    expect(await locationStatus(request, first, locationId)).toBe(200);
+    expect(await locationStatus(request, second, locationId)).toBe(200);
     await page.reload();
     await expect(crm.getByRole("cell").filter({ hasText: /^Rotating$/ })).toBeVisible();
     await expectActivity(page, "CRM sync", "Rotated, old token expires later", actorShown);
@@ -119,11 +115,11 @@ test("an integration managed through the API, seen on the screen; the README's r
 
     // README › curl, second command: the old token stops working.
     await run("bash", ["-euo", "pipefail", "-c", expireNow ?? ""], { env });
-    expect(await getLocation(request, first, locationId)).toBe(401);
-    expect(await getLocation(request, second, locationId)).toBe(200);
+    expect(await locationStatus(request, first, locationId)).toBe(401);
+    expect(await locationStatus(request, second, locationId)).toBe(200);
 
     // README › Node.js: rotate now, the new token written to the secret file (mode 0600).
-    const [nodeBlock] = readmeBlocks("js");
+    const nodeBlock = secretManagerBlocks.find((block) => block.lang === "js")?.code;
     const script = join(secrets, "rotate.mjs");
     writeFileSync(script, nodeBlock ?? "");
     const { stdout } = await run(process.execPath, [script], { env });
@@ -132,8 +128,8 @@ test("an integration managed through the API, seen on the screen; the README's r
     rememberSecret(third, "README node: rotated token");
     expect(third).toMatch(tokenPattern);
     expect(third).not.toBe(second);
-    expect(await getLocation(request, second, locationId)).toBe(401);
-    expect(await getLocation(request, third, locationId)).toBe(200);
+    expect(await locationStatus(request, second, locationId)).toBe(401);
+    expect(await locationStatus(request, third, locationId)).toBe(200);
 
     await page.reload();
     await expect(crm.getByRole("cell").filter({ hasText: /^Active$/ })).toBeVisible();

@@ -16,7 +16,8 @@ import { createAgency, createUser, signIn } from "./support/world";
 const noPermission = "You don't have permission to manage private integrations";
 const labsOff = "Private Integrations must be enabled in Labs";
 
-async function expectRefused(page: Page, path: string, title: string) {
+/** `path` opens the Private Integrations screen with the notice `title` and no way to create. */
+async function expectScreenRefused(page: Page, path: string, title: string) {
   await page.goto(path);
   // The page keeps its heading; the notice under it says why.
   await expect(page.getByRole("heading", { level: 1, name: "Private Integrations", exact: true })).toBeVisible();
@@ -42,7 +43,7 @@ test("with Labs off both screens say to enable it in Labs, and existing tokens k
 
   await runCliProcess("labs:set", { company: agency.companyId, feature: "private-integrations", enabled: "false" });
   for (const level of ["agency", "location"] as const) {
-    await expectRefused(page, screenPath(level, locationId), labsOff);
+    await expectScreenRefused(page, screenPath(level, locationId), labsOff);
     await expect(page.getByText("The feature must be enabled in")).toBeVisible();
     await expect(page.getByRole("link", { name: "Settings › Labs" })).toHaveAttribute("href", "/settings/labs");
     await expect(page.getByText("Kept")).toHaveCount(0);
@@ -74,7 +75,7 @@ test("agency users need the matching permission at each level", async ({ page })
   const locationId = agency.locationIds[0]!;
   const subAccountOnly = await createUser(agency.companyId, "agency_user", { agencyPi: "off", locationPi: "on" });
   await signIn(page, subAccountOnly.email);
-  await expectRefused(page, screenPath("agency", locationId), noPermission);
+  await expectScreenRefused(page, screenPath("agency", locationId), noPermission);
   await expect(page.getByText("“Agency private integrations” permission")).toBeVisible();
   await page.goto(screenPath("location", locationId));
   await expect(page.getByRole("button", { name: "Create new integration" })).toBeVisible();
@@ -84,7 +85,7 @@ test("agency users need the matching permission at each level", async ({ page })
   await signIn(page, agencyOnly.email);
   await page.goto(screenPath("agency", locationId));
   await expect(page.getByRole("button", { name: "Create new integration" })).toBeVisible();
-  await expectRefused(page, screenPath("location", locationId), noPermission);
+  await expectScreenRefused(page, screenPath("location", locationId), noPermission);
   await expect(page.getByText("“Sub-account private integrations” permission")).toBeVisible();
 });
 
@@ -101,9 +102,9 @@ test("sub-account users manage only their own sub-accounts' integrations, with t
   await page.goto(screenPath("location", mine));
   await createIntegration(page, "Mine");
   await expect(card(page, "Mine")).toBeVisible();
-  await expectRefused(page, screenPath("location", other), noPermission);
+  await expectScreenRefused(page, screenPath("location", other), noPermission);
   expect(await page.content()).not.toContain("Other sub-account's");
-  await expectRefused(page, screenPath("agency", mine), noPermission);
+  await expectScreenRefused(page, screenPath("agency", mine), noPermission);
 
   const withoutPermission = await createUser(agency.companyId, "account_user", {
     locations: [mine],
@@ -111,7 +112,7 @@ test("sub-account users manage only their own sub-accounts' integrations, with t
   });
   await page.context().clearCookies();
   await signIn(page, withoutPermission.email);
-  await expectRefused(page, screenPath("location", mine), noPermission);
+  await expectScreenRefused(page, screenPath("location", mine), noPermission);
   expect(await page.content()).not.toContain("Mine");
 });
 
@@ -132,7 +133,7 @@ test("another agency's sub-account is not found, and its ids cannot be slipped i
   const ourLocation = ours.locationIds[0]!;
   await page.context().clearCookies();
   await signIn(page, ours.owner.email);
-  await expectRefused(page, screenPath("location", theirLocation), "Sub-account not found");
+  await expectScreenRefused(page, screenPath("location", theirLocation), "Sub-account not found");
   expect(await page.content()).not.toContain("Their secret integration");
 
   // A create form whose hidden sub-account id is swapped for theirs.

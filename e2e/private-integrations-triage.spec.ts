@@ -1,10 +1,10 @@
 import { expectAccessible } from "./support/accessibility";
 import { onServerDatabase } from "./support/database";
 import { rowNames } from "./support/integration-list";
+import { attachScreenshot, inEveryLook } from "./support/look-at";
 import { card, openActions, rowAction, takeShownToken } from "./support/private-integrations";
-import { type Seed, seedIntegrations } from "./support/seed-integrations";
+import { onSeededScreen, type Seed, syncSeeds } from "./support/seed-integrations";
 import { expect, test } from "./support/test";
-import { createAgency, signIn } from "./support/world";
 
 /**
  * SPEC.md › The Private Integrations screen, built for triage: 30 integrations seeded in every
@@ -37,24 +37,13 @@ const special: Seed[] = [
     rotating: true,
   },
 ];
-const ordinary: Seed[] = Array.from({ length: 22 }, (_, i) => ({
-  name: `Sync ${String(i + 1).padStart(2, "0")}`,
-  description: i % 3 === 0 ? "Nightly job" : "",
-  scopes: i % 2 ? ["contacts.readonly", "locations.readonly"] : ["locations.readonly"],
-  created: 1 + (i % 9),
-  usedHoursAgo: 1 + (i % 20),
-}));
+const ordinary = syncSeeds(22);
 
 test("triage: Needs attention, every Status filter, search, relative times, the expired row and the server's refusal", async ({
   page,
   browser,
 }) => {
-  const agency = await createAgency({ locations: 0, labs: true });
-  const seeded = await seedIntegrations(agency.companyId, agency.owner.id, [...special, ...ordinary]);
-  test.skip(!seeded.size || !(await onServerDatabase("SELECT 1")), "Seeding needs PostgreSQL (TEST_DATABASE_URL).");
-  await signIn(page, agency.owner.email);
-  await page.goto("/settings/private-integrations");
-  await expect(page.getByRole("heading", { name: "30 integrations" })).toBeVisible();
+  const { agency, seeded } = await onSeededScreen(page, [...special, ...ordinary]);
 
   // Needs attention: one line per kind with its count; each link applies its filter.
   const attention = page.getByRole("region", { name: "Needs attention" });
@@ -178,22 +167,12 @@ test("triage: Needs attention, every Status filter, search, relative times, the 
   await page.unroute("**/settings/private-integrations*");
 
   // Screenshots: the list of 30 at both widths, in both schemes.
-  const state = await page.context().storageState();
-  for (const width of [390, 1280])
-    for (const scheme of ["light", "dark"] as const) {
-      const context = await browser.newContext({
-        storageState: state,
-        viewport: { width, height: 900 },
-        colorScheme: scheme,
-      });
-      const tab = await context.newPage();
-      await tab.goto("/settings/private-integrations");
-      await expect(tab.getByRole("heading", { name: "30 integrations" })).toBeVisible();
-      const path = test.info().outputPath(`list-30-${width}-${scheme}.png`);
-      await tab.screenshot({ path, fullPage: true });
-      await test.info().attach(`30 integrations at ${width} px, ${scheme}`, { path, contentType: "image/png" });
-      await context.close();
-    }
+  await inEveryLook(browser, page, async (tab, width, scheme) => {
+    await tab.goto("/settings/private-integrations");
+    await expect(tab.getByRole("heading", { name: "30 integrations" })).toBeVisible();
+    const path = test.info().outputPath(`list-30-${width}-${scheme}.png`);
+    await attachScreenshot(tab, path, `30 integrations at ${width} px, ${scheme}`);
+  });
 
   // Save maximum that would re-date integrations first says how many and to which date.
   await page.getByRole("textbox", { name: "Maximum token lifetime", exact: true }).fill("30");

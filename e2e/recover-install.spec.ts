@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { e2eBaseUrl, e2eDir } from "./support/env";
 import { answerCallback, createApp, exchangeCode, installPath, pressInstall } from "./support/install";
+import { readmeBlocks } from "./support/readme";
 import { rememberSecret, rememberSecretsIn } from "./support/secrets";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -17,26 +18,7 @@ import { createAgency, signIn } from "./support/world";
 
 const run = promisify(execFile);
 
-/** The fenced blocks of the README's section `heading`, by language, their indentation removed. */
-function readmeBlocks(heading: string): { lang: string; code: string }[] {
-  const readme = readFileSync(resolve("README.md"), "utf8");
-  const start = readme.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no section "## ${heading}"`);
-  const end = readme.indexOf("\n## ", start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  const blocks: { lang: string; code: string }[] = [];
-  for (const match of section.matchAll(/^( *)```(\w+)\n([\s\S]*?)^\1```$/gm)) {
-    const indent = match[1]!.length;
-    const code = match[3]!
-      .split("\n")
-      .map((line) => line.slice(Math.min(indent, line.length - line.trimStart().length)))
-      .join("\n");
-    blocks.push({ lang: match[2]!, code });
-  }
-  return blocks;
-}
-
-const blocks = readmeBlocks("Recover an install");
+const blocks = readmeBlocks("## Recover an install");
 const shell = blocks.filter((b) => b.lang === "sh");
 const node = blocks.filter((b) => b.lang === "js");
 

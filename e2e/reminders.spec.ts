@@ -6,7 +6,7 @@ import { onServerDatabase, rowsOnServerDatabase } from "./support/database";
 import { e2ePort } from "./support/env";
 import { randomLoopback, reportLeaked, send } from "./support/http";
 import { createApp } from "./support/install";
-import { card, fillNewIntegration, openDetails, takeShownToken } from "./support/private-integrations";
+import { card, expiresIn, fillNewIntegration, openDetails, takeShownToken } from "./support/private-integrations";
 import { expectSwitchKept } from "./support/switch";
 import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -20,7 +20,6 @@ import { createAgency, signIn } from "./support/world";
 test.describe.configure({ timeout: 180_000 });
 
 const DAY = 86_400_000;
-const ymd = (ms: number) => new Date(Date.now() + ms).toISOString().slice(0, 10);
 /** The same UTC day as the screens write it: `27 Nov 2026`. */
 const dayWords = (ms: number) => {
   const d = new Date(Date.now() + ms);
@@ -35,7 +34,7 @@ test("a reminder before expiry: in the header, listed, and one click into Extend
   await page.goto("/settings/private-integrations");
   const form = await fillNewIntegration(page, "Nightly export");
   await form.getByText("Advanced", { exact: true }).click();
-  await form.getByLabel("Expires").fill(ymd(5 * DAY));
+  await form.getByLabel("Expires").fill(expiresIn(5 * DAY));
   await form.getByRole("button", { name: "Create", exact: true }).click();
   const token = await takeShownToken(page);
 
@@ -85,8 +84,8 @@ test("a reminder before expiry: in the header, listed, and one click into Extend
   await expect(page).toHaveURL(/\/settings\/private-integrations\?integration=[^&]+&action=extend$/);
   // Extend expiry: the integration's Edit form, its Expires field shown.
   const edited = card(page, "Nightly export");
-  await expect(edited.getByLabel("Expires")).toHaveValue(ymd(5 * DAY));
-  await edited.getByLabel("Expires").fill(ymd(40 * DAY));
+  await expect(edited.getByLabel("Expires")).toHaveValue(expiresIn(5 * DAY));
+  await edited.getByLabel("Expires").fill(expiresIn(40 * DAY));
   await edited.getByRole("button", { name: "Save" }).click();
   // The table's Expires column: a date N whole UTC days after today reads "in N days".
   await expect(card(page, "Nightly export").getByRole("row").first().getByRole("cell").nth(3)).toContainText(

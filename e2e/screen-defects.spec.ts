@@ -27,7 +27,8 @@ const PATH = "/settings/private-integrations";
 const shots = process.env.DEFECTS_SHOTS_DIR;
 const version = "2021-07-28";
 
-async function shoot(page: Page, name: string) {
+/** The whole page as `<name>.png`, when DEFECTS_SHOTS_DIR asks for screenshots. */
+async function shootPage(page: Page, name: string) {
   if (!shots) return;
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
@@ -88,7 +89,7 @@ test("Escape, Cancel: a typed form asks `Discard changes?`, an untouched one clo
   ] as const) {
     await page.setViewportSize({ width, height: 844 });
     await page.emulateMedia({ colorScheme: scheme });
-    await shoot(page, `discard-changes-${width}-${scheme}`);
+    await shootPage(page, `discard-changes-${width}-${scheme}`);
   }
   await page.setViewportSize({ width: 1280, height: 720 });
   await page.emulateMedia({ colorScheme: "light" });
@@ -260,7 +261,7 @@ test("switches say On or Off and keep 3:1, as the unread badge does, in both sch
         ).toBeGreaterThanOrEqual(3);
         expect(contrast(track.fill, track.behind), `${where}: the track against the page`).toBeGreaterThanOrEqual(3);
         expect(contrast(thumb.fill, track.fill), `${where}: the thumb against the track`).toBeGreaterThanOrEqual(3);
-        await shoot(tab, `switch-${s.on ? "on" : "off"}-${width}-${scheme}`);
+        await shootPage(tab, `switch-${s.on ? "on" : "off"}-${width}-${scheme}`);
       }
       if (width === 1280) {
         const link = tab.getByRole("link", { name: "Notifications, 1 unread" });
@@ -373,7 +374,7 @@ test("Activity: the newest 20 entries, `Show more` for the rest, and the same in
       const { context, tab } = await tabWith(browser, page, { colorScheme: scheme, viewport: { width, height: 844 } });
       await tab.goto(PATH);
       await tab.getByRole("region", { name: "Activity" }).scrollIntoViewIfNeeded();
-      await shoot(tab, `activity-${width}-${scheme}`);
+      await shootPage(tab, `activity-${width}-${scheme}`);
       await context.close();
     }
 });

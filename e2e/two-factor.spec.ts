@@ -5,9 +5,10 @@ import { TOTP } from "otpauth";
 import { expectAccessible } from "./support/accessibility";
 import { runCli } from "./support/cli";
 import { onServerDatabase } from "./support/database";
+import { attachScreenshot, inEveryLook } from "./support/look-at";
 import { rememberSecret } from "./support/secrets";
 import { expect, test } from "./support/test";
-import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
+import { createAgency, createUser, e2ePassword, signIn, signOut } from "./support/world";
 
 const shots = process.env.SCREENSHOTS_DIR;
 
@@ -40,11 +41,6 @@ async function setUpAuthenticatorApp(page: Page): Promise<{ secret: string; reco
   await expect(section.getByRole("button", { name: "Copy" })).toBeVisible();
   await expect(section.getByRole("link", { name: "Download" })).toHaveAttribute("download", "recovery-codes.txt");
   return { secret, recoveryCodes };
-}
-
-async function signOut(page: Page) {
-  await page.getByRole("banner").getByRole("button", { name: "Sign out" }).first().click();
-  await expect(page).toHaveURL(/\/login/);
 }
 
 /** E-mail and password, which lead a person with two-factor to the second step. */
@@ -225,26 +221,15 @@ test.describe("two-factor authentication", () => {
     await createUser(companyId, "agency_user");
     await signIn(page, owner.email);
     await setUpAuthenticatorApp(page);
-    const state = await page.context().storageState();
-    for (const width of [390, 1280])
-      for (const scheme of ["light", "dark"] as const) {
-        const context = await browser.newContext({
-          storageState: state,
-          viewport: { width, height: 900 },
-          colorScheme: scheme,
-        });
-        const tab = await context.newPage();
-        for (const screen of ["account", "team"]) {
-          await tab.goto(`/settings/${screen}`);
-          await expect(tab.getByRole("heading", { level: 1 })).toBeVisible();
-          const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-          expect(overflow).toBeLessThanOrEqual(0);
-          await expectAccessible(tab, `${screen} at ${width} px, ${scheme}`);
-          const path = `${shots}/${screen}-${width}-${scheme}.png`;
-          await tab.screenshot({ path, fullPage: true });
-          await test.info().attach(`${screen} at ${width} px, ${scheme}`, { path, contentType: "image/png" });
-        }
-        await context.close();
+    await inEveryLook(browser, page, async (tab, width, scheme) => {
+      for (const screen of ["account", "team"]) {
+        await tab.goto(`/settings/${screen}`);
+        await expect(tab.getByRole("heading", { level: 1 })).toBeVisible();
+        const overflow = await tab.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow).toBeLessThanOrEqual(0);
+        await expectAccessible(tab, `${screen} at ${width} px, ${scheme}`);
+        await attachScreenshot(tab, `${shots}/${screen}-${width}-${scheme}.png`, `${screen} at ${width} px, ${scheme}`);
       }
+    });
   });
 });

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, normalize, sep } from "node:path";
 import { describe, expect, it } from "vitest";
+import { filesBelow, isTestFile, typeScript } from "@/lib/testing/source-tree";
 
 /**
  * The folder imports run one way (ARCHITECTURE.md, "Which folder may import which"): lib/ never
@@ -11,19 +12,6 @@ import { describe, expect, it } from "vitest";
  */
 
 const root = process.cwd();
-
-const isTest = (file: string) => /\.test\.tsx?$/.test(file);
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(root, dir))) {
-    if (name === "node_modules" || name === "generated") continue;
-    const path = join(dir, name);
-    if (statSync(join(root, path)).isDirectory()) out.push(...sourceFiles(path));
-    else if (/\.tsx?$/.test(name) && !name.endsWith(".d.ts")) out.push(path);
-  }
-  return out;
-}
 
 /** Every module a file names (static, side-effect, re-export and dynamic imports), as a path from the repo's root. */
 function importedPaths(file: string): string[] {
@@ -45,9 +33,9 @@ function libFolder(path: string): string | undefined {
 
 const within = (path: string, folder: string) => path === folder || path.startsWith(folder + sep);
 
-const libFiles = sourceFiles("lib").filter((f) => !isTest(f));
-const productionFiles = [...libFiles, ...sourceFiles("app"), ...sourceFiles("components")].filter(
-  (f) => !isTest(f) && !within(f, join("lib", "testing")),
+const libFiles = filesBelow("lib", typeScript).filter((f) => !isTestFile(f));
+const productionFiles = [...libFiles, ...filesBelow("app", typeScript), ...filesBelow("components", typeScript)].filter(
+  (f) => !isTestFile(f) && !within(f, join("lib", "testing")),
 );
 
 /** "from → to" with the files that make the edge, for every import from one lib/ folder into another. */

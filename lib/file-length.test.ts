@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { filesBelow } from "@/lib/testing/source-tree";
 
 /**
  * The 250-line habit (ARCHITECTURE.md, "Long files say why"): a source file longer than 250 lines
@@ -17,17 +18,6 @@ const reasonPattern = /(?:over|longer than) 250 lines[^:\n]*:\s*\S/i;
 
 const isSource = (name: string) => /\.(?:ts|tsx|mjs)$/.test(name);
 
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(root, dir))) {
-    if (name === "node_modules" || name === "generated" || name.startsWith(".")) continue;
-    const path = join(dir, name);
-    if (statSync(join(root, path)).isDirectory()) out.push(...sourceFiles(path));
-    else if (isSource(name)) out.push(path);
-  }
-  return out;
-}
-
 /** Lines as an editor numbers them: a final newline does not start another line. */
 function lineCount(text: string): number {
   if (text === "") return 0;
@@ -43,7 +33,7 @@ function saysWhyItIsLong(text: string): boolean {
 
 const rootConfigFiles = readdirSync(root).filter((name) => isSource(name) && statSync(join(root, name)).isFile());
 const checked = [
-  ...["lib", "app", "components", "scripts", "e2e"].flatMap((dir) => sourceFiles(dir)),
+  ...["lib", "app", "components", "scripts", "e2e"].flatMap((dir) => filesBelow(dir).filter(isSource)),
   ...rootConfigFiles,
 ].sort();
 

@@ -8,18 +8,26 @@
 // --scale-days <n> (30), --scale-families <n> (1000), --scale-refreshes <per family a day> (24),
 // --scale-installs <a day> (100) for the growth simulation, --scale-out <file> (bench-scale-results.md),
 // --only <ids> (comma-separated scenario ids, e.g. e,g,f,R: a quick look at a few scenarios; the peers
-// start only when R, Rh or N is among them, the bare app only for N, peer (L) only when Lb, Lc or Le is;
-// (b′) and the pairs (u)/(u′), (m)/(m′) and (t)/(t′) run when one of their ids is), --cpu-prof <dir> (the server writes a V8 CPU profile there
+// start only when R, Rh, R′ or N is among them, the bare app only for N, peer (L) only when one of its
+// is; (b′) and the pairs (u)/(u′), (m)/(m′) and (t)/(t′) run when one of their ids is; ' stands for ′,
+// so `--only "e',Le'"` selects (e′) and (Le′)), --cpu-prof <dir> (the server writes a V8 CPU profile there
 // when it stops: open it in Chrome's DevTools, or summarise it with scripts/bench/profile.ts).
-// BENCH_POOLER_URL=postgresql://…:6432/postgres?pgbouncer=true runs our server on PostgreSQL through
-// that transaction-mode pooler (README › Behind a pooler); BENCH_DIST_DIR replaces .next-bench.
+// Through a transaction-mode pooler (README › Behind a pooler), on PostgreSQL: --pgbouncer starts one
+// (lib/testing/pgbouncer.ts), or BENCH_POOLER_URL=postgresql://…:6432/postgres?pgbouncer=true names
+// one; then (b), (e) and (e′) also run on a second server of ours that reaches the database through
+// it, as (bP), (eP) and (e′P), and peer (L)'s refreshes on it as (LeP) and (Le′P). --stages: our
+// servers sum their time by stage (lib/stage-timing.ts), printed per request under the tables.
+// --chain-client fetch|http: the client of the chained refreshes (e′), (R′), (Le′) (default fetch;
+// scripts/bench/chains.ts). BENCH_DIST_DIR replaces .next-bench.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { startPgbouncer } from "@/lib/testing/pgbouncer";
 import { scrape } from "@/lib/testing/prometheus";
+import { processListeningOn } from "./bench/cpu";
 import { freshDatabase, postgresVersion } from "./bench/db";
 import {
   CONNECTIONS,
@@ -28,6 +36,7 @@ import {
   type Measurement,
   measure,
   peerScenarios,
+  pooledScenarios,
   prepareScenario,
   type Scenario,
   scenarios,
@@ -35,6 +44,7 @@ import {
 import { startDiscardingOtlpReceiver } from "./bench/otlp-sink";
 import { type Peer, startBareNext, startLimitPeer, startOidcProviderPeer } from "./bench/peers";
 import {
+  chainedTargets,
   type DatabaseRun,
   installationTokenTargets,
   keepHandKeptPart,
@@ -48,6 +58,7 @@ import {
   usageCountingCost,
 } from "./bench/report";
 import { signInCookie } from "./bench/server";
+import { loadGeneratorCost, stageTable } from "./bench/time-report";
 import { tracesCost } from "./bench/traces-cost";
 import { buildIfNeeded } from "./build-if-needed";
 import { startProductionServer } from "./support/production-server";
@@ -75,6 +86,9 @@ const { values: flags } = parseArgs({
     "scale-out": { type: "string" },
     only: { type: "string" },
     "cpu-prof": { type: "string" },
+    pgbouncer: { type: "boolean", default: false },
+    stages: { type: "boolean", default: false },
+    "chain-client": { type: "string" },
     // Internal: one database per child process, so no cache or connection outlives its run.
     child: { type: "string" },
     out: { type: "string" },
@@ -88,7 +102,8 @@ if (!(duration > 0) || !(warmup >= 0) || !(port > 0) || !(rounds >= 1)) {
   throw new Error("--duration, --rounds, --warmup and --port take positive numbers.");
 }
 
-const only = flags.only ? new Set(flags.only.split(",").map((id) => id.trim())) : undefined;
+// An ASCII ' for the prime of (b′), (e′), (Le′) and the rest, which a shell makes awkward to type.
+const only = flags.only ? new Set(flags.only.split(",").map((id) => id.trim().replaceAll("'", "′"))) : undefined;
 const selected = (id: string) => !only || only.has(id);
 
 const labels = { pglite: "PGlite (embedded)", postgres: "PostgreSQL" } as const;
@@ -104,20 +119,43 @@ interface OnOff {
 }
 type Kind = keyof typeof labels;
 
+/** The scenarios run through a transaction-mode pooler, ours and peer (L)'s. */
+const POOLED_IDS = ["bP", "eP", "e′P", "LeP", "Le′P"];
+
+/** A transaction-mode pooler in front of the run's database: its URL for that database, and its process. */
+interface Pooler {
+  /** `?pgbouncer=true`: our server reaches the database through it, DATABASE_DIRECT_URL straight. */
+  url: string;
+  pid: number | undefined;
+  stop(): Promise<void>;
+}
+
 /**
  * BENCH_POOLER_URL (`postgresql://…@127.0.0.1:6433/postgres?pgbouncer=true`, a PgBouncer in
- * `pool_mode=transaction` in front of the bench's server): our server on PostgreSQL reaches its
- * database through it, DATABASE_DIRECT_URL straight (README › Behind a pooler). Seeding stays direct.
+ * `pool_mode=transaction` in front of the bench's PostgreSQL), or one started for the run
+ * (--pgbouncer), as many server connections as our pool holds. Undefined when neither.
  */
-function throughPooler(kind: Kind, url: string): { databaseUrl: string } {
-  const pooler = process.env.BENCH_POOLER_URL;
-  if (kind !== "postgres" || !pooler) return { databaseUrl: url };
-  const pooled = new URL(pooler);
-  pooled.pathname = new URL(url).pathname;
-  say(`PostgreSQL through the pooler at ${pooled.host} (pgbouncer=true)`);
-  // The servers inherit it (this process's own DATABASE_URL is direct, so it ignores it).
-  process.env.DATABASE_DIRECT_URL = url;
-  return { databaseUrl: pooled.toString() };
+async function openPooler(databaseUrl: string): Promise<Pooler | undefined> {
+  const database = new URL(databaseUrl).pathname.slice(1);
+  const named = process.env.BENCH_POOLER_URL;
+  if (named) {
+    const pooled = new URL(named);
+    pooled.pathname = `/${database}`;
+    const pid = processListeningOn(Number(pooled.port || 5432));
+    say(`PostgreSQL through the pooler at ${pooled.host} (pgbouncer=true) too`);
+    return { url: pooled.toString(), pid, stop: async () => {} };
+  }
+  if (!flags.pgbouncer) return undefined;
+  const bouncer = await startPgbouncer({ serverUrl: databaseUrl, poolSize: 20 });
+  say(`PostgreSQL through a PgBouncer of the run's own on port ${bouncer.port} (pool_mode=transaction) too`);
+  return { url: bouncer.url(database), pid: bouncer.pid, stop: () => bouncer.stop() };
+}
+
+/** `url` as node-pg takes it (peer (L)): without the `pgbouncer` mark, which is ours. */
+function withoutPgbouncerMark(url: string): string {
+  const plain = new URL(url);
+  plain.searchParams.delete("pgbouncer");
+  return plain.toString();
 }
 
 /** Seeds a fresh database in this process, hands it to the server, and runs every scenario. */
@@ -141,7 +179,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     // is not comparable: the targets line says so).
     const tokensNeeded = Math.ceil((duration + warmup + 1) * 5_000);
     // Peer (L), the limit, on our own database: PostgreSQL only, as the other peers.
-    const limitPeer = kind === "postgres" && ["Lb", "Lc", "Le"].some(selected);
+    const limitPeer = kind === "postgres" && ["Lb", "Lc", "Le", "Le′", "LeP", "Le′P"].some(selected);
     const seed = await seedForLoad(tokensNeeded, say, { limitPeer });
     // PGlite allows one process per data directory: the server takes it from here.
     await disconnectDb();
@@ -151,7 +189,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const peers: Peer[] = [];
     let peerRuns: Scenario[] = [];
     let peerDatabase: Awaited<ReturnType<typeof freshDatabase>> | undefined;
-    if (kind === "postgres" && ["R", "Rh", "N"].some(selected)) {
+    if (kind === "postgres" && ["R", "Rh", "R′", "N"].some(selected)) {
       peerDatabase = await freshDatabase("postgres", "bench_peer");
       // The bare app is built first: only when (N) runs (an --only run of (R) or (Rh) skips its build).
       const bareToo = selected("N");
@@ -171,7 +209,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       peerRuns = peerScenarios(oidc, bare, seed);
     }
 
-    if (limitPeer) {
+    if (limitPeer && ["Lb", "Lc", "Le", "Le′"].some(selected)) {
       say(`${labels[kind]}: starting peer (L), the hand-written limit server, on port ${port + 3}`);
       const limit = await startLimitPeer(database.url, port + 3).catch(async (error: unknown) => {
         for (const peer of peers) await peer.stop();
@@ -186,21 +224,49 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
       kind === "postgres"
         ? [database.url, peerDatabase?.url].flatMap((url) => (url ? [new URL(url).pathname.slice(1)] : []))
         : undefined;
-    const common = { port, serverSecret, logFile, ...throughPooler(kind, database.url) };
+    const common = { port, serverSecret, logFile, databaseUrl: database.url };
     // Every check on: rate limits count every request (limits high enough never to refuse).
     // Database time counted; no webhook dispatcher polling (no app of the bench has a webhook URL).
-    const benchEnv = { BENCH_DB_TIMING: "1", WEBHOOK_DISPATCHER: "off" };
+    // --stages: our servers also sum their time by stage (lib/stage-timing.ts).
+    const benchEnv = {
+      BENCH_DB_TIMING: "1",
+      WEBHOOK_DISPATCHER: "off",
+      ...(flags.stages ? { BENCH_STAGE_TIMING: "1" } : {}),
+    };
     const countingLimits = { RATE_LIMIT_BURST: "1000000000", RATE_LIMIT_DAILY: "1000000000" };
     say(`${labels[kind]}: starting the production server on port ${port} (log: ${logFile})`);
     // No server of its own when only the pairs below are selected (`--only m,m′`).
     // (s) is among the scenarios only with a cookie: any string asks whether it is selected.
-    const server = [...scenarios(seed, "?"), ...peerRuns].some((s) => selected(s.id))
+    const pooled = kind === "postgres" && POOLED_IDS.some(selected) ? await openPooler(database.url) : undefined;
+    const server = [...scenarios(seed, "?"), ...peerRuns, ...(pooled ? POOLED_IDS.map((id) => ({ id })) : [])].some(
+      (s) => selected(s.id),
+    )
       ? await startProductionServer({ ...common, env: { ...benchEnv, ...countingLimits } })
       : undefined;
     // The screen scenario (s) reads as a signed-in agency owner.
     const screenCookie =
       server && selected("s") ? await signInCookie(server.baseUrl, seed.screen.email, seed.screen.password) : undefined;
-    const all = [...scenarios(seed, screenCookie), ...peerRuns].filter((s) => selected(s.id));
+    // (b), (e) and (e′) again on a second server of ours that reaches the database through the
+    // pooler (DATABASE_DIRECT_URL for what needs a session), and peer (L)'s refreshes on it.
+    const poolerStops: (() => Promise<void>)[] = pooled ? [() => pooled.stop()] : [];
+    let pooledRuns: Scenario[] = [];
+    if (pooled && server) {
+      say(`${labels[kind]}: starting a second production server, through the pooler, on port ${port + 11}`);
+      const throughPooler = await startProductionServer({
+        ...common,
+        port: port + 11,
+        databaseUrl: pooled.url,
+        env: { ...benchEnv, ...countingLimits, DATABASE_DIRECT_URL: database.url },
+      });
+      poolerStops.unshift(() => throughPooler.stop());
+      const pooledServer = { ...throughPooler, pid: throughPooler.process.pid as number };
+      const pooledLimit = ["LeP", "Le′P"].some(selected)
+        ? await startLimitPeer(withoutPgbouncerMark(pooled.url), port + 12, { unnamed: true })
+        : undefined;
+      if (pooledLimit) poolerStops.unshift(() => pooledLimit.stop());
+      pooledRuns = pooledScenarios(seed, { server: pooledServer, poolerPid: pooled.pid, limit: pooledLimit });
+    }
+    const all = [...scenarios(seed, screenCookie), ...peerRuns, ...pooledRuns].filter((s) => selected(s.id));
     const measured = new Map<string, Measurement[]>(all.map((s) => [s.id, []]));
     try {
       for (let round = 0; server && round < rounds; round++) {
@@ -215,6 +281,7 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     } finally {
       await server?.stop();
       for (const peer of peers) await peer.stop();
+      for (const stop of poolerStops) await stop();
       await peerDatabase?.drop();
     }
     const results = all.map((s) => combine(s, measured.get(s.id)!));
@@ -387,6 +454,10 @@ async function main() {
     const args = ["scripts/bench.ts", "--child", kind, "--out", out, "--duration", String(duration)];
     args.push("--warmup", String(warmup), "--port", String(port), "--rounds", String(rounds));
     if (flags.only) args.push("--only", flags.only);
+    if (flags.pgbouncer) args.push("--pgbouncer");
+    if (flags.stages) args.push("--stages");
+    // The chained scenarios' client (scripts/bench/chains.ts); the children inherit it.
+    if (flags["chain-client"]) process.env.BENCH_CHAIN_CLIENT = flags["chain-client"];
     if (flags["cpu-prof"]) process.env.SERVE_CPU_PROF_DIR = resolve(flags["cpu-prof"]);
     const child = spawnSync(process.execPath, [resolve("node_modules/tsx/dist/cli.mjs"), ...args], {
       stdio: "inherit",
@@ -399,9 +470,15 @@ async function main() {
   const postgresRun = runs.find((run) => run.database === "postgres");
   const targetLine = (run: DatabaseRun) =>
     run.database === "postgres" ? targets(run) : pgliteTargets(run, postgresRun);
+  /** The load generator's CPU per request; with --stages, where our requests' time went on the server. */
+  const stagesOf = (run: DatabaseRun) => {
+    const load = loadGeneratorCost(run);
+    const stages = stageTable(run);
+    return `${load ? `\n\nThe load generator's CPU per request (µs, on the same cores): ${load}.` : ""}${stages ? `\n\nTime per request by stage (ms; --stages):\n\n${stages}` : ""}`;
+  };
   const sections = runs.map(
     (run) =>
-      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.\n\nTarget (issue 40): ${installationTokenTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.\n\nMetrics (SPEC.md, at most 3 %): ${metricsCost(run)}.\n\nTraces (SPEC.md): ${tracesCost(run)}.`,
+      `### ${run.label}\n\n${table(run)}\n\nTargets (issue 11): ${targetLine(run)}.${run.database === "postgres" ? `\n\nTargets (issue 28): ${limitTargets(run)}.\n\nTarget (issue 40): ${installationTokenTargets(run)}.\n\nTargets (issue 44): ${chainedTargets(run)}.` : ""}\n\nUsage counting (issue 25): ${usageCountingCost(run)}.\n\nMetrics (SPEC.md, at most 3 %): ${metricsCost(run)}.\n\nTraces (SPEC.md): ${tracesCost(run)}.${stagesOf(run)}`,
   );
   console.log(`\nMeasured on ${machine(pgVersion)}.`);
   for (const section of sections) console.log(`\n${section}`);

@@ -6,10 +6,10 @@ import { rotateClientSecret } from "@/lib/apps/secrets";
 import { beginTotpSetup, confirmTotpSetup } from "@/lib/auth/two-factor/authenticator-app";
 import { totpCodeAt } from "@/lib/auth/two-factor/totp";
 import { db } from "@/lib/db/client";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { formData } from "@/lib/testing/form-data";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { makeApp } from "@/lib/testing/oauth";
 
 /**
@@ -37,16 +37,13 @@ type Action = (prev: object, form: FormData) => Promise<{ ok?: boolean; confirmI
 
 let w: { agency: TestAgency; member: Actor; integrationId: string; appId: string; keyId: string; publicJwk: string };
 
-async function world() {
+/** An agency with one of each credential a guarded action shows or changes; its owner has an authenticator app. */
+async function agencyWithCredentials() {
   const agency = await makeAgency({ locations: 1, privateIntegrationsLab: true });
   const owner = { ...agency.owner, agencyPrivateIntegrations: true };
   await db().user.update({ where: { id: owner.id }, data: { agencyPrivateIntegrations: true } });
   const member = await makeUser(agency.company.id, "agency_user");
-  const { integration } = await createPrivateIntegration(
-    owner,
-    { level: "agency", companyId: agency.company.id },
-    { name: "Guarded", description: "", scopes: ["locations.readonly"] },
-  );
+  const { integration } = await makeIntegration({ owner }, { name: "Guarded" });
   const app = await makeApp(agency.company.id);
   // A previous client secret inside its overlap, for `Revoke previous secret` to stop.
   await rotateClientSecret(app.app.id, { overlap: "7d" }, owner);
@@ -67,7 +64,7 @@ async function world() {
 }
 
 beforeAll(async () => {
-  w = await world();
+  w = await agencyWithCredentials();
 });
 
 /** Everything a guarded action could change, read back. */
@@ -152,7 +149,7 @@ describe("Confirm it's you, enforced by the server", () => {
   });
 
   it.each(guarded)("%s: goes through right after an authentication", async (_, action, fields) => {
-    w = await world();
+    w = await agencyWithCredentials();
     session.actor = w.agency.owner;
     session.authenticatedAgoMs = 1000;
     const answer = await action()({}, formData(fields()));
@@ -163,7 +160,7 @@ describe("Confirm it's you, enforced by the server", () => {
 
 describe("Require two-factor authentication, enforced by the server", () => {
   it("refuses every action but setting up a factor to a member who has none yet", async () => {
-    w = await world();
+    w = await agencyWithCredentials();
     session.actor = w.agency.owner;
     session.authenticatedAgoMs = 0;
     session.mustSetUpTwoFactor = true;

@@ -7,11 +7,10 @@ import { LocationSwitcher } from "@/components/location-switcher";
 import { NotificationsLink } from "@/components/notifications/notifications-link";
 import { SettingsNav } from "@/components/settings-nav";
 import { SignOutButton } from "@/components/sign-out-button";
-import { companyName, listLocations } from "@/lib/accounts/companies";
 import { agencyNavigation, locationNavigation, reachableLocations } from "@/lib/accounts/navigation";
 import { isAgencyRole, roleLabels } from "@/lib/accounts/roles";
+import { readShellFacts } from "@/lib/accounts/shell";
 import { requireActor } from "@/lib/auth/session";
-import { unreadNotificationCount } from "@/lib/reminders/notifications";
 import { confirmIdentityAction, confirmMethodAction, passkeyConfirmOptionsAction } from "./settings/account/actions";
 
 /**
@@ -23,8 +22,10 @@ export default async function AdminLayout({ children }: { children: ReactNode })
   // Each page sends a person with a reset password to /settings/account (see requireActor).
   const actor = await requireActor({ passwordChangeRedirect: false });
   const path = ((await headers()).get("x-pathname") ?? "/").split("?")[0] ?? "/";
-  const [agencyName, allLocations] = await Promise.all([companyName(actor.companyId), listLocations(actor.companyId)]);
-  const locations = reachableLocations(actor, allLocations);
+  // One query for the shell, shared with the page (the Private Integrations screen reads it too).
+  const shell = await readShellFacts(actor.companyId, actor.id);
+  if (!shell) throw new Error("The signed-in person's agency no longer exists.");
+  const locations = reachableLocations(actor, shell.locations);
   const currentLocationId = /^\/location\/([^/]+)/.exec(path)?.[1];
   const currentLocation = locations.find((l) => l.id === currentLocationId);
 
@@ -36,7 +37,6 @@ export default async function AdminLayout({ children }: { children: ReactNode })
       ) : null}
     </>
   );
-  const unread = unreadNotificationCount(actor.id);
   const account = (
     <>
       <LocationSwitcher
@@ -44,7 +44,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
         current={currentLocation?.id}
         agencyView={isAgencyRole(actor.role)}
       />
-      <NotificationsLink unread={unread} />
+      <NotificationsLink unread={shell.unread} />
       <span className="text-sm text-slate-600">
         {actor.name} · {roleLabels[actor.role]}
       </span>
@@ -57,7 +57,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
       <header className="relative border-b border-slate-200 bg-surface">
         <div className="mx-auto flex max-w-6xl items-center justify-between gap-3 px-4 py-3 sm:px-6">
           <Link href="/settings" className="min-w-0 truncate font-semibold text-slate-900">
-            {agencyName}
+            {shell.companyName}
           </Link>
           <div className="hidden flex-wrap items-center justify-end gap-4 md:flex">{account}</div>
           <NavigationMenu>

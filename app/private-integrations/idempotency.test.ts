@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { db } from "@/lib/db/client";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { apiClient, expectError } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 
 /**
  * The management API's `Idempotency-Key` on POST create and rotate, through the route table as the
@@ -18,18 +18,15 @@ let A: TestAgency;
 let writer: string;
 let otherWriter: string;
 
-async function pit(name: string, scopes: string[]) {
-  const owner = { level: "agency", companyId: A.company.id } as const;
-  const { integration, token } = await createPrivateIntegration(A.owner, owner, { name, scopes: scopes as never });
-  return { id: integration.id, token };
-}
-
 const count = () => db().privateIntegration.count({ where: { companyId: A.company.id } });
 
 beforeAll(async () => {
   A = await makeAgency({ locations: 1, privateIntegrationsLab: true });
-  writer = (await pit("Writer", ["private-integrations.write", "locations.readonly"])).token;
-  otherWriter = (await pit("Other writer", ["private-integrations.write", "locations.readonly"])).token;
+  writer = (await makeIntegration(A, { name: "Writer", scopes: ["private-integrations.write", "locations.readonly"] }))
+    .token;
+  otherWriter = (
+    await makeIntegration(A, { name: "Other writer", scopes: ["private-integrations.write", "locations.readonly"] })
+  ).token;
 });
 
 describe("POST /private-integrations with Idempotency-Key", () => {
@@ -79,7 +76,7 @@ describe("POST /private-integrations with Idempotency-Key", () => {
 
 describe("POST /private-integrations/{id}/rotate with Idempotency-Key", () => {
   it("200, then the same token again and one rotation; 409 with another mode", async () => {
-    const target = await pit("Rotated once", ["locations.readonly"]);
+    const target = await makeIntegration(A, { name: "Rotated once" });
     const headers = { "Idempotency-Key": "rotate-1" };
     const path = `/private-integrations/${target.id}/rotate`;
     const first = await api.post(path, { token: writer, json: { mode: "now" }, headers });

@@ -4,10 +4,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { setLabsFeature } from "@/lib/accounts/labs";
 import { db } from "@/lib/db/client";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
 import { type ApiAnswer, apiClient, expectBearerError } from "@/lib/testing/api-client";
-import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /**
@@ -28,12 +28,6 @@ let writerId: string;
 let reader: string;
 let unscoped: string;
 
-async function pit(T: TestAgency, name: string, scopes: string[], locationId?: string) {
-  const owner = locationId ? ({ level: "location", locationId } as const) : agencyOwner(T);
-  const { integration, token } = await createPrivateIntegration(T.owner, owner, { name, scopes: scopes as never });
-  return { id: integration.id, token };
-}
-
 /** GET /locations/{id} with a token: whether a token works. */
 async function works(token: string, T: TestAgency = A): Promise<number> {
   return (await api.get(`/locations/${T.locations[0]!.id}`, { token })).status;
@@ -42,16 +36,23 @@ async function works(token: string, T: TestAgency = A): Promise<number> {
 beforeAll(async () => {
   A = await makeAgency({ locations: 2, privateIntegrationsLab: true });
   B = await makeAgency({ locations: 1, privateIntegrationsLab: true });
-  const w = await pit(A, "Rotator", ["private-integrations.write", "locations.readonly", "users.readonly"]);
+  const w = await makeIntegration(A, {
+    name: "Rotator",
+    scopes: ["private-integrations.write", "locations.readonly", "users.readonly"],
+  });
   writer = w.token;
   writerId = w.id;
-  reader = (await pit(A, "Auditor", ["private-integrations.readonly"])).token;
-  unscoped = (await pit(A, "Plain", ["locations.readonly"])).token;
+  reader = (await makeIntegration(A, { name: "Auditor", scopes: ["private-integrations.readonly"] })).token;
+  unscoped = (await makeIntegration(A, { name: "Plain" })).token;
 });
 
 describe("GET /private-integrations", () => {
   it("lists the agency's own (never a token), or one sub-account's with locationId; .write reads too", async () => {
-    const sub = await pit(A, "Sub one", ["contacts.readonly"], A.locations[0]!.id);
+    const sub = await makeIntegration(A, {
+      locationId: A.locations[0]!.id,
+      name: "Sub one",
+      scopes: ["contacts.readonly"],
+    });
     for (const token of [reader, writer]) {
       const agency = await api.get("/private-integrations", { token });
       expect(agency.status).toBe(200);
@@ -130,7 +131,7 @@ describe("who may call", () => {
   });
 
   it("a sub-account integration: 403 forbidden", async () => {
-    const sub = await pit(A, "Sub caller", ["locations.readonly"], A.locations[1]!.id);
+    const sub = await makeIntegration(A, { locationId: A.locations[1]!.id, name: "Sub caller" });
     expectBearerError(await api.get("/private-integrations", { token: sub.token }), 403, "forbidden", /agency private/);
   });
 
@@ -141,7 +142,10 @@ describe("who may call", () => {
 
   it("Labs off: 403 naming Labs, for reads and writes", async () => {
     const C = await makeAgency({ locations: 0, privateIntegrationsLab: true });
-    const caller = await pit(C, "Automation", ["private-integrations.write", "locations.readonly"]);
+    const caller = await makeIntegration(C, {
+      name: "Automation",
+      scopes: ["private-integrations.write", "locations.readonly"],
+    });
     await setLabsFeature({ companyId: C.company.id, feature: "private_integrations", enabled: false });
     expectBearerError(await api.get("/private-integrations", { token: caller.token }), 403, "forbidden", /Labs/);
     expectBearerError(
@@ -235,7 +239,10 @@ describe("POST /private-integrations", () => {
 
   it("under an agency maximum: no expiresAt, or one beyond it, is 400 naming the maximum; within it, 201", async () => {
     const C = await makeAgency({ locations: 0, privateIntegrationsLab: true });
-    const caller = await pit(C, "Automation", ["private-integrations.write", "locations.readonly"]);
+    const caller = await makeIntegration(C, {
+      name: "Automation",
+      scopes: ["private-integrations.write", "locations.readonly"],
+    });
     await setMaximumTokenLifetime(C.owner, "30", new Date());
     const ymd = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
     for (const expiresAt of [undefined, null, ymd(60)]) {
@@ -257,7 +264,7 @@ describe("POST /private-integrations", () => {
 
 describe("PATCH /private-integrations/{id}", () => {
   it("changes the fields sent; the token keeps working; adding a scope it lacks is 403", async () => {
-    const target = await pit(A, "Edit me", ["locations.readonly"]);
+    const target = await makeIntegration(A, { name: "Edit me" });
     const edited = await api.patch(`/private-integrations/${target.id}`, {
       token: writer,
       json: { name: "Edited", description: "by the API", scopes: ["locations.readonly", "users.readonly"] },
@@ -291,7 +298,7 @@ describe("PATCH /private-integrations/{id}", () => {
   });
 
   it("another agency's id answers exactly as an unknown id (404), for every operation", async () => {
-    const theirs = await pit(B, "B's", ["locations.readonly"]);
+    const theirs = await makeIntegration(B, { name: "B's" });
     const calls: [string, (id: string) => Promise<ApiAnswer>][] = [
       ["PATCH", (id) => api.patch(`/private-integrations/${id}`, { token: writer, json: { name: "Mine" } })],
       ["DELETE", (id) => api.delete(`/private-integrations/${id}`, { token: writer })],
@@ -311,7 +318,7 @@ describe("PATCH /private-integrations/{id}", () => {
 
 describe("rotation", () => {
   it("later: rotating, both work; again: 409; expire-now: the old one stops", async () => {
-    const target = await pit(A, "Rotate later", ["locations.readonly"]);
+    const target = await makeIntegration(A, { name: "Rotate later" });
     const rotated = await api.post(`/private-integrations/${target.id}/rotate`, {
       token: writer,
       json: { mode: "later", overlapDays: 1 },
@@ -345,7 +352,7 @@ describe("rotation", () => {
   });
 
   it("later, then cancel-rotation: the new token stops, the old one stays", async () => {
-    const target = await pit(A, "Rotate and cancel", ["locations.readonly"]);
+    const target = await makeIntegration(A, { name: "Rotate and cancel" });
     const rotated = await api.post(`/private-integrations/${target.id}/rotate`, {
       token: writer,
       json: { mode: "later" },
@@ -358,7 +365,7 @@ describe("rotation", () => {
   });
 
   it("now: the old token stops at once; the audit log names the calling integration", async () => {
-    const target = await pit(A, "Rotate now", ["locations.readonly"]);
+    const target = await makeIntegration(A, { name: "Rotate now" });
     const rotated = await api.post(`/private-integrations/${target.id}/rotate`, {
       token: writer,
       json: { mode: "now" },
@@ -372,7 +379,7 @@ describe("rotation", () => {
   });
 
   it("an integration holding a scope the caller lacks is not rotated (403); bad modes are 400", async () => {
-    const stronger = await pit(A, "Stronger", ["oauth.write"]);
+    const stronger = await makeIntegration(A, { name: "Stronger", scopes: ["oauth.write"] });
     expectBearerError(
       await api.post(`/private-integrations/${stronger.id}/rotate`, { token: writer, json: { mode: "now" } }),
       403,
@@ -396,7 +403,7 @@ describe("rotation", () => {
 
 describe("DELETE and usage", () => {
   it("DELETE: 204, every token of it stops at once, then 404", async () => {
-    const target = await pit(A, "Delete me", ["locations.readonly"]);
+    const target = await makeIntegration(A, { name: "Delete me" });
     const deleted = await api.delete(`/private-integrations/${target.id}`, { token: writer });
     expect(deleted.status, deleted.text).toBe(204);
     expect(await works(target.token)).toBe(401);
@@ -404,7 +411,7 @@ describe("DELETE and usage", () => {
   });
 
   it("usage: the last N UTC days, today last; days outside 1..90 is 400", async () => {
-    const target = await pit(A, "Used", ["locations.readonly"]);
+    const target = await makeIntegration(A, { name: "Used" });
     const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
     await db().apiUsageHour.create({
       data: { subjectType: "integration", subjectId: target.id, hour, ok: 4, refused: 1, limited: 2 },
@@ -434,15 +441,13 @@ describe("no wider guard rails: an integration never gives, keeps or obtains mor
   const within = () => ({ subAccounts: [A.locations[0]!.id], allowedIps: ["203.0.113.64/26"], expiresAt: ymd(20) });
 
   async function guarded(name: string, rails: { all?: boolean; ips?: string; expires?: string }) {
-    const input = {
+    return makeIntegration(A, {
       name,
-      scopes: ["private-integrations.write", "locations.readonly"] as never,
+      scopes: ["private-integrations.write", "locations.readonly"],
       ...(rails.all === false ? { subAccounts: "chosen" as const, subAccountIds: [A.locations[0]!.id] } : {}),
-      ...(rails.ips ? { allowedIpAddresses: rails.ips } : {}),
-      ...(rails.expires ? { expires: rails.expires } : {}),
-    };
-    const { integration, token } = await createPrivateIntegration(A.owner, agencyOwner(A), input);
-    return { id: integration.id, token };
+      allowedIpAddresses: rails.ips,
+      expires: rails.expires,
+    });
   }
   const railsOf = async (id: string) =>
     (await api.get("/private-integrations", { token: writer })).body.privateIntegrations
@@ -520,7 +525,7 @@ describe("no wider guard rails: an integration never gives, keeps or obtains mor
   });
 
   it("rotate: a looser sibling is 403 and keeps its token; a sibling within, and itself, rotate (200)", async () => {
-    const looser = await pit(A, "Looser sibling", ["locations.readonly"]);
+    const looser = await makeIntegration(A, { name: "Looser sibling" });
     const refused = await api.post(`/private-integrations/${looser.id}/rotate`, as({ mode: "now" }));
     expectBearerError(
       refused,

@@ -1,11 +1,10 @@
 import Link from "next/link";
 
 /**
- * `Notifications` in the header, with the number of unread reminders. Takes the count's promise
- * (read by the layout through lib/reminders), so the header adds it in one line.
+ * `Notifications` in the header, with the number of unread reminders (read by the layout with
+ * the rest of the shell, lib/accounts/shell.ts).
  */
-export async function NotificationsLink({ unread }: { unread: Promise<number> }) {
-  const count = await unread;
+export function NotificationsLink({ unread: count }: { unread: number }) {
   return (
     <Link
       href="/settings/notifications"

@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useRef, useState } from "react";
+import { useId, useLayoutEffect, useRef, useState } from "react";
 
 export interface MenuAction {
   label: string;
@@ -12,23 +12,25 @@ export interface MenuAction {
  * A row's `Actions for <name>` menu button. The list is an HTML popover (top layer): a table that
  * scrolls sideways on a phone cannot clip it, a click outside or Escape closes it, and it follows
  * its button in the tab order. Its entries stay buttons with the lifecycle names SPEC.md gives.
+ * They are drawn when the menu opens: a page of 50 rows draws 50 buttons, not every row's entries.
  */
 export function ActionsMenu({ name, actions }: { name: string; actions: MenuAction[] }) {
   const id = useId();
   const button = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLDivElement>(null);
   const [open, setOpen] = useState(false);
-
-  function place() {
+  // Once the entries are drawn (on opening): placed by their size, and the keyboard on the first.
+  useLayoutEffect(() => {
     const anchor = button.current?.getBoundingClientRect();
     const list = panel.current;
-    if (!anchor || !list) return;
+    if (!open || !anchor || !list) return;
     const width = list.offsetWidth;
     const left = Math.max(8, Math.min(anchor.right - width, window.innerWidth - width - 8));
     const below = anchor.bottom + 4 + list.offsetHeight <= window.innerHeight;
     list.style.left = `${left}px`;
     list.style.top = below ? `${anchor.bottom + 4}px` : `${Math.max(8, anchor.top - 4 - list.offsetHeight)}px`;
-  }
+    list.querySelector("button")?.focus();
+  }, [open]);
 
   return (
     <>
@@ -49,33 +51,28 @@ export function ActionsMenu({ name, actions }: { name: string; actions: MenuActi
         ref={panel}
         id={id}
         popover="auto"
-        onToggle={(e) => {
-          const nowOpen = e.newState === "open";
-          setOpen(nowOpen);
-          if (nowOpen) {
-            place();
-            panel.current?.querySelector("button")?.focus();
-          }
-        }}
+        onToggle={(e) => setOpen(e.newState === "open")}
         className="fixed m-0 w-max min-w-48 rounded-md bg-surface p-1 text-left text-slate-800 shadow-lg ring-1 ring-slate-200 [inset:auto]"
       >
-        <ul aria-label={`Actions for ${name}`}>
-          {actions.map((action) => (
-            <li key={action.label}>
-              <button
-                type="button"
-                onClick={() => {
-                  panel.current?.hidePopover();
-                  button.current?.focus();
-                  action.onSelect();
-                }}
-                className={`block w-full rounded px-3 py-2 text-left text-sm hover:bg-slate-100 ${action.danger ? "text-red-700" : ""}`}
-              >
-                {action.label}
-              </button>
-            </li>
-          ))}
-        </ul>
+        {open ? (
+          <ul aria-label={`Actions for ${name}`}>
+            {actions.map((action) => (
+              <li key={action.label}>
+                <button
+                  type="button"
+                  onClick={() => {
+                    panel.current?.hidePopover();
+                    button.current?.focus();
+                    action.onSelect();
+                  }}
+                  className={`block w-full rounded px-3 py-2 text-left text-sm hover:bg-slate-100 ${action.danger ? "text-red-700" : ""}`}
+                >
+                  {action.label}
+                </button>
+              </li>
+            ))}
+          </ul>
+        ) : null}
       </div>
     </>
   );

@@ -1,33 +1,39 @@
-import type { LifecycleKind } from "@/lib/integrations/catalog";
-import { type IntegrationStatus, lifecycleActions } from "@/lib/integrations/catalog";
+import {
+  type IntegrationStatus,
+  type LifecycleKind,
+  lifecycleActions,
+  lifecycleKinds,
+} from "@/lib/integrations/catalog";
 import type { MenuAction } from "./actions-menu";
 import type { IntegrationItem } from "./types";
 
-/** The lifecycle entries of a row's menu, by what its status allows (SPEC.md). */
+/**
+ * The entries of a row's menu, by what its status allows (each action's `menu.allowedIn` in the
+ * catalogue), in the catalogue's order: the lifecycle actions, then `Edit`, then the dangerous
+ * ones (`Delete`).
+ */
 export function menuActions(
   item: IntegrationItem,
   status: IntegrationStatus,
   onEdit: (focus?: "expires") => void,
   onAction: (kind: LifecycleKind) => void,
 ): MenuAction[] {
-  const remove = { label: lifecycleActions.remove.button, onSelect: () => onAction("remove"), danger: true };
+  // A rotation whose old token is gone already (its overlap just ended) offers what an active one does.
+  const shown = status === "rotating" && !item.previousToken ? "active" : status;
+  const allowed = lifecycleKinds.filter((kind) =>
+    (lifecycleActions[kind].menu.allowedIn as readonly IntegrationStatus[]).includes(shown),
+  );
+  const entry = (kind: LifecycleKind): MenuAction => ({
+    label: lifecycleActions[kind].button,
+    onSelect: () => onAction(kind),
+    ...(isDanger(kind) ? { danger: true } : {}),
+  });
   // An expired integration's new token would never work: extend it first (the server refuses too).
-  if (status === "expired") return [{ label: "Extend expiry", onSelect: () => onEdit("expires") }, remove];
-  const edit = { label: "Edit", onSelect: () => onEdit() };
-  // Reported as leaked: only a new token brings it back (the server refuses the other rotations).
-  if (status === "revoked")
-    return [{ label: lifecycleActions.rotateNow.button, onSelect: () => onAction("rotateNow") }, edit, remove];
-  if (status === "rotating" && item.previousToken)
-    return [
-      { label: lifecycleActions.expireNow.button, onSelect: () => onAction("expireNow") },
-      { label: lifecycleActions.cancelRotation.button, onSelect: () => onAction("cancelRotation") },
-      edit,
-      remove,
-    ];
-  return [
-    { label: lifecycleActions.rotateLater.button, onSelect: () => onAction("rotateLater") },
-    { label: lifecycleActions.rotateNow.button, onSelect: () => onAction("rotateNow") },
-    edit,
-    remove,
-  ];
+  const edit =
+    status === "expired"
+      ? { label: "Extend expiry", onSelect: () => onEdit("expires") }
+      : { label: "Edit", onSelect: () => onEdit() };
+  return [...allowed.filter((kind) => !isDanger(kind)).map(entry), edit, ...allowed.filter(isDanger).map(entry)];
 }
+
+const isDanger = (kind: LifecycleKind): boolean => "danger" in lifecycleActions[kind].menu;

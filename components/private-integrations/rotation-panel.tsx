@@ -2,7 +2,7 @@
 
 import { buttonClass } from "@/components/ui/button-styles";
 import { LocalDate, RelativeTime } from "@/components/ui/relative-time";
-import type { LifecycleKind } from "@/lib/integrations/catalog";
+import { type LifecycleKind, lifecycleActions } from "@/lib/integrations/catalog";
 import type { IntegrationItem } from "./types";
 
 type PreviousToken = NonNullable<IntegrationItem["previousToken"]>;
@@ -83,10 +83,10 @@ export function RotationPanel({
       {onAction ? (
         <div className="mt-3 flex flex-wrap gap-2">
           <button type="button" onClick={() => onAction("expireNow")} className={buttonClass("danger")}>
-            Expire Now
+            {lifecycleActions.expireNow.button}
           </button>
           <button type="button" onClick={() => onAction("cancelRotation")} className={buttonClass("secondary")}>
-            Cancel rotation
+            {lifecycleActions.cancelRotation.button}
           </button>
         </div>
       ) : null}

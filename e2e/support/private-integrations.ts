@@ -3,6 +3,9 @@ import { rememberSecret } from "./secrets";
 
 export const tokenPattern = /^pit-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** The Expires field's value for the UTC day `ms` from now (YYYY-MM-DD). */
+export const expiresIn = (ms: number) => new Date(Date.now() + ms).toISOString().slice(0, 10);
+
 export function screenPath(level: "agency" | "location", locationId: string): string {
   return level === "agency"
     ? "/settings/private-integrations"

@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { expect, type Page } from "@playwright/test";
 import { onServerDatabase } from "./database";
+import { test } from "./test";
+import { createAgency, type E2eAgency, signIn } from "./world";
 
 /**
  * Private integrations written straight into the server's database with their dates in the past
@@ -77,4 +80,31 @@ export async function seedIntegrations(companyId: string, ownerId: string, rows:
       );
   }
   return hints;
+}
+
+/** `count` ordinary integrations, `Sync 01` on: recent, used, a description on every third. */
+export const syncSeeds = (count: number): Seed[] =>
+  Array.from({ length: count }, (_, i) => ({
+    name: `Sync ${String(i + 1).padStart(2, "0")}`,
+    description: i % 3 === 0 ? "Nightly job" : "",
+    scopes: i % 2 ? ["contacts.readonly", "locations.readonly"] : ["locations.readonly"],
+    created: 1 + (i % 9),
+    usedHoursAgo: 1 + (i % 20),
+  }));
+
+/**
+ * A new agency with the 30 integrations of `rows` seeded, its owner signed in on `page` at the
+ * agency's Private Integrations screen. On PGlite, where nothing can be seeded, the test is skipped.
+ */
+export async function onSeededScreen(
+  page: Page,
+  rows: Seed[],
+): Promise<{ agency: E2eAgency; seeded: Map<string, string> }> {
+  const agency = await createAgency({ locations: 0, labs: true });
+  const seeded = await seedIntegrations(agency.companyId, agency.owner.id, rows);
+  test.skip(!seeded.size || !(await onServerDatabase("SELECT 1")), "Seeding needs PostgreSQL (TEST_DATABASE_URL).");
+  await signIn(page, agency.owner.email);
+  await page.goto("/settings/private-integrations");
+  await expect(page.getByRole("heading", { name: "30 integrations" })).toBeVisible();
+  return { agency, seeded };
 }

@@ -59,6 +59,12 @@ export async function signIn(page: Page, email: string, password = e2ePassword):
   await expect(page).not.toHaveURL(/\/login/);
 }
 
+/** Signs out with the header's `Sign out`, back on the sign-in page. */
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole("banner").getByRole("button", { name: "Sign out" }).first().click();
+  await expect(page).toHaveURL(/\/login/);
+}
+
 /** A fresh agency with one sub-account, and a user of that sub-account (the installer of a Location app). */
 export async function createSubAccountUser(): Promise<{
   agency: E2eAgency;

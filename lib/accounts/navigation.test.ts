@@ -5,7 +5,7 @@ import type { Actor } from "./permissions";
 import type { Role } from "./roles";
 
 const actor = (role: Role, overrides: Partial<Actor> = {}): Actor => actorAs(role, { companyId: "c1", ...overrides });
-const labels = (links: { label: string }[]) => links.map((l) => l.label);
+const labelsOf = (links: { label: string }[]) => links.map((l) => l.label);
 
 describe("settings navigation shows only what a person may use", () => {
   it.each([
@@ -23,17 +23,17 @@ describe("settings navigation shows only what a person may use", () => {
     ],
     ["account_admin", { agencyPrivateIntegrations: true }, ["Marketplace", "Account"]],
   ] as const)("%s %o", (role, overrides, expected) => {
-    expect(labels(agencyNavigation(actor(role, overrides)))).toEqual(expected);
+    expect(labelsOf(agencyNavigation(actor(role, overrides)))).toEqual(expected);
   });
 
   it("shows a sub-account's Private Integrations to members with the permission only", () => {
     const location = { id: "l1", companyId: "c1" };
     expect(
-      labels(
+      labelsOf(
         locationNavigation(actor("account_user", { locationIds: ["l1"], locationPrivateIntegrations: true }), location),
       ),
     ).toContain("Private Integrations");
-    expect(labels(locationNavigation(actor("account_user", { locationIds: ["l1"] }), location))).not.toContain(
+    expect(labelsOf(locationNavigation(actor("account_user", { locationIds: ["l1"] }), location))).not.toContain(
       "Private Integrations",
     );
     expect(

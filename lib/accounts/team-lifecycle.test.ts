@@ -5,28 +5,24 @@ import { toAuditItem, toIntegrationItem } from "@/components/private-integration
 import { changeOwnPassword } from "@/lib/auth/password-change";
 import { db } from "@/lib/db/client";
 import { listAuditLog } from "@/lib/integrations/audit-log";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { listPrivateIntegrations } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { actorAs } from "@/lib/testing/actor";
+import { auditTrail } from "@/lib/testing/audit";
 import { makeAgency, makeUser, testPassword } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { canChangeMemberPermissions, canManageMember } from "./permissions";
 import { removeTeamMember, resetTeamMemberPassword, updateTeamMember } from "./team";
 import { checkCredentials, listTeam, loadSignedIn, setPasswordByOperator } from "./users";
 
 /** The session a person holds right after signing in: their id and their session version. */
-async function signIn(email: string, password = testPassword) {
+async function sessionAfterSignIn(email: string, password = testPassword) {
   const signed = await checkCredentials(email, password);
   if (!signed) throw new Error(`${email} could not sign in`);
   return { userId: signed.id, sessionVersion: signed.sessionVersion };
 }
 const stillSignedIn = async (s: { userId: string; sessionVersion: number }) =>
   (await loadSignedIn(s.userId, s.sessionVersion)) !== null;
-
-async function auditActions(targetId: string) {
-  const rows = await db().auditLog.findMany({ where: { targetId }, orderBy: { createdAt: "asc" } });
-  return rows.map((r) => ({ action: r.action, actorUserId: r.actorUserId }));
-}
 
 describe("who may manage whom (the Team screen shows controls only where this holds)", () => {
   it.each([
@@ -50,7 +46,7 @@ describe("only an owner changes an owner (SPEC.md › The edges of the HTTP serv
     const { company, owner } = await makeAgency({ locations: 0 });
     const admin = await makeUser(company.id, "agency_admin");
     const before = await db().user.findUniqueOrThrow({ where: { id: owner.id } });
-    const auditBefore = await auditActions(owner.id);
+    const auditBefore = await auditTrail(owner.id);
     const refused = { kind: "forbidden", message: expect.stringContaining("Only an agency owner can change an owner") };
     for (const change of [
       { agencyPrivateIntegrations: !before.agencyPrivateIntegrations },
@@ -65,7 +61,7 @@ describe("only an owner changes an owner (SPEC.md › The edges of the HTTP serv
     await expect(removeTeamMember(admin, { userId: owner.id })).rejects.toMatchObject(refused);
     const after = await db().user.findUniqueOrThrow({ where: { id: owner.id } });
     expect(after).toEqual(before);
-    expect(await auditActions(owner.id)).toEqual(auditBefore);
+    expect(await auditTrail(owner.id)).toEqual(auditBefore);
   });
 
   it("lets an owner change another owner's permissions, and an admin an admin's", async () => {
@@ -97,7 +93,7 @@ describe("Remove", () => {
   it("ends the member's sessions, refuses their sign-in, drops them from the team, and audits it", async () => {
     const { company, owner } = await makeAgency({ locations: 0 });
     const member = await makeUser(company.id, "agency_user");
-    const session = await signIn(member.email);
+    const session = await sessionAfterSignIn(member.email);
     expect(await stillSignedIn(session)).toBe(true);
 
     await removeTeamMember(owner, { userId: member.id });
@@ -105,7 +101,7 @@ describe("Remove", () => {
     expect(await stillSignedIn(session)).toBe(false);
     expect(await checkCredentials(member.email, testPassword)).toBeNull();
     expect((await listTeam(company.id)).map((m) => m.id)).not.toContain(member.id);
-    expect(await auditActions(member.id)).toContainEqual({ action: "user_removed", actorUserId: owner.id });
+    expect(await auditTrail(member.id)).toContainEqual({ action: "user_removed", actorUserId: owner.id });
     await expect(removeTeamMember(owner, { userId: member.id })).rejects.toMatchObject({ kind: "not_found" });
     await expect(updateTeamMember(owner, { userId: member.id, role: "agency_admin" })).rejects.toMatchObject({
       kind: "not_found",
@@ -116,11 +112,7 @@ describe("Remove", () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     const admin = await makeUser(company.id, "agency_admin");
     const target = { level: "agency" as const, companyId: company.id };
-    const { token } = await createPrivateIntegration(admin, target, {
-      name: "Sync",
-      description: "",
-      scopes: ["locations.readonly"],
-    });
+    const { token } = await makeIntegration({ owner }, { creator: admin, name: "Sync" });
 
     const [before] = await listPrivateIntegrations(owner, target);
     expect(before?.createdBy).toEqual({ id: admin.id, name: admin.name, removed: false });
@@ -155,18 +147,18 @@ describe("Reset password", () => {
     const member = await makeUser(company.id, "account_admin", {
       locationIds: [(await db().location.create({ data: { companyId: company.id, name: "L" } })).id],
     });
-    const before = await signIn(member.email);
+    const before = await sessionAfterSignIn(member.email);
 
     const { password } = await resetTeamMemberPassword(owner, { userId: member.id });
 
     expect(password).toMatch(/^[A-Za-z0-9_-]{16}$/);
     expect(await stillSignedIn(before)).toBe(false);
     expect(await checkCredentials(member.email, testPassword)).toBeNull();
-    const after = await signIn(member.email, password);
+    const after = await sessionAfterSignIn(member.email, password);
     expect(await loadSignedIn(after.userId, after.sessionVersion)).toMatchObject({ mustChangePassword: true });
     const stored = await db().user.findUniqueOrThrow({ where: { id: member.id } });
     expect(stored.passwordHash).not.toContain(password);
-    expect(await auditActions(member.id)).toContainEqual({ action: "user_password_reset", actorUserId: owner.id });
+    expect(await auditTrail(member.id)).toContainEqual({ action: "user_password_reset", actorUserId: owner.id });
     expect(JSON.stringify(await db().auditLog.findMany({ where: { targetId: member.id } }))).not.toContain(password);
   });
 });
@@ -195,8 +187,8 @@ describe("changing one's own password", () => {
     const { company, owner } = await makeAgency({ locations: 0 });
     const member = await makeUser(company.id, "agency_user");
     const { password: oneTime } = await resetTeamMemberPassword(owner, { userId: member.id });
-    const other = await signIn(member.email, oneTime);
-    const current = await signIn(member.email, oneTime);
+    const other = await sessionAfterSignIn(member.email, oneTime);
+    const current = await sessionAfterSignIn(member.email, oneTime);
 
     const { sessionVersion } = await changeOwnPassword(member, {
       currentPassword: oneTime,
@@ -209,7 +201,7 @@ describe("changing one's own password", () => {
     expect(await loadSignedIn(current.userId, sessionVersion)).toMatchObject({ mustChangePassword: false });
     expect(await checkCredentials(member.email, oneTime)).toBeNull();
     expect(await checkCredentials(member.email, "my own new password")).not.toBeNull();
-    expect(await auditActions(member.id)).toContainEqual({ action: "user_password_changed", actorUserId: member.id });
+    expect(await auditTrail(member.id)).toContainEqual({ action: "user_password_changed", actorUserId: member.id });
   });
 
   it.each([
@@ -248,13 +240,13 @@ describe("changing one's own password", () => {
 describe("user:set-password (operator)", () => {
   it("sets the password, ends every session, and audits it without an actor", async () => {
     const { owner } = await makeAgency({ locations: 0 });
-    const session = await signIn(owner.email);
+    const session = await sessionAfterSignIn(owner.email);
     expect(await setPasswordByOperator({ email: owner.email.toUpperCase(), password: "pw" })).toEqual({
       id: owner.id,
     });
     expect(await stillSignedIn(session)).toBe(false);
     expect(await checkCredentials(owner.email, "pw")).not.toBeNull();
-    expect(await auditActions(owner.id)).toContainEqual({ action: "user_password_changed", actorUserId: null });
+    expect(await auditTrail(owner.id)).toContainEqual({ action: "user_password_changed", actorUserId: null });
   });
 
   it("refuses an unknown or removed user", async () => {

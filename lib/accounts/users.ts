@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { dummyPasswordHash, hashPassword, verifyPassword } from "@/lib/crypto/password";
 import { db, type Tx } from "@/lib/db/client";
+import { runHotStatement } from "@/lib/db/hot-statement";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { conflict, forbidden, invalid, notFound } from "@/lib/refusal";
 import { recordAudit } from "./audit";
@@ -121,25 +122,37 @@ export async function createUser(input: NewUser, actor?: Actor): Promise<Actor> 
   }
 }
 
-/** Who a session belongs to, or null when its person was removed or its credentials changed since. */
+/**
+ * Who a session belongs to, or null when its person was removed or its credentials changed since.
+ * Read on every signed-in request, so in one statement and one value, straight on the pool
+ * (lib/db/hot-statement.ts): Prisma's relations are a query each (the agency, the second factors,
+ * the sub-accounts), and its reading of a raw answer costs more than pg's.
+ */
 export async function loadSignedIn(
   userId: string,
   sessionVersion: number,
 ): Promise<{ actor: Actor; mustChangePassword: boolean; mustSetUpTwoFactor: boolean } | null> {
-  const row = await db().user.findFirst({
-    where: { id: userId, sessionVersion, removedAt: null },
-    select: {
-      ...actorSelect,
-      mustChangePassword: true,
-      company: { select: { requireTwoFactor: true } },
-      totpFactor: { select: { confirmedAt: true } },
-      _count: { select: { passkeys: true } },
-    },
-  });
+  const statement = Prisma.sql`
+    SELECT json_build_object('id', u.id, 'email', u.email, 'name', u.name, 'role', u.role, 'companyId', u."companyId",
+      'agencyPrivateIntegrations', u."agencyPrivateIntegrations",
+      'locationPrivateIntegrations', u."locationPrivateIntegrations",
+      'locationIds', COALESCE((SELECT json_agg(m."locationId" ORDER BY m."locationId") FROM "LocationMembership" m
+        WHERE m."userId" = u.id), '[]'),
+      'mustChangePassword', u."mustChangePassword", 'requireTwoFactor', c."requireTwoFactor",
+      'hasSecondFactor', EXISTS (SELECT 1 FROM "TotpFactor" t WHERE t."userId" = u.id AND t."confirmedAt" IS NOT NULL)
+        OR EXISTS (SELECT 1 FROM "Passkey" p WHERE p."userId" = u.id)) AS "signedIn"
+    FROM "User" u JOIN "Company" c ON c.id = u."companyId"
+    WHERE u.id = ${userId} AND u."sessionVersion" = ${sessionVersion} AND u."removedAt" IS NULL`;
+  const [row] = await runHotStatement<{ signedIn: SignedInRow }>(statement.text, statement.values);
   if (!row) return null;
-  const { mustChangePassword, company, totpFactor, _count, ...rest } = row;
-  const hasSecondFactor = Boolean(totpFactor?.confirmedAt) || _count.passkeys > 0;
-  return { actor: toActor(rest), mustChangePassword, mustSetUpTwoFactor: company.requireTwoFactor && !hasSecondFactor };
+  const { mustChangePassword, requireTwoFactor, hasSecondFactor, ...actor } = row.signedIn;
+  return { actor, mustChangePassword, mustSetUpTwoFactor: requireTwoFactor && !hasSecondFactor };
+}
+
+interface SignedInRow extends Actor {
+  mustChangePassword: boolean;
+  requireTwoFactor: boolean;
+  hasSecondFactor: boolean;
 }
 
 /** The agency's team as the Team screen lists it: removed members are no longer in it. */

@@ -1,16 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
-import {
-  createPrivateIntegration,
-  deletePrivateIntegration,
-  rotateLater,
-  rotateNow,
-} from "@/lib/integrations/lifecycle";
+import { deletePrivateIntegration, rotateLater, rotateNow } from "@/lib/integrations/lifecycle";
 import { ROTATION_OVERLAP_MS } from "@/lib/integrations/views";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
-import { type ApiAnswer, apiClient, expectError } from "@/lib/testing/api-client";
+import { type ApiAnswer, apiClient, expectBearerError, getLocation } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, newContact, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { clientForm, codeGrant, formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /**
@@ -26,7 +22,8 @@ let A: TestAgency;
 let B: TestAgency;
 const tokens: Record<string, string | null> = {};
 
-async function locationToken(agency: TestAgency, app: CreatedApp, index: number, now?: Date) {
+/** A Location token from an install of `app` on the agency's sub-account `index` by its user, issued at `now`. */
+async function subAccountInstallToken(agency: TestAgency, app: CreatedApp, index: number, now?: Date) {
   const user = await makeUser(agency.company.id, "account_user", { locationIds: [agency.locations[index]!.id] });
   if (!now)
     return (await installAndExchange(user, app, { level: "location", locationId: agency.locations[index]!.id }))
@@ -49,52 +46,35 @@ beforeAll(async () => {
   const appA = await makeApp(A.company.id, { scopes });
   const appB = await makeApp(B.company.id, { scopes });
   const L1 = A.locations[0]!.id;
-  const agencyOwner = { level: "agency", companyId: A.company.id } as const;
   const subOwner = { level: "location", locationId: L1 } as const;
 
   tokens.company = (await installAndExchange(A.owner, appA, { level: "agency", locationIds: [L1] })).access_token;
-  tokens.location = await locationToken(A, appA, 0);
-  tokens.agencyPi = (
-    await createPrivateIntegration(A.owner, agencyOwner, { name: "Agency PI", scopes: ["locations.readonly"] })
-  ).token;
+  tokens.location = await subAccountInstallToken(A, appA, 0);
+  tokens.agencyPi = (await makeIntegration(A, { name: "Agency PI" })).token;
   tokens.subPi = (
-    await createPrivateIntegration(A.owner, subOwner, {
-      name: "Sub PI",
-      scopes: ["locations.readonly", "contacts.write"],
-    })
+    await makeIntegration(A, { locationId: L1, name: "Sub PI", scopes: ["locations.readonly", "contacts.write"] })
   ).token;
-  tokens.expired = await locationToken(A, appA, 0, new Date(Date.now() - 2 * DAY));
+  tokens.expired = await subAccountInstallToken(A, appA, 0, new Date(Date.now() - 2 * DAY));
 
-  tokens.revoked = await locationToken(A, appA, 0);
+  tokens.revoked = await subAccountInstallToken(A, appA, 0);
   const revoked = await api.post("/oauth/revoke", { form: { token: tokens.revoked, ...clientForm(appA) } });
   expect(revoked.status).toBe(200);
 
-  const rotated = await createPrivateIntegration(A.owner, subOwner, {
-    name: "Rotated",
-    scopes: ["locations.readonly"],
-  });
+  const rotated = await makeIntegration(A, { locationId: L1, name: "Rotated" });
   tokens.afterRotateNow = rotated.token;
   await rotateNow(A.owner, subOwner, rotated.integration.id);
 
   const past = new Date(Date.now() - ROTATION_OVERLAP_MS - DAY);
-  const aged = await createPrivateIntegration(
-    A.owner,
-    subOwner,
-    { name: "Aged", scopes: ["locations.readonly"] },
-    past,
-  );
+  const aged = await makeIntegration(A, { locationId: L1, name: "Aged", now: past });
   tokens.after7Days = aged.token;
   await rotateLater(A.owner, subOwner, aged.integration.id, past);
 
-  const deleted = await createPrivateIntegration(A.owner, subOwner, {
-    name: "Deleted",
-    scopes: ["locations.readonly"],
-  });
+  const deleted = await makeIntegration(A, { locationId: L1, name: "Deleted" });
   tokens.deleted = deleted.token;
   await deletePrivateIntegration(A.owner, subOwner, deleted.integration.id);
 
   tokens.lackingScope = (
-    await createPrivateIntegration(A.owner, subOwner, { name: "Narrow", scopes: ["contacts.readonly"] })
+    await makeIntegration(A, { locationId: L1, name: "Narrow", scopes: ["contacts.readonly"] })
   ).token;
   tokens.otherAgency = (
     await installAndExchange(B.owner, appB, { level: "agency", locationIds: [B.locations[0]!.id] })
@@ -130,8 +110,6 @@ const matrix: Record<string, [Cell, Cell, Cell, Cell, Cell, Cell]> = {
   none: everywhere(invalid),
 };
 
-const getLocation = (token: string | null, locationId: string) => api.get(`/locations/${locationId}`, { token });
-
 function postContact(token: string | null, locationId: string) {
   return api.post("/contacts/", { token, json: newContact(locationId) });
 }
@@ -141,12 +119,10 @@ function expectCell(result: ApiAnswer, [status, code]: Cell, scope: string) {
   expect(result.headers.get("x-trace-id")).toBeTruthy();
   expect(result.headers.get("x-ratelimit-max")).toBe("100");
   if (!code) return;
-  expectError(result, status, code);
+  expectBearerError(result, status, code);
   expect(String(result.body.error_description).length).toBeGreaterThan(20);
-  const challenge = result.headers.get("www-authenticate") ?? "";
-  expect(challenge).toMatch(new RegExp(`^Bearer .*error="${code}"`));
   if (code === "insufficient_scope") {
-    expect(challenge).toContain(`scope="${scope}"`);
+    expect(result.headers.get("www-authenticate")).toContain(`scope="${scope}"`);
     expect(result.body.error_description).toContain(scope);
   }
 }
@@ -157,7 +133,7 @@ describe("access matrix", () => {
       const token = tokens[name] ?? null;
       const targets = [A.locations[0]!.id, A.locations[1]!.id, B.locations[0]!.id, `missing${uniqueSuffix()}`];
       for (const [i, locationId] of targets.entries()) {
-        const result = await getLocation(token, locationId);
+        const result = await getLocation(api, token, locationId);
         expectCell(result, cells[i]!, "locations.readonly");
         if (result.status === 200) {
           expect(result.body).toEqual({

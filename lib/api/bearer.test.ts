@@ -1,17 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { databaseHandle } from "@/lib/db/client";
-import {
-  createPrivateIntegration,
-  expireOldTokenNow,
-  rotateLater,
-  updatePrivateIntegration,
-} from "@/lib/integrations/lifecycle";
+import { expireOldTokenNow, rotateLater, updatePrivateIntegration } from "@/lib/integrations/lifecycle";
 import { tokenHint } from "@/lib/integrations/token";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
-import { apiClient } from "@/lib/testing/api-client";
+import { apiClient, getLocation } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, subAccountOwner, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { codeGrant, formRequest, install, makeApp } from "@/lib/testing/oauth";
 import { secondInstance } from "@/lib/testing/second-instance";
 import { authenticateBearer, bearerToken } from "./bearer";
@@ -25,9 +21,9 @@ beforeAll(async () => {
 });
 
 const api = apiClient(apiRoutes);
-const call = (token: string) => api.get(`/locations/${locationId}`, { token });
 
-async function refusal(request: Request) {
+/** What authenticateBearer throws for `request`; fails the test when it accepts it. */
+async function bearerRefusal(request: Request) {
   try {
     await authenticateBearer(request);
   } catch (error) {
@@ -57,7 +53,7 @@ describe("the Authorization header", () => {
   ];
   for (const [name, headers, text] of cases) {
     it(`${name}: 401 invalid_token with an ASCII RFC 6750 challenge`, async () => {
-      const error = await refusal(new Request("http://localhost/", { headers }));
+      const error = await bearerRefusal(new Request("http://localhost/", { headers }));
       expect(error).toMatchObject({ status: 401, code: "invalid_token" });
       expect(error.description).toMatch(text);
       const challenge = error.headers["www-authenticate"]!;
@@ -77,24 +73,21 @@ describe("changes apply to the very next request (no verification cache)", () =>
     const { code, installationId } = await install(user, app.app.clientId, { level: "location", locationId });
     const body = await tokenEndpoint(formRequest("/oauth/token", codeGrant(app, code, "Location")));
     const token = body.access_token as string;
-    expect((await call(token)).status).toBe(200);
+    expect((await getLocation(api, token, locationId)).status).toBe(200);
     await uninstallApp({ installationId });
-    const refused = await call(token);
+    const refused = await getLocation(api, token, locationId);
     expect(refused.status).toBe(401);
     expect(refused.body.error_description).toMatch(/revoked or the app was uninstalled/);
   });
 
   it("editing an integration's scopes applies at once; Expire Now stops the old token at once", async () => {
-    const { token, integration } = await createPrivateIntegration(A.owner, subAccountOwner(locationId), {
-      name: "Edit",
-      scopes: ["locations.readonly"],
-    });
-    expect((await call(token)).status).toBe(200);
+    const { token, integration } = await makeIntegration(A, { locationId, name: "Edit" });
+    expect((await getLocation(api, token, locationId)).status).toBe(200);
     await updatePrivateIntegration(A.owner, subAccountOwner(locationId), integration.id, {
       name: "Edit",
       scopes: ["contacts.readonly"],
     });
-    const narrowed = await call(token);
+    const narrowed = await getLocation(api, token, locationId);
     expect(narrowed.status).toBe(403);
     expect(narrowed.headers.get("www-authenticate")).toContain('scope="locations.readonly"');
     await updatePrivateIntegration(A.owner, subAccountOwner(locationId), integration.id, {
@@ -102,11 +95,11 @@ describe("changes apply to the very next request (no verification cache)", () =>
       scopes: ["locations.readonly"],
     });
     const rotated = await rotateLater(A.owner, subAccountOwner(locationId), integration.id);
-    expect((await call(token)).status).toBe(200);
-    expect((await call(rotated.token)).status).toBe(200);
+    expect((await getLocation(api, token, locationId)).status).toBe(200);
+    expect((await getLocation(api, rotated.token, locationId)).status).toBe(200);
     await expireOldTokenNow(A.owner, subAccountOwner(locationId), integration.id);
-    expect((await call(token)).status).toBe(401);
-    expect((await call(rotated.token)).status).toBe(200);
+    expect((await getLocation(api, token, locationId)).status).toBe(401);
+    expect((await getLocation(api, rotated.token, locationId)).status).toBe(200);
   });
 });
 
@@ -115,11 +108,8 @@ describe.runIf(databaseHandle().kind === "postgresql")("a revocation made by ano
   const other = secondInstance();
 
   it("is refused by this instance's next request, measured in milliseconds", async () => {
-    const { token } = await createPrivateIntegration(A.owner, subAccountOwner(locationId), {
-      name: "Remote",
-      scopes: ["locations.readonly"],
-    });
-    expect((await call(token)).status).toBe(200);
+    const { token } = await makeIntegration(A, { locationId, name: "Remote" });
+    expect((await getLocation(api, token, locationId)).status).toBe(200);
     // What rotateNow does to the old token, committed through the other instance's connection.
     await other().privateIntegrationToken.updateMany({
       where: { hint: tokenHint(token), integration: { locationId } },
@@ -128,8 +118,9 @@ describe.runIf(databaseHandle().kind === "postgresql")("a revocation made by ano
     const committed = performance.now();
     // SPEC.md: refused within one second by every other instance. This instance may hold the token
     // in its verification cache until the NOTIFY of the commit arrives (milliseconds).
-    let refused = await call(token);
-    while (refused.status === 200 && performance.now() - committed < 1000) refused = await call(token);
+    let refused = await getLocation(api, token, locationId);
+    while (refused.status === 200 && performance.now() - committed < 1000)
+      refused = await getLocation(api, token, locationId);
     const elapsed = performance.now() - committed;
     expect(refused.status).toBe(401);
     expect(elapsed).toBeLessThan(1000);

@@ -7,7 +7,7 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawAnswer, rawRequest } from "@/lib/testing/raw-http";
 import { directRouter, FRAME_HEADERS, route } from "./direct-router";
-import { apiRoute, json } from "./handler";
+import { apiRoute, json, sendUncompressed } from "./handler";
 import { MAX_FORM_BYTES, readForm } from "./parse";
 import { routeMethods } from "./route-methods";
 
@@ -53,6 +53,13 @@ beforeAll(async () => {
       route("/contacts/[contactId]", { GET: mirror("contact") }),
       route("/apps/[appId]/versions/[versionId]", { GET: mirror("version") }),
       route("/document", { GET: apiRoute(async () => json({ text: "a".repeat(4096) })) }),
+      route("/credentials", {
+        GET: apiRoute(async () => {
+          const answer = json({ token: "t".repeat(4096) });
+          sendUncompressed(answer);
+          return answer;
+        }),
+      }),
       route("/api/health", routeMethods({ GET: apiRoute(async () => json({ status: "ok" })) })),
     ],
     "http://localhost:3000",
@@ -169,6 +176,10 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
     const small = await raw("/locations/loc_1", "gzip");
     expect(small.headers["content-encoding"]).toBeUndefined();
     expect(small.headers.vary).toBe("Accept-Encoding");
+    // An answer that carries credentials (the OAuth endpoints' answers) is never compressed.
+    const credentials = await raw("/credentials", "gzip");
+    expect(credentials.headers["content-encoding"]).toBeUndefined();
+    expect(JSON.parse(credentials.body.toString()).token).toHaveLength(4096);
   });
 
   it("check the handler's segments against the path it is listed under", () => {

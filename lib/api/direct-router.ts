@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
 import { routePattern } from "@/lib/metrics/labels";
 import { countHttpRequest, countRefusal, declareHttpRoutes, OTHER_ROUTE, serviceMetrics } from "@/lib/metrics/metrics";
+import { endStage, stageTimingOn } from "@/lib/stage-timing";
 import { newTraceId, tracing } from "@/lib/telemetry/tracing";
 import { DirectRequest } from "./direct-request";
 import { errorResponse, JsonResponse, KnownParams, withNoStoreDefault } from "./handler";
@@ -178,6 +179,7 @@ export function directRouter(
   return (request, response) => {
     // The clock is read for the metrics only when they are on (METRICS_PORT).
     const started = serviceMetrics() === undefined ? 0 : performance.now();
+    if (stageTimingOn) arrivals.set(request, performance.now());
     if (options.trustedProxyHops === 0 && request.headers["x-forwarded-host"] !== undefined) {
       delete request.headers["x-forwarded-host"];
     }
@@ -325,6 +327,24 @@ function matchSegments(segments: Segment[], parts: string[]): Record<string, str
 /** One byte over the larger body limit is enough for lib/api/parse.ts to refuse a body as too large. */
 const BODY_LIMIT = MAX_BODY_BYTES + 1;
 
+/** When each request reached the router, kept only with BENCH_STAGE_TIMING=1 (lib/stage-timing.ts). */
+const arrivals = new WeakMap<IncomingMessage, number>();
+
+/** `handler`'s answer, with its time counted (stage timing on). */
+function timedHandler(
+  handler: Handler<Record<string, string>>,
+  request: Request,
+  params: Record<string, string>,
+): Response | Promise<Response> {
+  const since = performance.now();
+  const answer = handler(request, new KnownParams(params));
+  if (!(answer instanceof Promise)) {
+    endStage("handler", since);
+    return answer;
+  }
+  return answer.finally(() => endStage("handler", since));
+}
+
 function answer(
   handler: Handler<Record<string, string>>,
   params: Record<string, string>,
@@ -341,7 +361,7 @@ function answer(
     const request = new DirectRequest(method, url, incoming.headers, undefined).asRequest();
     let result: Response | Promise<Response>;
     try {
-      result = handler(request, new KnownParams(params));
+      result = stageTimingOn ? timedHandler(handler, request, params) : handler(request, new KnownParams(params));
     } catch (error) {
       result = frameFailure(error);
     }
@@ -379,7 +399,9 @@ async function answerWithBody(
     stream = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
   } else {
     try {
+      const since = stageTimingOn ? performance.now() : 0;
       body = await readUpTo(incoming, BODY_LIMIT);
+      if (stageTimingOn) endStage("body", since);
     } catch {
       outgoing.destroy(); // the client went away mid-body: nobody to answer
       return;
@@ -401,7 +423,7 @@ async function answerWithBody(
     } else {
       request = new DirectRequest(method, url, incoming.headers, body).asRequest();
     }
-    result = await handler(request, new KnownParams(params));
+    result = await (stageTimingOn ? timedHandler(handler, request, params) : handler(request, new KnownParams(params)));
   } catch (error) {
     result = frameFailure(error);
   }
@@ -426,20 +448,24 @@ function write(
     if (!(result instanceof JsonResponse)) {
       // Anything but our JSON answers is read back from its stream.
       result.arrayBuffer().then(
-        (bytes) => send(result, result.headers, Buffer.from(bytes), incoming, outgoing, overLimit, pattern, started),
+        (bytes) => send(result, Buffer.from(bytes), incoming, outgoing, overLimit, pattern, started),
         () => outgoing.destroy(),
       );
       return;
     }
-    send(result, result.headerEntries(), result.bodyText, incoming, outgoing, overLimit, pattern, started);
+    send(result, result.bodyText, incoming, outgoing, overLimit, pattern, started);
   } catch {
     outgoing.destroy();
   }
 }
 
+/** Headers the frame writes itself, which have the last word on them: a handler's own are left out. */
+const writtenByFrame = (name: string) => FRAME_NAMES.has(name) || name === "content-length";
+/** The same, and `vary`, for an answer with a body (the frame's own Vary: Accept-Encoding). */
+const writtenByFrameWithBody = (name: string) => writtenByFrame(name) || name === "vary";
+
 function send(
   result: Response,
-  headers: Iterable<[string, string]>,
   body: Buffer | string,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
@@ -452,16 +478,15 @@ function send(
     // setHeader would, without keeping a header object to build the block from afterwards.
     const fields: string[] = [];
     const hasBody = body.length > 0;
-    for (const [name, value] of headers) {
-      // Written by the frame below, which has the last word on them.
-      if (FRAME_NAMES.has(name) || name === "content-length" || (hasBody && name === "vary")) continue;
-      fields.push(name, value);
-    }
+    const skip = hasBody ? writtenByFrameWithBody : writtenByFrame;
+    if (result instanceof JsonResponse) result.writeHeaders(fields, skip);
+    else for (const [name, value] of result.headers) if (!skip(name)) fields.push(name, value);
     for (const [name, value] of FRAME_ENTRIES) fields.push(name, value);
     // A string is written as its UTF-8 bytes, as Buffer.from gives them.
     if (hasBody) {
       fields.push("vary", "Accept-Encoding");
-      if (reachesGzipSize(body) && acceptsGzip(incoming)) {
+      const compressible = !(result instanceof JsonResponse && result.uncompressed);
+      if (compressible && reachesGzipSize(body) && acceptsGzip(incoming)) {
         gzip(body).then(
           (zipped) => {
             try {
@@ -500,6 +525,7 @@ function end(
   if (status !== 204 && status !== 304) fields.push("content-length", String(Buffer.byteLength(body)));
   outgoing.writeHead(status, fields);
   outgoing.end(body);
+  if (stageTimingOn) endStage("request", arrivals.get(incoming) ?? performance.now());
   if (started !== 0) countHttpRequest(pattern, incoming.method, status, (performance.now() - started) / 1000);
 }
 
@@ -518,6 +544,8 @@ function reachesGzipSize(body: Buffer | string): boolean {
 /**
  * Answers of at least 1 KiB (the OpenAPI document, the metadata) are gzipped for a client that
  * accepts it, as Next.js compresses; the usual answer of a few hundred bytes is not worth the CPU.
+ * Answers that carry credentials (a token response is just over 1 KiB) never are: see
+ * JsonResponse's `uncompressed`.
  */
 const GZIP_FROM_BYTES = 1024;
 const gzip = promisify(gzipCallback);

@@ -3,7 +3,6 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { createContact } from "@/lib/contacts/contacts";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { apiClient, readAnswer } from "@/lib/testing/api-client";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import {
@@ -16,6 +15,7 @@ import {
   requestArbitrary,
   requestPath,
 } from "@/lib/testing/fuzz";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { install, installAndExchange, makeApp } from "@/lib/testing/oauth";
 
 /**
@@ -43,16 +43,12 @@ type Handler = (request: Request, context: { params: Promise<unknown> }) => Prom
 async function makeSecrets(): Promise<{ secrets: FuzzSecrets; all: string[] }> {
   const A = await makeAgency({ locations: 2, privateIntegrationsLab: true });
   const [l0, l1] = [A.locations[0]!.id, A.locations[1]!.id];
-  const sub = { level: "location", locationId: l0 } as const;
-  const subPi = await createPrivateIntegration(A.owner, sub, {
+  const subPi = await makeIntegration(A, {
+    locationId: l0,
     name: "Fuzz",
     scopes: ["locations.readonly", "contacts.write", "contacts.readonly"],
   });
-  const agencyPi = await createPrivateIntegration(
-    A.owner,
-    { level: "agency", companyId: A.company.id },
-    { name: "Fuzz agency", scopes: ["locations.readonly"] },
-  );
+  const agencyPi = await makeIntegration(A, { name: "Fuzz agency" });
   const app = await makeApp(A.company.id);
   const subUser = await makeUser(A.company.id, "account_admin", { locationIds: [l0, l1] });
   const company = await installAndExchange(A.owner, app, { level: "agency", locationIds: [l0, l1] });
@@ -88,7 +84,7 @@ function emptyRequest(method: string): FuzzRequest {
   return { method, params: {}, trailingSlash: false, query: "", headers: [], bodyKind: "none" };
 }
 
-function buildRequest(route: RouteFile, r: FuzzRequest): Request | null {
+function fuzzedRequest(route: RouteFile, r: FuzzRequest): Request | null {
   const headers = new Headers();
   try {
     for (const [name, value] of r.headers) headers.append(name, value);
@@ -194,7 +190,7 @@ describe("fuzzing every route: never a 5xx, always SPEC.md's error body", () => 
       const outcomes = new Map<string, number>();
       await fc.assert(
         fc.asyncProperty(requestArbitrary(route, exported, secrets, { served }), async (r) => {
-          const request = buildRequest(route, r);
+          const request = fuzzedRequest(route, r);
           if (!request) return true;
           const handler = module[r.method] as Handler;
           const response = await handler(request, { params: Promise.resolve(r.params) });

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { json, setHeader, withNoStoreDefault } from "./handler";
@@ -67,6 +68,10 @@ describe("json()'s answer, over every header shape", () => {
         // A clone of a clone, made before and after anything read the headers.
         const copyOfCopy = copy.clone();
         expect(got.status).toBe(want.status);
+        // Every other member of a Response, though undici never built this one.
+        for (const member of ["ok", "statusText", "type", "url", "redirected", "bodyUsed"] as const) {
+          expect(got[member], member).toBe(want[member]);
+        }
         expect([...got.headers]).toEqual([...want.headers]);
         expect([...(got as JsonResponse).headerEntries()]).toEqual([...want.headers]);
         expect(got.headers.get("content-type")).toBe(want.headers.get("content-type"));
@@ -92,6 +97,9 @@ describe("json()'s answer, over every header shape", () => {
         return [blob.type, await blob.text()];
       },
       (r) => new Response(r.body).text(),
+      async (r) => [...(await r.bytes())],
+      // A JSON body is no form: both refuse it alike.
+      (r) => r.formData().then(String, (error: unknown) => (error instanceof Error ? error.name : "?")),
     ];
     for (const read of readers) {
       const got = json(JSON.parse(text));
@@ -99,5 +107,18 @@ describe("json()'s answer, over every header shape", () => {
       expect(await read(got)).toEqual(await read(want));
       expect(got.bodyUsed).toBe(true);
     }
+  });
+
+  it("is a Response to whoever asks: instanceof, its tag, util.inspect, and a Response made from it", async () => {
+    const got = json({ a: 1 }, { status: 201 });
+    expect(got).toBeInstanceOf(Response);
+    expect(Object.prototype.toString.call(got)).toBe("[object Response]");
+    expect(inspect(got)).toContain("201");
+    const copy = new Response(got.body, got);
+    expect([copy.status, await copy.json(), copy.headers.get("content-type")]).toEqual([
+      201,
+      { a: 1 },
+      "application/json; charset=utf-8",
+    ]);
   });
 });

@@ -3,59 +3,17 @@
  * values until someone reads them as a `Response`'s, so the direct router writes them as they are.
  */
 
+import { PLAIN_NAME, PLAIN_VALUE, plainFields, plainName } from "./plain-headers";
+
 const JSON_TYPE = "application/json; charset=utf-8";
 
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
   const status = init.status ?? 200;
   const text = JSON.stringify(body);
-  if (!init.headers)
-    return new JsonResponse(text, { status }, new Map<string, string>().set("content-type", JSON_TYPE));
+  if (!init.headers) return JsonResponse.of(text, { status }, new Map<string, string>().set("content-type", JSON_TYPE));
   const headers = { "content-type": JSON_TYPE, ...init.headers };
   const fields = plainFields(headers);
-  return fields ? new JsonResponse(text, { status }, fields) : new JsonResponse(text, { status, headers });
-}
-
-/** A header name `Headers` takes as it is (an RFC 9110 token). */
-const PLAIN_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** A value `Headers` keeps as it is: visible ASCII with inner spaces, nothing to trim, nothing to refuse. */
-const PLAIN_VALUE = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
-
-/**
- * Names seen to be plain and already lower case, as `Headers` holds them: the API's few header
- * names are checked once each rather than on every answer (at most MAX_KNOWN_NAMES are kept).
- */
-const lowerPlainNames = new Set<string>();
-const MAX_KNOWN_NAMES = 256;
-
-/** `name` as `Headers` holds it, when it is a plain name; undefined otherwise. */
-function plainName(name: string): string | undefined {
-  if (lowerPlainNames.has(name)) return name;
-  if (!PLAIN_NAME.test(name)) return undefined;
-  const lower = name.toLowerCase();
-  if (lower === "set-cookie") return undefined;
-  if (lower === name && lowerPlainNames.size < MAX_KNOWN_NAMES) lowerPlainNames.add(name);
-  return lower;
-}
-
-/** Whether `Headers` would take this header unchanged (set-cookie, which it keeps apart, aside). */
-function isPlain(name: string, value: unknown): value is string {
-  return typeof value === "string" && plainName(name) !== undefined && PLAIN_VALUE.test(value);
-}
-
-/**
- * A header record as `new Headers(record)` holds it (lower-case names), or undefined when `Headers`
- * would change or refuse any of it, or join a name given twice in different cases.
- */
-function plainFields(record: Record<string, string>): Map<string, string> | undefined {
-  const fields = new Map<string, string>();
-  for (const name of Object.keys(record)) {
-    const value = record[name];
-    if (!isPlain(name, value)) return undefined;
-    const key = name.toLowerCase();
-    if (fields.has(key)) return undefined;
-    fields.set(key, value);
-  }
-  return fields;
+  return fields ? JsonResponse.of(text, { status }, fields) : new JsonResponse(text, { status, headers });
 }
 
 /**
@@ -66,98 +24,222 @@ function plainFields(record: Record<string, string>): Map<string, string> | unde
  * which serves these routes under `next dev`). Every reader of a `Response` gives the same text.
  *
  * Its headers likewise: while nobody reads `headers`, they are a plain map that apiRoute and the
- * rate limit add to (`setHeader`) and the direct router writes from (`headerEntries`); building and
+ * rate limit add to (`setHeader`) and the direct router writes from (`writeHeaders`); building and
  * writing a `Headers` (web IDL conversions of every name and value) cost more than the map. The
- * first read of `headers` moves them into the `Response`'s own `Headers`, which holds them from
- * then on, so every reader sees what `new Response(text, init)` would have held.
+ * first read of `headers` moves them into the `Headers` of a bodiless `Response` kept beside
+ * (`held`), which holds them and the status from then on, so every reader sees what
+ * `new Response(text, init)` would have held.
+ *
+ * And so is the `Response` itself: one made on the hot path is an object of this prototype that
+ * undici never built (`JsonResponse.of`), so `instanceof Response` holds, while every member of
+ * `Response` is answered here (`held` is built the first time one needs it). Building undici's
+ * `Response` and its `Headers` for every answer, only for the router to read the map, was a share of
+ * the private-integration read's allocation (bench-results.md › Kept by hand).
  */
 export class JsonResponse extends Response {
-  readonly bodyText: string;
-  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
-  #used = false;
+  declare readonly bodyText: string;
+  /**
+   * Written as it is even for a client that accepts gzip (./direct-router.ts): set on the answers
+   * that carry credentials (lib/oauth/http.ts). A secret compressed beside text the requester chose
+   * can be guessed from the answers' sizes (BREACH), and random tokens barely compress, for more
+   * CPU on both ends than the answer saves on the wire.
+   */
+  declare uncompressed: boolean;
+  declare private answerStatus: number;
+  declare private answerStatusText: string;
   /** Lower-case name → value, as `Headers` would hold them; undefined once `headers` was read. */
-  #fields: Map<string, string> | undefined;
-  /** A clone's: a bodiless Response holding the original's headers as `Response.clone` copies them (exactly, unlike `new Headers`). */
-  #cloned: Response | undefined;
+  declare private fields: Map<string, string> | undefined;
+  /**
+   * A bodiless `Response` with this answer's status and headers, made when `headers` is first read
+   * (or at once for headers that are not plain); a clone's is `Response.clone`'s exact copy of them.
+   */
+  declare private held: Response | undefined;
+  declare private stream: ReadableStream<Uint8Array<ArrayBuffer>> | undefined;
+  declare private used: boolean;
 
-  /** `fields`: the headers as a plain map (every one plain), in place of `init.headers`. */
-  constructor(text: string, init: ResponseInit, fields?: Map<string, string>) {
-    super(null, fields ? { status: init.status, statusText: init.statusText } : init);
-    this.bodyText = text;
-    this.#fields = fields;
+  /** `new JsonResponse(text, init)`: headers given as `init.headers` (any `HeadersInit`). */
+  constructor(text: string, init: ResponseInit) {
+    // The Response undici builds here holds nothing: `held` holds the status and headers.
+    super(null);
+    JsonResponse.fill(this, text, init, undefined);
+  }
+
+  /**
+   * An answer whose headers are `fields` (each plain, as ./json-response.ts's `plainFields` gives
+   * them), made without building undici's Response.
+   */
+  static of(text: string, init: { status?: number; statusText?: string }, fields: Map<string, string>): JsonResponse {
+    return JsonResponse.fill(Object.create(JsonResponse.prototype) as JsonResponse, text, init, fields);
+  }
+
+  /** Every field, in one order (one object shape), whichever way the answer was made. */
+  private static fill(
+    self: JsonResponse,
+    text: string,
+    init: ResponseInit,
+    fields: Map<string, string> | undefined,
+  ): JsonResponse {
+    const status = init.status ?? 200;
+    // A status or text Response refuses, or headers to convert: a Response holds them from the start, and refuses as it does.
+    const held =
+      fields && init.statusText === undefined && status >= 200 && status <= 599
+        ? undefined
+        : new Response(null, fields ? { status, statusText: init.statusText } : init);
+    if (held && fields) for (const [name, value] of fields) held.headers.append(name, value);
+    (self as { bodyText: string }).bodyText = text;
+    self.uncompressed = false;
+    self.answerStatus = held?.status ?? status;
+    self.answerStatusText = held?.statusText ?? "";
+    self.fields = held ? undefined : fields;
+    self.held = held;
+    self.stream = undefined;
+    self.used = false;
+    return self;
+  }
+
+  override get status(): number {
+    return this.answerStatus;
+  }
+
+  override get statusText(): string {
+    return this.answerStatusText;
+  }
+
+  override get ok(): boolean {
+    return this.answerStatus >= 200 && this.answerStatus <= 299;
+  }
+
+  override get type(): ResponseType {
+    return "default";
+  }
+
+  override get url(): string {
+    return "";
+  }
+
+  override get redirected(): boolean {
+    return false;
   }
 
   override get headers(): Headers {
-    const headers = this.#cloned?.headers ?? super.headers;
-    const fields = this.#fields;
-    if (fields) {
-      this.#fields = undefined;
-      for (const [name, value] of fields) headers.append(name, value);
+    let held = this.held;
+    if (!held) {
+      held = new Response(null, { status: this.answerStatus });
+      this.held = held;
     }
-    return headers;
+    const fields = this.fields;
+    if (fields) {
+      this.fields = undefined;
+      for (const [name, value] of fields) held.headers.append(name, value);
+    }
+    return held.headers;
   }
 
   /** `headers.set(name, value)`. */
   setHeader(name: string, value: string): void {
-    const key = this.#fields && typeof value === "string" && PLAIN_VALUE.test(value) ? plainName(name) : undefined;
-    if (key !== undefined) this.#fields?.set(key, value);
+    const key = this.fields && typeof value === "string" && PLAIN_VALUE.test(value) ? plainName(name) : undefined;
+    if (key !== undefined) this.fields?.set(key, value);
     else this.headers.set(name, value);
   }
 
   /** `headers.has(name)`. */
   hasHeader(name: string): boolean {
-    if (this.#fields && PLAIN_NAME.test(name)) return this.#fields.has(name.toLowerCase());
+    if (this.fields && PLAIN_NAME.test(name)) return this.fields.has(name.toLowerCase());
     return this.headers.has(name);
   }
 
+  /**
+   * Pushes each header onto `into` as a name and then its value, in the order iterating `headers`
+   * gives them (sorted by name), without building a `Headers`; `skip` leaves out the names it
+   * answers true for (those the router writes itself).
+   */
+  writeHeaders(into: string[], skip: (name: string) => boolean): void {
+    const fields = this.fields;
+    if (!fields) {
+      for (const [name, value] of this.headers) if (!skip(name)) into.push(name, value);
+      return;
+    }
+    // Sorted in a reused array (a handful of names, inserted in order): nothing allocated per answer.
+    const names = sortedNames;
+    names.length = 0;
+    for (const name of fields.keys()) {
+      let at = names.length;
+      names.push(name);
+      for (; at > 0 && (names[at - 1] as string) > name; at--) names[at] = names[at - 1] as string;
+      names[at] = name;
+    }
+    for (const name of names) if (!skip(name)) into.push(name, fields.get(name) as string);
+    names.length = 0;
+  }
+
   /** The headers as iterating `headers` gives them (sorted by name), without building a `Headers`. */
-  headerEntries(): Iterable<[string, string]> {
-    const fields = this.#fields;
-    if (!fields) return this.headers;
-    const names = [...fields.keys()].sort();
-    return names.map((name): [string, string] => [name, fields.get(name) as string]);
+  headerEntries(): [string, string][] {
+    const pairs: string[] = [];
+    this.writeHeaders(pairs, () => false);
+    const entries: [string, string][] = [];
+    for (let i = 0; i < pairs.length; i += 2) entries.push([pairs[i] as string, pairs[i + 1] as string]);
+    return entries;
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    this.#stream ??= new Response(this.bodyText).body as ReadableStream<Uint8Array<ArrayBuffer>>;
-    return this.#stream;
+    this.stream ??= new Response(this.bodyText).body as ReadableStream<Uint8Array<ArrayBuffer>>;
+    return this.stream;
   }
 
   override get bodyUsed(): boolean {
-    return this.#used || (this.#stream?.locked ?? false);
+    return this.used || (this.stream?.locked ?? false);
   }
 
-  #take(): string {
+  private take(): string {
     if (this.bodyUsed) throw new TypeError("Body is unusable: Body has already been read");
-    this.#used = true;
+    this.used = true;
     return this.bodyText;
   }
 
   override async text(): Promise<string> {
-    return this.#take();
+    return this.take();
   }
 
   override async json(): Promise<unknown> {
-    return JSON.parse(this.#take());
+    return JSON.parse(this.take());
   }
 
   override async arrayBuffer(): Promise<ArrayBuffer> {
-    return new Uint8Array(Buffer.from(this.#take())).buffer;
+    return new Uint8Array(Buffer.from(this.take())).buffer;
+  }
+
+  override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return new Uint8Array(Buffer.from(this.take()));
   }
 
   override async blob(): Promise<Blob> {
     // Response's own blob(), for the type it reads from the content type.
-    return new Response(this.#take(), { headers: this.headers }).blob();
+    return new Response(this.take(), { headers: this.headers }).blob();
+  }
+
+  override async formData(): Promise<FormData> {
+    return new Response(this.take(), { headers: this.headers }).formData();
   }
 
   override clone(): Response {
     if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
-    const init = { status: this.status, statusText: this.statusText };
-    if (this.#fields) return new JsonResponse(this.bodyText, init, new Map(this.#fields));
-    const copy = new JsonResponse(this.bodyText, init, new Map());
-    copy.#fields = undefined;
-    // `clone()` of a bodiless Response: an exact copy of the header list (a clone's, of its own).
-    copy.#cloned = this.#cloned ? this.#cloned.clone() : super.clone();
+    const init = { status: this.answerStatus };
+    const copy = JsonResponse.of(this.bodyText, init, new Map(this.fields ?? []));
+    copy.uncompressed = this.uncompressed;
+    if (!this.fields) {
+      // `Response.clone` of the bodiless one: an exact copy of the header list (a clone's, of its own).
+      copy.fields = undefined;
+      copy.held = (this.held as Response).clone();
+      copy.answerStatusText = this.answerStatusText;
+    }
     return copy;
   }
+
+  /** As util.inspect shows a Response (its own inspector reads undici's state, which `of` never made). */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return `JsonResponse { status: ${this.answerStatus}, body: ${this.bodyText.slice(0, 200)} }`;
+  }
 }
+
+/** `writeHeaders`'s scratch array (it runs to its end synchronously, so one serves every answer). */
+const sortedNames: string[] = [];

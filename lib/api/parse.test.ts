@@ -7,7 +7,8 @@ const form = (body: string, type = "application/x-www-form-urlencoded") =>
   new Request("http://x/t", { method: "POST", headers: { "content-type": type }, body });
 const schema = z.strictObject({ a: z.string(), n: z.coerce.number().int().optional() });
 
-async function refusal(promise: Promise<unknown>): Promise<HttpError> {
+/** The HttpError `promise` is refused with (the test fails when it is not). */
+async function httpRefusal(promise: Promise<unknown>): Promise<HttpError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
@@ -31,7 +32,7 @@ describe("reading a form body", () => {
     ["a wrong type", form("a=1&n=abc"), 400, "n:"],
     ["a huge body", form(`a=${"x".repeat(70 * 1024)}`), 400, "larger than"],
   ])("refuses %s with a 4xx that says why", async (_name, request, status, words) => {
-    const error = await refusal(parseForm(request, schema));
+    const error = await httpRefusal(parseForm(request, schema));
     expect(error.code).toBe("invalid_request");
     expect(error.status).toBe(status);
     expect(error.description).toContain(words);
@@ -43,7 +44,7 @@ describe("reading a form body", () => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new Uint8Array([0x61, 0x3d, 0xff, 0xfe]),
     });
-    expect((await refusal(parseForm(request, schema))).description).toContain("UTF-8");
+    expect((await httpRefusal(parseForm(request, schema))).description).toContain("UTF-8");
   });
 });
 
@@ -61,7 +62,7 @@ describe("reading a JSON body", () => {
     ["an array", json("[1]"), "invalid"],
     ["2 MB", json(JSON.stringify({ a: "x".repeat(2 * 1024 * 1024) })), "larger than"],
   ])("refuses %s", async (_name, request, words) => {
-    expect((await refusal(parseJson(request, schema))).description).toContain(words);
+    expect((await httpRefusal(parseJson(request, schema))).description).toContain(words);
   });
 });
 

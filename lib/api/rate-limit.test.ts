@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { databaseHandle, db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { apiClient, expectError } from "@/lib/testing/api-client";
+import { later } from "@/lib/testing/clock";
 import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { secondInstance } from "@/lib/testing/second-instance";
 import {
   BURST_WINDOW_MS,
@@ -20,7 +21,6 @@ const api = apiClient(apiRoutes);
 const limits: RateLimits = { burst: 100, daily: 200_000 };
 // A window start, so 10 seconds from here are one window.
 const t0 = new Date(Math.ceil(Date.parse("2031-03-04T05:06:00.000Z") / BURST_WINDOW_MS) * BURST_WINDOW_MS);
-const at = (ms: number) => new Date(t0.getTime() + ms);
 
 const stores: [string, () => CounterStore][] = [
   ["memory", () => new MemoryCounterStore()],
@@ -32,11 +32,11 @@ describe.each(stores)("%s counters", (_name, makeStore) => {
     const store = makeStore();
     const subject = `app:${uniqueSuffix()}|location:x`;
     for (let i = 1; i <= 100; i++) {
-      const decision = await hitRateLimit(subject, { now: at(i * 10), limits, store });
+      const decision = await hitRateLimit(subject, { now: later(t0, i * 10), limits, store });
       expect(decision.allowed).toBe(true);
       expect(decision.headers["x-ratelimit-remaining"]).toBe(String(100 - i));
     }
-    const refused = await hitRateLimit(subject, { now: at(3_500), limits, store });
+    const refused = await hitRateLimit(subject, { now: later(t0, 3_500), limits, store });
     expect(refused).toEqual({
       allowed: false,
       refusedBy: "burst",
@@ -50,7 +50,7 @@ describe.each(stores)("%s counters", (_name, makeStore) => {
       },
     });
     // The next window starts afresh; the refused request did not count against the day.
-    const next = await hitRateLimit(subject, { now: at(BURST_WINDOW_MS), limits, store });
+    const next = await hitRateLimit(subject, { now: later(t0, BURST_WINDOW_MS), limits, store });
     expect(next.allowed).toBe(true);
     expect(next.headers["x-ratelimit-remaining"]).toBe("99");
     expect(next.headers["x-ratelimit-daily-remaining"]).toBe("199899");
@@ -102,7 +102,7 @@ describe.each(stores)("%s counters", (_name, makeStore) => {
     const store = makeStore();
     const subject = `app:${uniqueSuffix()}|location:c`;
     const decisions = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store })),
+      Array.from({ length: 200 }, (_, i) => hitRateLimit(subject, { now: later(t0, i), limits, store })),
     );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
   });
@@ -117,7 +117,7 @@ describe("database counters coalesce the hits that arrive together", () => {
     });
     const subject = `app:${uniqueSuffix()}|location:batch`;
     const decisions = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store })),
+      Array.from({ length: 200 }, (_, i) => hitRateLimit(subject, { now: later(t0, i), limits, store })),
     );
     expect(statements).toBeLessThan(200);
     const allowed = decisions.filter((d) => d.allowed);
@@ -130,7 +130,7 @@ describe("database counters coalesce the hits that arrive together", () => {
       Array.from({ length: 100 }, (_, i) => limits.daily - 1 - i),
     );
     expect(decisions.slice(100).every((d) => !d.allowed && d.refusedBy === "burst")).toBe(true);
-    const next = await hitRateLimit(subject, { now: at(BURST_WINDOW_MS), limits, store });
+    const next = await hitRateLimit(subject, { now: later(t0, BURST_WINDOW_MS), limits, store });
     expect(next.headers["x-ratelimit-daily-remaining"]).toBe(String(limits.daily - 101));
   });
 
@@ -141,11 +141,11 @@ describe("database counters coalesce the hits that arrive together", () => {
     );
     const subject = `app:${uniqueSuffix()}|location:down`;
     const decisions = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store })),
+      Array.from({ length: 20 }, (_, i) => hitRateLimit(subject, { now: later(t0, i), limits, store })),
     );
     expect(decisions.every((d) => d.allowed && d.headers["x-ratelimit-remaining"] === undefined)).toBe(true);
     fail = false;
-    const after = await hitRateLimit(subject, { now: at(50), limits, store });
+    const after = await hitRateLimit(subject, { now: later(t0, 50), limits, store });
     expect(after.headers["x-ratelimit-remaining"]).toBe("99");
   });
 });
@@ -168,13 +168,9 @@ describe("ended windows are deleted from the table in the background", () => {
 describe("through the route: the 101st request in 10 seconds", () => {
   it("gets 429 rate_limited with Retry-After and the X-RateLimit-* headers; every answer carries them", async () => {
     expect(env().RATE_LIMIT_BURST).toBe(100);
-    const { locations, owner } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
-    const locationId = locations[0]!.id;
-    const { token } = await createPrivateIntegration(
-      owner,
-      { level: "location", locationId },
-      { name: "Busy", scopes: ["locations.readonly"] },
-    );
+    const agency = await makeAgency({ locations: 1, privateIntegrationsLab: true });
+    const locationId = agency.locations[0]!.id;
+    const { token } = await makeIntegration(agency, { locationId, name: "Busy" });
     // Start early in a window so the 101 requests fall in one.
     const into = Date.now() % BURST_WINDOW_MS;
     if (into > 4_000) await new Promise((r) => setTimeout(r, BURST_WINDOW_MS - into + 20));
@@ -215,13 +211,15 @@ describe.runIf(databaseHandle().kind === "postgresql")("two instances on Postgre
     const two = new DatabaseCounterStore((text, values) => second().$queryRawUnsafe(text, ...values));
     const subject = `app:${uniqueSuffix()}|location:two`;
     const decisions = await Promise.all(
-      Array.from({ length: 150 }, (_, i) => hitRateLimit(subject, { now: at(i), limits, store: i % 2 ? one : two })),
+      Array.from({ length: 150 }, (_, i) =>
+        hitRateLimit(subject, { now: later(t0, i), limits, store: i % 2 ? one : two }),
+      ),
     );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(100);
     const refused = decisions.filter((d) => !d.allowed);
     expect(refused.every((d) => d.retryAfter === 10 && d.headers["x-ratelimit-remaining"] === "0")).toBe(true);
     // The day counted only the 100 that passed.
-    const last = await hitRateLimit(subject, { now: at(BURST_WINDOW_MS), limits, store: two });
+    const last = await hitRateLimit(subject, { now: later(t0, BURST_WINDOW_MS), limits, store: two });
     expect(last.headers["x-ratelimit-daily-remaining"]).toBe(String(200_000 - 101));
   });
 

@@ -3,13 +3,14 @@ import { apiRoute, json } from "./handler";
 import { routeMethods, servedMethods } from "./route-methods";
 
 const ok = apiRoute(async () => json({ ok: true }));
-const call = (handler: (request: Request) => Response | Promise<Response>, method: string) =>
+/** `handler`'s answer to a request with `method`. */
+const callWithMethod = (handler: (request: Request) => Response | Promise<Response>, method: string) =>
   handler(new Request("http://x/t", { method }));
 
 describe("routeMethods: a route's methods written once", () => {
   it("answers methods a route does not serve with 400 invalid_request (SPEC.md's status for it) and Allow", async () => {
     const { DELETE } = routeMethods({ POST: ok, GET: ok });
-    const response = await call(DELETE, "DELETE");
+    const response = await callWithMethod(DELETE, "DELETE");
     expect(response.status).toBe(400);
     expect(response.headers.get("allow")).toBe("GET, POST, HEAD, OPTIONS");
     const body = await response.json();
@@ -19,7 +20,7 @@ describe("routeMethods: a route's methods written once", () => {
 
   it("answers OPTIONS with 204, Allow and a trace id", async () => {
     const { OPTIONS } = routeMethods({ POST: ok });
-    const response = await call(OPTIONS, "OPTIONS");
+    const response = await callWithMethod(OPTIONS, "OPTIONS");
     expect(response.status).toBe(204);
     expect(response.headers.get("allow")).toBe("POST, OPTIONS");
     expect(response.headers.get("x-trace-id")).toMatch(/^[0-9a-f-]{36}$/);

@@ -66,7 +66,7 @@ afterEach(() => {
   resetEnvCache();
 });
 
-const newApp = async () => (await makeApp(agency.company.id)).app.id;
+const newAppId = async () => (await makeApp(agency.company.id)).app.id;
 const text = (jwk: object) => JSON.stringify(jwk);
 
 async function refusedJwk(jwkText: string): Promise<Refusal> {
@@ -242,7 +242,7 @@ describe("readPublicJwk, properties", () => {
 
 describe("addPublicKey", () => {
   it("stores the public key, lists it and writes the audit entry", async () => {
-    const appId = await newApp();
+    const appId = await newAppId();
     const key = await addPublicKey(appId, text({ ...ecPublic, kid: "primary" }), agency.owner);
     expect(key).toMatchObject({ source: "public_key", kid: "primary", alg: "ES256", lastUsedAt: null, jwksUrl: null });
     const row = await db().appKey.findUniqueOrThrow({ where: { id: key.id } });
@@ -261,7 +261,7 @@ describe("addPublicKey", () => {
   });
 
   it("refuses a kid the app already has, naming it, and the same key under another kid", async () => {
-    const appId = await newApp();
+    const appId = await newAppId();
     await addPublicKey(appId, text({ ...ecPublic, kid: "taken" }), agency.owner);
     const again = await refusal(addPublicKey(appId, text({ ...rsaPublic, kid: "taken" }), agency.owner));
     expect(again).toMatchObject({ kind: "conflict", field: "jwk" });
@@ -269,11 +269,11 @@ describe("addPublicKey", () => {
     const same = await refusal(addPublicKey(appId, text({ ...ecPublic, kid: "other" }), agency.owner));
     expect(same.message).toMatch(/already on the app, as kid "taken"/);
     // Another app may hold the same kid.
-    await addPublicKey(await newApp(), text({ ...ecPublic, kid: "taken" }), agency.owner);
+    await addPublicKey(await newAppId(), text({ ...ecPublic, kid: "taken" }), agency.owner);
   });
 
   it(`holds at most ${MAX_APP_KEYS} keys; a JWKS URL does not count`, async () => {
-    const appId = await newApp();
+    const appId = await newAppId();
     await setJwksUrl(appId, "https://keys.example.test/jwks.json", agency.owner);
     for (let i = 0; i < MAX_APP_KEYS; i++) {
       const pair = await joseKeyPair("ES256", { extractable: true });
@@ -288,7 +288,7 @@ describe("addPublicKey", () => {
   });
 
   it("refuses a bad key before touching the app", async () => {
-    const appId = await newApp();
+    const appId = await newAppId();
     await refusal(addPublicKey(appId, text({ ...ecPublic, d: "AQAB" }), agency.owner));
     expect(await db().appKey.count({ where: { appId } })).toBe(0);
   });
@@ -298,7 +298,7 @@ describe("generateKeyPair", () => {
   it.each(["ES256", "RS256"] as const)(
     "%s: the private key is handed back once; a JWT it signs verifies with the stored public key",
     async (alg) => {
-      const appId = await newApp();
+      const appId = await newAppId();
       const { key, privateKeyPem } = await generateKeyPair(appId, alg, agency.owner);
       expect(privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----\n[\s\S]+\n-----END PRIVATE KEY-----\n?$/);
       expect(key).toMatchObject({ source: "generated", alg });
@@ -333,7 +333,7 @@ describe("generateKeyPair", () => {
   );
 
   it("makes ES256 by default and refuses another algorithm", async () => {
-    const appId = await newApp();
+    const appId = await newAppId();
     expect((await generateKeyPair(appId)).key.alg).toBe("ES256");
     const error = await refusal(generateKeyPair(appId, "HS256" as never, agency.owner));
     expect(error).toMatchObject({ kind: "invalid", field: "alg" });
@@ -356,7 +356,7 @@ describe("setJwksUrl", () => {
   }
 
   it("keeps one JWKS URL per app: saving another replaces it, audited with the one it replaced", async () => {
-    const appId = await newApp();
+    const appId = await newAppId();
     const first = await setJwksUrl(appId, " https://keys.example.test/jwks.json ", agency.owner);
     expect(first).toMatchObject({ source: "jwks_url", jwksUrl: "https://keys.example.test/jwks.json", kid: null });
     const second = await setJwksUrl(appId, "https://keys.example.test/v2/jwks.json", agency.owner);
@@ -383,7 +383,7 @@ describe("setJwksUrl", () => {
     ["a fragment", "https://keys.example.test/jwks.json#k", /fragment/],
     ["a too long URL", `https://keys.example.test/${"a".repeat(2000)}`, /at most 2000/],
   ])("refuses %s", async (_case, url, message) => {
-    const error = await refusal(setJwksUrl(await newApp(), url, agency.owner));
+    const error = await refusal(setJwksUrl(await newAppId(), url, agency.owner));
     expect(error).toMatchObject({ kind: "invalid", field: "jwksUrl" });
     expect(error.message).toMatch(message);
   });
@@ -402,7 +402,7 @@ describe("setJwksUrl", () => {
     ["a host that does not resolve", "https://nowhere.invalid/jwks.json", /could not be resolved/],
   ])("refuses %s unless WEBHOOK_ALLOW_PRIVATE=1", async (_case, url, message) => {
     privateRefused();
-    const appId = await newApp();
+    const appId = await newAppId();
     const error = await refusal(setJwksUrl(appId, url, agency.owner));
     expect(error).toMatchObject({ kind: "invalid", field: "jwksUrl" });
     expect(error.message).toMatch(message);
@@ -411,7 +411,7 @@ describe("setJwksUrl", () => {
 
   it("accepts a public host; with WEBHOOK_ALLOW_PRIVATE=1 plain http and loopback too (tests)", async () => {
     privateRefused();
-    const appId = await newApp();
+    const appId = await newAppId();
     await setJwksUrl(appId, "https://keys.public.example/.well-known/jwks.json", agency.owner);
     process.env.WEBHOOK_ALLOW_PRIVATE = "1";
     resetEnvCache();
@@ -422,7 +422,7 @@ describe("setJwksUrl", () => {
 
 describe("removeAppKey", () => {
   it("removes a key or the JWKS URL at once, audited; a second Remove is refused", async () => {
-    const appId = await newApp();
+    const appId = await newAppId();
     const key = await addPublicKey(appId, text(rsaPublic), agency.owner);
     const url = await setJwksUrl(appId, "https://keys.example.test/jwks.json", agency.owner);
     await removeAppKey(appId, key.id, agency.owner);
@@ -443,8 +443,8 @@ describe("removeAppKey", () => {
   });
 
   it("never removes another app's key through this app", async () => {
-    const appId = await newApp();
-    const otherApp = await newApp();
+    const appId = await newAppId();
+    const otherApp = await newAppId();
     const key = await addPublicKey(otherApp, text(ecPublic), agency.owner);
     expect((await refusal(removeAppKey(appId, key.id, agency.owner))).kind).toBe("not_found");
     expect(await db().appKey.count({ where: { id: key.id } })).toBe(1);
@@ -463,7 +463,7 @@ describe("who may change an app's keys", () => {
   ];
 
   beforeAll(async () => {
-    appId = await newApp();
+    appId = await newAppId();
     keyId = (await addPublicKey(appId, text(ecPublic), agency.owner)).id;
   });
 
@@ -503,7 +503,7 @@ describe("who may change an app's keys", () => {
 describe("the screen's actions", () => {
   it("say each refusal beside its field and keep what was typed; nothing is a server error", async () => {
     session.actor = agency.owner;
-    const appId = await newApp();
+    const appId = await newAppId();
     const privateJwk = text({ ...ecPublic, d: "AQAB" });
     expect(await actions.addAppKeyAction({}, formData({ appId, jwk: privateJwk }))).toEqual({
       fieldErrors: { jwk: expect.stringMatching(/^This is a private key/) },
@@ -531,7 +531,7 @@ describe("the screen's actions", () => {
 
   it("add, generate (the private key in the answer once), save a JWKS URL and remove", async () => {
     session.actor = agency.owner;
-    const appId = await newApp();
+    const appId = await newAppId();
     const added = await actions.addAppKeyAction({}, formData({ appId, jwk: text({ ...ecPublic, kid: "screen" }) }));
     expect(added).toMatchObject({ ok: true, message: "The key screen is added." });
     const generated = await actions.generateAppKeyPairAction({}, formData({ appId, alg: "RS256" }));

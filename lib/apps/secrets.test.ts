@@ -13,6 +13,7 @@ import { introspectToken } from "@/lib/oauth/introspect";
 import { revokeToken } from "@/lib/oauth/revoke";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { basicAuth } from "@/lib/testing/api-client";
+import { later } from "@/lib/testing/clock";
 import { waitFor } from "@/lib/testing/elsewhere";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
@@ -26,7 +27,6 @@ import { clientSecretStatus, revokePreviousClientSecret, rotateClientSecret } fr
  */
 
 const HOUR = 3_600_000;
-const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
 
 let agency: TestAgency;
 beforeAll(async () => {
@@ -72,12 +72,12 @@ describe("rotateClientSecret: the previous secret keeps working for the overlap"
     const old = created.clientSecret;
     const t0 = new Date();
     const rotated = await rotateClientSecret(created.app.id, { overlap: "1h" }, agency.owner, t0);
-    expect(rotated.previousWorksUntil).toEqual(at(t0, HOUR));
+    expect(rotated.previousWorksUntil).toEqual(later(t0, HOUR));
     expect(rotated.clientSecretHint).toBe(rotated.clientSecret.slice(-4));
     const e = endpoints(created);
 
     // The last millisecond of the overlap: both secrets work everywhere.
-    const inside = at(t0, HOUR - 1);
+    const inside = later(t0, HOUR - 1);
     const refreshed = await e.refresh(old, tokens.refresh_token, inside);
     expect(await e.introspect(old, refreshed.access_token, inside)).toMatchObject({ active: true });
     await expect(e.revoke(old, "not-a-token-of-ours", inside)).resolves.toBeUndefined();
@@ -85,14 +85,14 @@ describe("rotateClientSecret: the previous secret keeps working for the overlap"
     expect(await e.introspect(rotated.clientSecret, refreshed.access_token, inside)).toMatchObject({ active: true });
 
     // From its end on, the old secret is refused everywhere; a refused refresh consumes nothing.
-    const after = at(t0, HOUR);
+    const after = later(t0, HOUR);
     await expect(e.refresh(old, refreshed.refresh_token, after)).rejects.toMatchObject(invalidClient);
     await expect(e.introspect(old, refreshed.access_token, after)).rejects.toMatchObject(invalidClient);
     await expect(e.revoke(old, refreshed.access_token, after)).rejects.toMatchObject(invalidClient);
     await expect(e.basic(old, after)).rejects.toMatchObject(invalidClient);
     const again = await e.refresh(rotated.clientSecret, refreshed.refresh_token, after);
     expect(again.refresh_token).toEqual(expect.any(String));
-    expect((await e.basic(rotated.clientSecret, at(t0, 30 * 24 * HOUR))).id).toBe(created.app.id);
+    expect((await e.basic(rotated.clientSecret, later(t0, 30 * 24 * HOUR))).id).toBe(created.app.id);
   });
 
   it("24 hours unless chosen; 7 days when chosen; a second rotation drops the first previous secret at once", async () => {
@@ -100,13 +100,13 @@ describe("rotateClientSecret: the previous secret keeps working for the overlap"
     const e = endpoints(created);
     const t0 = new Date();
     const first = await rotateClientSecret(created.app.id, {}, agency.owner, t0);
-    expect(first.previousWorksUntil).toEqual(at(t0, 24 * HOUR));
+    expect(first.previousWorksUntil).toEqual(later(t0, 24 * HOUR));
     const second = await rotateClientSecret(created.app.id, { overlap: "7d" }, agency.owner, t0);
-    expect(second.previousWorksUntil).toEqual(at(t0, 7 * 24 * HOUR));
+    expect(second.previousWorksUntil).toEqual(later(t0, 7 * 24 * HOUR));
     // Only one previous secret: the original stopped although its 24 hours had not ended.
     await expect(e.basic(created.clientSecret, t0)).rejects.toMatchObject(invalidClient);
-    expect((await e.basic(first.clientSecret, at(t0, 7 * 24 * HOUR - 1))).id).toBe(created.app.id);
-    await expect(e.basic(first.clientSecret, at(t0, 7 * 24 * HOUR))).rejects.toMatchObject(invalidClient);
+    expect((await e.basic(first.clientSecret, later(t0, 7 * 24 * HOUR - 1))).id).toBe(created.app.id);
+    await expect(e.basic(first.clientSecret, later(t0, 7 * 24 * HOUR))).rejects.toMatchObject(invalidClient);
     expect((await e.basic(second.clientSecret, t0)).id).toBe(created.app.id);
     const audit = await db().auditLog.findMany({
       where: { targetId: created.app.id, action: "app_secret_rotated" },
@@ -179,20 +179,20 @@ describe("when each client secret was last used", () => {
     });
     const { clientSecret } = await rotateClientSecret(created.app.id, { overlap: "1h" }, agency.owner, t0);
     await e.basic(created.clientSecret, t0);
-    await e.basic(clientSecret, at(t0, 1000));
+    await e.basic(clientSecret, later(t0, 1000));
     await settleClientSecretUses();
     expect(await clientSecretStatus(created.app.id, t0)).toEqual({
-      current: { hint: clientSecret.slice(-4), lastUsedAt: at(t0, 1000) },
-      previous: { hint: created.clientSecret.slice(-4), worksUntil: at(t0, HOUR), lastUsedAt: t0 },
+      current: { hint: clientSecret.slice(-4), lastUsedAt: later(t0, 1000) },
+      previous: { hint: created.clientSecret.slice(-4), worksUntil: later(t0, HOUR), lastUsedAt: t0 },
     });
 
     // 30 seconds later: not written again. A minute after the last write: written.
-    await e.basic(created.clientSecret, at(t0, 30_000));
+    await e.basic(created.clientSecret, later(t0, 30_000));
     await settleClientSecretUses();
     expect((await clientSecretStatus(created.app.id, t0)).previous?.lastUsedAt).toEqual(t0);
-    await e.basic(created.clientSecret, at(t0, 60_000));
+    await e.basic(created.clientSecret, later(t0, 60_000));
     await settleClientSecretUses();
-    expect((await clientSecretStatus(created.app.id, t0)).previous?.lastUsedAt).toEqual(at(t0, 60_000));
+    expect((await clientSecretStatus(created.app.id, t0)).previous?.lastUsedAt).toEqual(later(t0, 60_000));
     // Kept apart from App (whose updates empty every instance's read cache), by hash only.
     const rows = await db().clientSecretUse.findMany({ where: { appId: created.app.id } });
     expect(rows.map((r) => r.secretHash).sort()).toEqual(
@@ -200,7 +200,7 @@ describe("when each client secret was last used", () => {
     );
 
     // Past its overlap the previous secret is no longer listed; a rotation forgets the dropped one's row.
-    expect((await clientSecretStatus(created.app.id, at(t0, HOUR))).previous).toBeNull();
+    expect((await clientSecretStatus(created.app.id, later(t0, HOUR))).previous).toBeNull();
     await rotateClientSecret(created.app.id, {}, agency.owner, t0);
     const after = await db().clientSecretUse.findMany({ where: { appId: created.app.id } });
     expect(after.map((r) => r.secretHash)).toEqual([hashSecret(clientSecret)]);
@@ -214,10 +214,10 @@ describe("when each client secret was last used", () => {
       where: { secretHash: hashSecret(created.clientSecret) },
     });
     expect(used.appId).toBe(created.app.id);
-    const later = at(used.lastUsedAt, 61_000);
-    await endpoints(created).refresh(created.clientSecret, tokens.refresh_token, later);
+    const nextUse = later(used.lastUsedAt, 61_000);
+    await endpoints(created).refresh(created.clientSecret, tokens.refresh_token, nextUse);
     await settleClientSecretUses();
-    expect((await clientSecretStatus(created.app.id, later)).current.lastUsedAt).toEqual(later);
+    expect((await clientSecretStatus(created.app.id, nextUse)).current.lastUsedAt).toEqual(nextUse);
   });
 });
 

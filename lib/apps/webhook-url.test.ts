@@ -56,7 +56,7 @@ afterEach(() => {
   setAllowPrivate("1");
 });
 
-const newApp = (webhookUrl: string | null, name = `Hooked ${uniqueSuffix()}`) => ({
+const appInput = (webhookUrl: string | null, name = `Hooked ${uniqueSuffix()}`) => ({
   companyId: agency.company.id,
   name,
   redirectUris: ["https://app.example.com/cb"],
@@ -89,7 +89,7 @@ describe("saving an app refuses a webhook URL on a loopback or private address",
     ["https://api.localhost/hook", refusedLiteral("api.localhost", "a loopback")],
   ])("createApp refuses %s beside the field, and saves nothing", async (webhookUrl, message) => {
     const name = `Refused ${uniqueSuffix()}`;
-    const error = await refusal(createApp(newApp(webhookUrl, name)));
+    const error = await refusal(createApp(appInput(webhookUrl, name)));
     expect(error).toMatchObject({ kind: "invalid", field: "webhookUrl", message });
     expect(await db().app.count({ where: { name } })).toBe(0);
     expect(lookup).not.toHaveBeenCalled(); // an IP literal or localhost is judged as it is
@@ -97,7 +97,7 @@ describe("saving an app refuses a webhook URL on a loopback or private address",
 
   it("resolves a host name (every address) and refuses it if any address is not public, without naming it", async () => {
     for (const host of ["hooks.mixed.example", "metadata.rebind.example", "v6.internal.example"]) {
-      const error = await refusal(createApp(newApp(`https://${host}/hook`)));
+      const error = await refusal(createApp(appInput(`https://${host}/hook`)));
       expect(error.field).toBe("webhookUrl");
       expect(error.message).toBe(
         `Webhook URL: ${host} resolves to a loopback, private or other non-public address; webhooks go only to public addresses.`,
@@ -108,7 +108,7 @@ describe("saving an app refuses a webhook URL on a loopback or private address",
   });
 
   it("refuses a host name that cannot be resolved, saying so", async () => {
-    const error = await refusal(createApp(newApp("https://hooks.nowhere.example/hook")));
+    const error = await refusal(createApp(appInput("https://hooks.nowhere.example/hook")));
     expect(error).toMatchObject({
       field: "webhookUrl",
       message: expect.stringMatching(/^Webhook URL: hooks\.nowhere\.example could not be resolved\b/),
@@ -116,13 +116,13 @@ describe("saving an app refuses a webhook URL on a loopback or private address",
   });
 
   it("saves a host name whose addresses are all public, and no webhook URL at all", async () => {
-    const { app } = await createApp(newApp("https://hooks.public.example/in"));
+    const { app } = await createApp(appInput("https://hooks.public.example/in"));
     expect(app.webhookUrl).toBe("https://hooks.public.example/in");
-    expect((await createApp(newApp(null))).app.webhookUrl).toBeNull();
+    expect((await createApp(appInput(null))).app.webhookUrl).toBeNull();
   });
 
   it("updateApp refuses it too, and the stored URL stays", async () => {
-    const { app } = await createApp(newApp("https://hooks.public.example/in"));
+    const { app } = await createApp(appInput("https://hooks.public.example/in"));
     const error = await refusal(updateApp(app.id, { webhookUrl: "http://2130706433/" }));
     expect(error).toMatchObject({ field: "webhookUrl", message: refusedLiteral("127.0.0.1", "a loopback") });
     const row = await db().app.findUniqueOrThrow({ where: { id: app.id } });
@@ -147,7 +147,7 @@ describe("saving an app refuses a webhook URL on a loopback or private address",
     expect(created.fieldErrors).toEqual({ webhookUrl: refusedLiteral("::1", "a loopback") });
     expect(created.values?.webhookUrl).toBe("http://[::1]/hook");
 
-    const { app } = await createApp(newApp(null));
+    const { app } = await createApp(appInput(null));
     form.append("appId", app.id);
     const updated = await updateAppAction({}, form);
     expect(updated.fieldErrors).toEqual({ webhookUrl: refusedLiteral("::1", "a loopback") });
@@ -184,7 +184,7 @@ describe("WEBHOOK_ALLOW_PRIVATE=1", () => {
       "https://hooks.mixed.example/hook",
       "https://hooks.nowhere.example/hook",
     ]) {
-      expect((await createApp(newApp(url))).app.webhookUrl).toBe(url);
+      expect((await createApp(appInput(url))).app.webhookUrl).toBe(url);
     }
     const out = await runCommand("app:create", {
       company: agency.company.id,

@@ -17,7 +17,8 @@ async function staleSession() {
   return { owner, sid };
 }
 
-const refusal = (attempt: Promise<unknown>) =>
+/** How a confirmation ended: "confirmed", or the refused field and its message. */
+const confirmOutcome = (attempt: Promise<unknown>) =>
   attempt.then(
     () => "confirmed",
     (error: { field?: string; message: string }) => `${error.field}: ${error.message}`,
@@ -27,9 +28,13 @@ describe("Confirm it's you", () => {
   it("asks a person without two-factor for their password, and renews the session's authentication", async () => {
     const { owner, sid } = await staleSession();
     expect(await confirmMethodOf(owner.id)).toEqual({ method: "password", passkey: false });
-    expect(await refusal(confirmIdentity(owner, sid, { password: "wrong" }, "203.0.113.50"))).toMatch(/^password: /);
+    expect(await confirmOutcome(confirmIdentity(owner, sid, { password: "wrong" }, "203.0.113.50"))).toMatch(
+      /^password: /,
+    );
     expect(await authenticatedAt(sid)).toEqual(long);
-    expect(await refusal(confirmIdentity(owner, sid, { password: testPassword }, "203.0.113.50"))).toBe("confirmed");
+    expect(await confirmOutcome(confirmIdentity(owner, sid, { password: testPassword }, "203.0.113.50"))).toBe(
+      "confirmed",
+    );
     expect((await authenticatedAt(sid)).getTime()).toBeGreaterThan(Date.now() - 5000);
   });
 
@@ -39,22 +44,24 @@ describe("Confirm it's you", () => {
     const before = new Date(Date.now() - 60_000);
     await confirmTotpSetup(owner.id, totpCodeAt(secret, before), before);
     expect(await confirmMethodOf(owner.id)).toEqual({ method: "code", passkey: false });
-    expect(await refusal(confirmIdentity(owner, sid, { password: testPassword }, "203.0.113.51"))).toMatch(/^code: /);
-    expect(await refusal(confirmIdentity(owner, sid, { code: totpCodeAt(secret, new Date()) }, "203.0.113.51"))).toBe(
-      "confirmed",
+    expect(await confirmOutcome(confirmIdentity(owner, sid, { password: testPassword }, "203.0.113.51"))).toMatch(
+      /^code: /,
     );
+    expect(
+      await confirmOutcome(confirmIdentity(owner, sid, { code: totpCodeAt(secret, new Date()) }, "203.0.113.51")),
+    ).toBe("confirmed");
     // Each code once: the same code again is refused.
     expect(
-      await refusal(confirmIdentity(owner, sid, { code: totpCodeAt(secret, new Date()) }, "203.0.113.51")),
+      await confirmOutcome(confirmIdentity(owner, sid, { code: totpCodeAt(secret, new Date()) }, "203.0.113.51")),
     ).toMatch(/^code: /);
   });
 
   it("throttles wrong answers from an address like sign-ins", async () => {
     const { owner, sid } = await staleSession();
     for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures; i++) {
-      await refusal(confirmIdentity(owner, sid, { password: "wrong" }, "203.0.113.52"));
+      await confirmOutcome(confirmIdentity(owner, sid, { password: "wrong" }, "203.0.113.52"));
     }
-    expect(await refusal(confirmIdentity(owner, sid, { password: testPassword }, "203.0.113.52"))).toMatch(
+    expect(await confirmOutcome(confirmIdentity(owner, sid, { password: testPassword }, "203.0.113.52"))).toMatch(
       /Too many wrong answers/,
     );
     expect(await authenticatedAt(sid)).toEqual(long);

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { peerAddressHeader } from "@/lib/client-address";
 import { makeAgency, testPassword } from "@/lib/testing/fixtures";
+import { signInOutcome } from "@/lib/testing/refusal";
 import { authOptions } from "./options";
 import { throttlePolicy } from "./throttle";
 
@@ -30,7 +31,7 @@ vi.mock("@/lib/accounts/users", async (importOriginal) => {
 });
 
 /** next-auth's authorize callback, as the sign-in route calls it, with the request headers it passes. */
-function authorize(email: string, password: string, headers: Record<string, string>) {
+function authorizeCredentials(email: string, password: string, headers: Record<string, string>) {
   const provider = authOptions().providers[0] as unknown as {
     options: {
       authorize(credentials: Record<string, string>, request: { headers: Record<string, string> }): Promise<unknown>;
@@ -38,12 +39,6 @@ function authorize(email: string, password: string, headers: Record<string, stri
   };
   return provider.options.authorize({ email, password }, { headers });
 }
-
-const outcome = (attempt: Promise<unknown>) =>
-  attempt.then(
-    () => "signed in",
-    (error: Error) => error.message,
-  );
 
 /** A client that rotates a forged X-Forwarded-For on every request, from one real peer. */
 const forged = (peer: string) => ({
@@ -57,14 +52,16 @@ describe("sign-in throttle through the authorize callback", () => {
     const peer = `10.1.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
     compared.count = 0;
     const burst = await Promise.all(
-      Array.from({ length: 20 }, () => outcome(authorize(owner.email, "wrong password", forged(peer)))),
+      Array.from({ length: 20 }, () =>
+        signInOutcome(authorizeCredentials(owner.email, "wrong password", forged(peer))),
+      ),
     );
     expect(compared.count).toBe(throttlePolicy.accountAtAddress.maxFailures);
     // The fifth failure answers "throttled" itself.
     expect(burst.filter((o) => o === "invalid")).toHaveLength(throttlePolicy.accountAtAddress.maxFailures - 1);
     expect(burst.filter((o) => o === "throttled")).toHaveLength(20 - (throttlePolicy.accountAtAddress.maxFailures - 1));
     // Blocked: even the right password is refused now, without being compared.
-    expect(await outcome(authorize(owner.email, testPassword, forged(peer)))).toBe("throttled");
+    expect(await signInOutcome(authorizeCredentials(owner.email, testPassword, forged(peer)))).toBe("throttled");
     expect(compared.count).toBe(throttlePolicy.accountAtAddress.maxFailures);
   });
 
@@ -73,29 +70,33 @@ describe("sign-in throttle through the authorize callback", () => {
     const { owner } = await makeAgency({ locations: 0 });
     // Password spraying: one guess per account, many accounts, a new forged address each time.
     for (let i = 0; i < throttlePolicy.address.maxFailures; i++) {
-      await outcome(authorize(`sprayed-${i}-${randomBytes(4).toString("hex")}@example.test`, "guess", forged(peer)));
+      await signInOutcome(
+        authorizeCredentials(`sprayed-${i}-${randomBytes(4).toString("hex")}@example.test`, "guess", forged(peer)),
+      );
     }
-    expect(await outcome(authorize(owner.email, testPassword, forged(peer)))).toBe("throttled");
+    expect(await signInOutcome(authorizeCredentials(owner.email, testPassword, forged(peer)))).toBe("throttled");
     // Another peer is not affected.
-    expect(await outcome(authorize(owner.email, testPassword, forged("10.3.0.1")))).toBe("signed in");
+    expect(await signInOutcome(authorizeCredentials(owner.email, testPassword, forged("10.3.0.1")))).toBe("signed in");
   });
 
   it("five failures for the owner from five forged addresses, then the owner signs in from theirs", async () => {
     const { owner } = await makeAgency({ locations: 0 });
     const attacker = `10.5.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
     for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures; i++) {
-      await outcome(authorize(owner.email, `guess-${i}`, forged(attacker)));
+      await signInOutcome(authorizeCredentials(owner.email, `guess-${i}`, forged(attacker)));
     }
     // The forged X-Forwarded-For was not believed: the attacker's one address is the one slowed.
-    expect(await outcome(authorize(owner.email, testPassword, forged(attacker)))).toBe("throttled");
-    expect(await outcome(authorize(owner.email, testPassword, { [peerAddressHeader]: "10.6.0.1" }))).toBe("signed in");
+    expect(await signInOutcome(authorizeCredentials(owner.email, testPassword, forged(attacker)))).toBe("throttled");
+    expect(
+      await signInOutcome(authorizeCredentials(owner.email, testPassword, { [peerAddressHeader]: "10.6.0.1" })),
+    ).toBe("signed in");
   });
 
   it("a success does not count against the address", async () => {
     const peer = `10.4.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
     const { owner } = await makeAgency({ locations: 0 });
     for (let i = 0; i < throttlePolicy.address.maxFailures + 5; i++) {
-      expect(await outcome(authorize(owner.email, testPassword, forged(peer)))).toBe("signed in");
+      expect(await signInOutcome(authorizeCredentials(owner.email, testPassword, forged(peer)))).toBe("signed in");
     }
   });
 });

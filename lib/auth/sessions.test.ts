@@ -32,7 +32,7 @@ async function sessionOf(token: JWT): Promise<{ userId?: string; sessionId?: str
   return (await session({ session: { expires: "2099-01-01T00:00:00.000Z" }, token } as never)) as { userId?: string };
 }
 
-const signOut = (token: JWT) => authOptions().events?.signOut?.({ token, session: undefined as never });
+const signOutEvent = (token: JWT) => authOptions().events?.signOut?.({ token, session: undefined as never });
 
 describe("sessions", () => {
   it("records each sign-in with its browser and address, and ends only the one signed out", async () => {
@@ -50,13 +50,13 @@ describe("sessions", () => {
       endedAt: null,
     });
 
-    await signOut(laptop);
+    await signOutEvent(laptop);
 
     // The same token (a kept copy of the cookie) no longer names anyone; read from the database on
     // each request, so every instance refuses it at once.
     expect((await sessionOf(laptop)).userId).toBeUndefined();
     expect(await sessionOf(phone)).toMatchObject({ userId: owner.id });
-    await signOut(laptop);
+    await signOutEvent(laptop);
     expect((await sessionOf(laptop)).userId).toBeUndefined();
   });
 

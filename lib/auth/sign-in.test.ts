@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { peerAddressHeader } from "@/lib/client-address";
 import { db } from "@/lib/db/client";
-import { memoryCookieJar } from "@/lib/testing/cookie-jar";
+import { freshAddress } from "@/lib/testing/api-client";
+import { browserHeaders, memoryCookieJar } from "@/lib/testing/cookie-jar";
 import { makeAgency, testPassword } from "@/lib/testing/fixtures";
 import { signInOutcome } from "@/lib/testing/refusal";
+import { personWithTotp } from "@/lib/testing/two-factor";
 import {
   browserCookie,
   noteBrowser,
@@ -13,30 +14,17 @@ import {
   secondStepLifetimeMs,
 } from "./sign-in";
 import { throttlePolicy } from "./throttle";
-import { beginTotpSetup, confirmTotpSetup } from "./two-factor/authenticator-app";
 import { totpCodeAt } from "./two-factor/totp";
-
-const from = (address: string) => ({ [peerAddressHeader]: address, "user-agent": "Mozilla/5.0 Firefox/140.0" });
-let lastAddress = 0;
-const freshAddress = () => {
-  lastAddress = (lastAddress % 250) + 1;
-  return `198.51.100.${lastAddress}`;
-};
-
-async function personWithTotp() {
-  const { owner } = await makeAgency({ locations: 0 });
-  const { secret } = await beginTotpSetup(owner);
-  // Set up a minute ago, so the code of now is a later step than the set-up's.
-  const before = new Date(Date.now() - 60_000);
-  const { recoveryCodes = [] } = await confirmTotpSetup(owner.id, totpCodeAt(secret, before), before);
-  return { owner, secret, recoveryCodes };
-}
 
 describe("the second step at sign-in", () => {
   it("signs a person without two-factor in with the password alone", async () => {
     const { owner } = await makeAgency({ locations: 0 });
     const jar = memoryCookieJar();
-    const user = await passwordStep({ email: owner.email, password: testPassword }, from(freshAddress()), jar);
+    const user = await passwordStep(
+      { email: owner.email, password: testPassword },
+      browserHeaders(freshAddress()),
+      jar,
+    );
     expect(user).toMatchObject({ id: owner.id, userAgent: "Mozilla/5.0 Firefox/140.0" });
     expect(jar.get(secondStepCookie)).toBeUndefined();
   });
@@ -45,12 +33,12 @@ describe("the second step at sign-in", () => {
     const { owner, secret } = await personWithTotp();
     const address = freshAddress();
     const jar = memoryCookieJar();
-    expect(await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar))).toBe(
-      "second-factor",
-    );
+    expect(
+      await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, browserHeaders(address), jar)),
+    ).toBe("second-factor");
     expect(jar.get(secondStepCookie)).toEqual(expect.any(String));
     expect(await db().userSession.count({ where: { userId: owner.id } })).toBe(0);
-    const user = await secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(address), jar);
+    const user = await secondFactorStep({ code: totpCodeAt(secret, new Date()) }, browserHeaders(address), jar);
     expect(user).toMatchObject({ id: owner.id });
     // The step is used up: the same cookie cannot sign in again.
     expect(jar.get(secondStepCookie)).toBeUndefined();
@@ -61,14 +49,16 @@ describe("the second step at sign-in", () => {
     const { owner, secret } = await personWithTotp();
     const address = freshAddress();
     const jar = memoryCookieJar();
-    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar));
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, browserHeaders(address), jar));
     const other = memoryCookieJar({ [secondStepCookie]: jar.get(secondStepCookie) ?? "" });
-    expect(await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(address), other))).toBe(
-      "step-expired",
-    );
+    expect(
+      await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, browserHeaders(address), other)),
+    ).toBe("step-expired");
     const forgedBrowser = memoryCookieJar({ ...jar.all(), [browserCookie]: "A".repeat(32) });
     expect(
-      await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(address), forgedBrowser)),
+      await signInOutcome(
+        secondFactorStep({ code: totpCodeAt(secret, new Date()) }, browserHeaders(address), forgedBrowser),
+      ),
     ).toBe("step-expired");
   });
 
@@ -77,37 +67,37 @@ describe("the second step at sign-in", () => {
     const address = freshAddress();
     const jar = memoryCookieJar();
     const t = new Date();
-    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar, t));
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, browserHeaders(address), jar, t));
     const late = new Date(t.getTime() + secondStepLifetimeMs);
-    expect(await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, late) }, from(address), jar, late))).toBe(
-      "step-expired",
-    );
+    expect(
+      await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, late) }, browserHeaders(address), jar, late)),
+    ).toBe("step-expired");
   });
 
   it("throttles wrong codes by address, never locking the person out from their own", async () => {
     const { owner, secret } = await personWithTotp();
     const attacker = freshAddress();
     const jar = memoryCookieJar();
-    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(attacker), jar));
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, browserHeaders(attacker), jar));
     const outcomes: string[] = [];
     for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures + 2; i++) {
-      outcomes.push(await signInOutcome(secondFactorStep({ code: "000000" }, from(attacker), jar)));
+      outcomes.push(await signInOutcome(secondFactorStep({ code: "000000" }, browserHeaders(attacker), jar)));
     }
     expect(outcomes.slice(0, throttlePolicy.accountAtAddress.maxFailures - 1)).toEqual(
       Array(throttlePolicy.accountAtAddress.maxFailures - 1).fill("wrong-code"),
     );
     expect(outcomes.at(-1)).toBe("throttled");
     // Even the right code is refused from that address now.
-    expect(await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(attacker), jar))).toBe(
-      "throttled",
-    );
+    expect(
+      await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, browserHeaders(attacker), jar)),
+    ).toBe("throttled");
     // The person, from their own address and browser, signs in.
     const own = freshAddress();
     const mine = memoryCookieJar();
-    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(own), mine));
-    expect(await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, from(own), mine))).toBe(
-      "signed in",
-    );
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, browserHeaders(own), mine));
+    expect(
+      await signInOutcome(secondFactorStep({ code: totpCodeAt(secret, new Date()) }, browserHeaders(own), mine)),
+    ).toBe("signed in");
   });
 
   it("takes a recovery code once, and notifies the person in the app and the audit log", async () => {
@@ -115,11 +105,11 @@ describe("the second step at sign-in", () => {
     const address = freshAddress();
     const code = recoveryCodes[0] ?? "";
     const jar = memoryCookieJar();
-    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar));
-    expect(await signInOutcome(secondFactorStep({ code }, from(address), jar))).toBe("signed in");
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, browserHeaders(address), jar));
+    expect(await signInOutcome(secondFactorStep({ code }, browserHeaders(address), jar))).toBe("signed in");
     const again = memoryCookieJar();
-    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), again));
-    expect(await signInOutcome(secondFactorStep({ code }, from(address), again))).toBe("wrong-code");
+    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, browserHeaders(address), again));
+    expect(await signInOutcome(secondFactorStep({ code }, browserHeaders(address), again))).toBe("wrong-code");
     expect(await db().notification.count({ where: { userId: owner.id, kind: "recovery_code_used" } })).toBe(1);
     const audit = await db().auditLog.findFirstOrThrow({ where: { targetId: owner.id, action: "recovery_code_used" } });
     expect(audit.details).toMatchObject({ address, left: 9 });
@@ -127,9 +117,9 @@ describe("the second step at sign-in", () => {
   });
 
   it("without a second step in progress, a code signs no one in", async () => {
-    expect(await signInOutcome(secondFactorStep({ code: "123456" }, from(freshAddress()), memoryCookieJar()))).toBe(
-      "step-expired",
-    );
+    expect(
+      await signInOutcome(secondFactorStep({ code: "123456" }, browserHeaders(freshAddress()), memoryCookieJar())),
+    ).toBe("step-expired");
   });
 });
 

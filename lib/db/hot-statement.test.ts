@@ -1,24 +1,13 @@
 import pg from "pg";
 import { describe, expect, it, vi } from "vitest";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
+import { onPostgres, withOneConnection } from "@/lib/testing/postgres";
 import { describeError } from "../log";
 import { openDatabase } from "./adapter";
-import { databaseHandle, db, newPrismaClient } from "./client";
-import { runHotStatement, type StatementTarget } from "./hot-statement";
+import { db, newPrismaClient } from "./client";
+import { runHotStatement } from "./hot-statement";
 import { markPrepared, preparedStatementName } from "./prepared";
 import { dbTiming } from "./timing";
-
-const onPostgres = () => databaseHandle().kind === "postgresql";
-
-/** A pool of one connection on the suite's database, so every statement meets the same session. */
-async function withOneConnection(run: (target: StatementTarget, pool: pg.Pool) => Promise<void>): Promise<void> {
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
-  try {
-    await run({ pool, prisma: db() }, pool);
-  } finally {
-    await pool.end();
-  }
-}
 
 describe("hot statements answer as Prisma's raw queries do", () => {
   const shape = `SELECT $1::int AS n, $2::bigint AS big, $3::text AS s, ARRAY['a', 'b']::text[] AS list,

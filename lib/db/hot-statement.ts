@@ -1,6 +1,8 @@
+// Over 250 lines on purpose: the pooled runner, its type parsers and its per-stage timing stay together, one hot path.
 import { DriverAdapterError } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { endStage, stageTimingOn } from "@/lib/stage-timing";
 import { traceStatement } from "@/lib/telemetry/db-spans";
 import { tracing } from "@/lib/telemetry/tracing";
 import { databaseHandle, db } from "./client";
@@ -180,14 +182,39 @@ async function onPool<T>(pool: pg.Pool, { sql, name }: Statement, values: readon
   try {
     const mapped = values.map(param);
     // Behind a transaction-mode pooler (./pooler-url.ts) every statement runs unnamed.
-    const result = await pool.query<T & pg.QueryResultRow>(
+    const config =
       name && namesStatementsOn(pool)
         ? (new DescribedOnce({ name, text: sql, values: mapped, types }) as unknown as pg.QueryConfig)
-        : { text: sql, values: mapped, types },
-    );
+        : { text: sql, values: mapped, types };
+    const result = stageTimingOn ? await timedQuery<T>(pool, config) : await pool.query<T & pg.QueryResultRow>(config);
     return result.rows as T[];
   } catch (error) {
     throw asAdapterError(error);
+  }
+}
+
+/**
+ * `pool.query(config)` as pg runs it (a connection taken, the statement run, the connection given
+ * back, or dropped after an error), with the wait for the connection and the round trip counted
+ * apart (BENCH_STAGE_TIMING=1, lib/stage-timing.ts).
+ */
+async function timedQuery<T>(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
+  const since = performance.now();
+  const client = await pool.connect();
+  endStage("poolWait", since);
+  const sent = performance.now();
+  try {
+    // With a callback, as pool.query sends it: a Query object (DescribedOnce) given alone is returned, not run to a promise.
+    const result = await new Promise<pg.QueryResult<T & pg.QueryResultRow>>((resolve, reject) =>
+      client.query<T & pg.QueryResultRow>(config, (error, answer) => (error ? reject(error) : resolve(answer))),
+    );
+    client.release();
+    return result;
+  } catch (error) {
+    client.release(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  } finally {
+    endStage("roundTrip", sent);
   }
 }
 
@@ -203,6 +230,23 @@ export function runHotStatement<T>(
   // Prisma's calls are timed (./timing.ts) and traced (lib/telemetry/db-spans.ts) by the adapter; this one bypasses it.
   if (tracing() !== undefined) return traceStatement(found.sql, () => timedOnPool<T>(pool, found, values));
   return timedOnPool<T>(pool, found, values);
+}
+
+/**
+ * Runs a statement whose text varies (a screen's search, filter and order) as `runHotStatement`
+ * runs a fixed one: straight on the pool, so its answer costs what pg's reading costs, but unnamed,
+ * as a text that varies must be (./prepared.ts). Rows read as `runHotStatement` reads them.
+ */
+export function runStatement<T>(
+  text: string,
+  values: readonly unknown[],
+  target: StatementTarget = { pool: databaseHandle().pool, prisma: db() },
+): Promise<T[]> {
+  const { pool, prisma } = target;
+  if (!pool) return prisma.$queryRawUnsafe<T[]>(text, ...values);
+  const unnamed: Statement = { sql: text, name: undefined };
+  if (tracing() !== undefined) return traceStatement(text, () => timedOnPool<T>(pool, unnamed, values));
+  return timedOnPool<T>(pool, unnamed, values);
 }
 
 function timedOnPool<T>(pool: pg.Pool, found: Statement, values: readonly unknown[]): Promise<T[]> {

@@ -1,6 +1,6 @@
 // Over 250 lines on purpose: one real PgBouncer for every session-state rule it checks (prepared
 // statements, LISTEN, the migration lock, the pruner), started once for the file.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { pruneOnce } from "@/lib/maintenance/prune";
 import { apiClient } from "@/lib/testing/api-client";
 import { withAgencyApp } from "@/lib/testing/oauth";
 import { type Pgbouncer, pgbouncerBinary, startPgbouncer } from "@/lib/testing/pgbouncer";
+import { filesBelow, isTestFile } from "@/lib/testing/source-tree";
 import { openDatabase } from "./adapter";
 import { databaseHandle, db, disconnectDb, newPrismaClient } from "./client";
 import { runHotStatement } from "./hot-statement";
@@ -227,15 +228,10 @@ describe.runIf(onPostgres && pgbouncerBinary() !== undefined)("behind PgBouncer 
 });
 
 /** Production code under lib/: every statement that might meet a pooler, as source text. */
-function productionSources(dir = "lib"): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (name === "generated" || name === "testing" || name === "node_modules") continue;
-    if (statSync(path).isDirectory()) out.push(...productionSources(path));
-    else if (/\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name)) out.push(path);
-  }
-  return out;
+function productionSources(): string[] {
+  return filesBelow("lib", /\.tsx?$/).filter(
+    (path) => !isTestFile(path) && !path.startsWith(join("lib", "testing", "")),
+  );
 }
 
 describe("no session state in production code (what a transaction-mode pooler would lose)", () => {

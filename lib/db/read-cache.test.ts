@@ -3,17 +3,19 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/accounts/permissions";
 import { verifyBearerToken } from "@/lib/api/bearer";
+import type { CreatedApp } from "@/lib/apps/registry";
 import { databaseHandle, db } from "@/lib/db/client";
 import { READ_CACHE_TTL_MS, readCacheStats } from "@/lib/db/read-cache";
-import type { IntegrationOwner } from "@/lib/integrations/access";
 import * as lifecycle from "@/lib/integrations/lifecycle";
 import { flushLastUsedWrites } from "@/lib/integrations/verify";
 import { revokeToken } from "@/lib/oauth/revoke";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { waitFor, writerElsewhere } from "@/lib/testing/elsewhere";
-import { makeAgency, makeUser } from "@/lib/testing/fixtures";
-import { formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { makeAgency, makeUser, subAccountOwner } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
+import { clientForm, formRequest, installAndExchange, makeApp, refreshGrant } from "@/lib/testing/oauth";
+import { onPostgres } from "@/lib/testing/postgres";
 import type { VerifyResult } from "@/lib/tokens/principal";
 
 /**
@@ -23,10 +25,8 @@ import type { VerifyResult } from "@/lib/tokens/principal";
  * proves the cache was emptied, not bypassed.
  */
 
-const isPostgres = () => databaseHandle().kind === "postgresql";
-
 /** Verifies until the answer comes from the cache (the listener is up and the entry stored). */
-async function cached(token: string): Promise<void> {
+async function untilCached(token: string): Promise<void> {
   // The first verification starts the listener; until it listens, nothing is cached.
   await waitFor(async () => (await verifyBearerToken(token)).ok && readCacheStats().listening);
   const first = await verifyBearerToken(token);
@@ -43,11 +43,12 @@ function refused(result: VerifyResult): boolean {
 interface World {
   owner: Actor;
   locationId: string;
-  client: { clientId: string; clientSecret: string };
+  app: CreatedApp;
   access: { accessToken: string; refreshToken: string; installationId: string };
 }
 
-async function world(): Promise<World> {
+/** A sub-account, its owner, and an app its user installed there, with the install's tokens. */
+async function installedSubAccount(): Promise<World> {
   const agency = await makeAgency({ locations: 1, privateIntegrationsLab: true });
   const locationId = agency.locations[0]!.id;
   const user = await makeUser(agency.company.id, "account_user", { locationIds: [locationId] });
@@ -60,22 +61,24 @@ async function world(): Promise<World> {
   return {
     owner: agency.owner,
     locationId,
-    client: { clientId: app.app.clientId, clientSecret: app.clientSecret },
+    app,
     access: { accessToken: body.access_token, refreshToken: body.refresh_token, installationId: installation.id },
   };
 }
 
-async function integration(w: World, scopes = ["locations.readonly", "contacts.write"]) {
-  const owner: IntegrationOwner = { level: "location", locationId: w.locationId };
-  const created = await lifecycle.createPrivateIntegration(w.owner, owner, { name: "Cached", description: "", scopes });
-  return { owner, id: created.integration.id, token: created.token };
+/** A new integration of the world's sub-account. */
+async function subAccountIntegration(w: World, scopes = ["locations.readonly", "contacts.write"]) {
+  const created = await makeIntegration(w, { locationId: w.locationId, name: "Cached", scopes });
+  return { owner: subAccountOwner(w.locationId), id: created.id, token: created.token };
 }
 
 /** A case: a new integration's token, verified once so it is cached, then `change`d. */
-function changedIntegration(change: (w: World, pi: Awaited<ReturnType<typeof integration>>) => Promise<unknown>) {
+function changedIntegration(
+  change: (w: World, pi: Awaited<ReturnType<typeof subAccountIntegration>>) => Promise<unknown>,
+) {
   return async (w: World) => {
-    const pi = await integration(w);
-    await cached(pi.token);
+    const pi = await subAccountIntegration(w);
+    await untilCached(pi.token);
     await change(w, pi);
     return { token: pi.token };
   };
@@ -90,24 +93,24 @@ describe("the instance that makes a change refuses the token at once", () => {
     [
       "access token revoked (RFC 7009)",
       async (w) => {
-        await cached(w.access.accessToken);
-        await revokeToken(formRequest("/oauth/revoke", { token: w.access.accessToken, ...clientForm(w) }));
+        await untilCached(w.access.accessToken);
+        await revokeToken(formRequest("/oauth/revoke", { token: w.access.accessToken, ...clientForm(w.app) }));
         return { token: w.access.accessToken };
       },
     ],
     [
       "refresh token revoked: its grant's access tokens go too",
       async (w) => {
-        await cached(w.access.accessToken);
-        await revokeToken(formRequest("/oauth/revoke", { token: w.access.refreshToken, ...clientForm(w) }));
+        await untilCached(w.access.accessToken);
+        await revokeToken(formRequest("/oauth/revoke", { token: w.access.refreshToken, ...clientForm(w.app) }));
         return { token: w.access.accessToken };
       },
     ],
     [
       "refresh token reused (after its reuse window): the family is revoked",
       async (w) => {
-        await cached(w.access.accessToken);
-        const refresh = { grant_type: "refresh_token", refresh_token: w.access.refreshToken, ...clientForm(w) };
+        await untilCached(w.access.accessToken);
+        const refresh = refreshGrant(w.app, w.access.refreshToken);
         await tokenEndpoint(formRequest("/oauth/token", refresh));
         const afterWindow = new Date(Date.now() + 301_000);
         await tokenEndpoint(formRequest("/oauth/token", refresh), afterWindow).catch(() => undefined);
@@ -117,7 +120,7 @@ describe("the instance that makes a change refuses the token at once", () => {
     [
       "app uninstalled",
       async (w) => {
-        await cached(w.access.accessToken);
+        await untilCached(w.access.accessToken);
         await uninstallApp({ installationId: w.access.installationId, actor: w.owner });
         return { token: w.access.accessToken };
       },
@@ -129,9 +132,9 @@ describe("the instance that makes a change refuses the token at once", () => {
     [
       "rotation expired now: the old token",
       async (w) => {
-        const pi = await integration(w);
+        const pi = await subAccountIntegration(w);
         await lifecycle.rotateLater(w.owner, pi.owner, pi.id);
-        await cached(pi.token);
+        await untilCached(pi.token);
         await lifecycle.expireOldTokenNow(w.owner, pi.owner, pi.id);
         return { token: pi.token };
       },
@@ -139,9 +142,9 @@ describe("the instance that makes a change refuses the token at once", () => {
     [
       "rotation cancelled: the new token",
       async (w) => {
-        const pi = await integration(w);
+        const pi = await subAccountIntegration(w);
         const { token } = await lifecycle.rotateLater(w.owner, pi.owner, pi.id);
-        await cached(token);
+        await untilCached(token);
         await lifecycle.cancelRotation(w.owner, pi.owner, pi.id);
         return { token };
       },
@@ -153,8 +156,8 @@ describe("the instance that makes a change refuses the token at once", () => {
     [
       "scope removed by an edit: the token keeps working without it",
       async (w) => {
-        const pi = await integration(w);
-        await cached(pi.token);
+        const pi = await subAccountIntegration(w);
+        await untilCached(pi.token);
         await lifecycle.updatePrivateIntegration(w.owner, pi.owner, pi.id, {
           name: "Cached",
           description: "",
@@ -169,15 +172,11 @@ describe("the instance that makes a change refuses the token at once", () => {
   ];
 
   it.each(cases)("%s", async (_name, act) => {
-    const w = await world();
+    const w = await installedSubAccount();
     const { token, check = refused } = await act(w);
     expect(check(await verifyBearerToken(token))).toBe(true);
   });
 });
-
-function clientForm(w: World) {
-  return { client_id: w.client.clientId, client_secret: w.client.clientSecret };
-}
 
 /**
  * Another instance's change, made on a connection of its own in plain SQL, so this process learns
@@ -190,7 +189,7 @@ describe("a change made elsewhere is refused within a second", () => {
 
   afterAll(async () => {
     if (latencies.length) {
-      const kind = isPostgres() ? "PostgreSQL" : "PGlite";
+      const kind = onPostgres() ? "PostgreSQL" : "PGlite";
       console.info(
         `[propagation] ${kind}: max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length} changes`,
       );
@@ -198,7 +197,7 @@ describe("a change made elsewhere is refused within a second", () => {
   });
 
   async function propagation(token: string, sql: string, params: unknown[], check = refused): Promise<number> {
-    await cached(token);
+    await untilCached(token);
     await elsewhere(sql, params);
     const start = performance.now();
     await waitFor(async () => check(await verifyBearerToken(token)), 2_000);
@@ -236,7 +235,7 @@ describe("a change made elsewhere is refused within a second", () => {
     [
       "private-integration token rotated out",
       async (w) => {
-        const pi = await integration(w);
+        const pi = await subAccountIntegration(w);
         return propagation(
           pi.token,
           `UPDATE "PrivateIntegrationToken" SET slot = NULL, "revokedAt" = now() WHERE "integrationId" = $1`,
@@ -247,14 +246,14 @@ describe("a change made elsewhere is refused within a second", () => {
     [
       "private integration deleted",
       async (w) => {
-        const pi = await integration(w);
+        const pi = await subAccountIntegration(w);
         return propagation(pi.token, `DELETE FROM "PrivateIntegration" WHERE id = $1`, [pi.id]);
       },
     ],
     [
       "scope removed",
       async (w) => {
-        const pi = await integration(w);
+        const pi = await subAccountIntegration(w);
         return propagation(
           pi.token,
           `UPDATE "PrivateIntegration" SET scopes = ARRAY['locations.readonly'] WHERE id = $1`,
@@ -276,15 +275,15 @@ describe("a change made elsewhere is refused within a second", () => {
   ];
 
   it.each(cases)("%s", async (_name, act) => {
-    const ms = await act(await world());
+    const ms = await act(await installedSubAccount());
     expect(ms).toBeLessThan(1_000);
   });
 
   it("a change that sends no notification is still refused within the cache's lifetime", async () => {
     // session_replication_role = replica skips the triggers: the backstop is the entry's TTL.
-    const w = await world();
-    const pi = await integration(w);
-    await cached(pi.token);
+    const w = await installedSubAccount();
+    const pi = await subAccountIntegration(w);
+    await untilCached(pi.token);
     const start = performance.now();
     const sql = `UPDATE "PrivateIntegrationToken" SET slot = NULL, "revokedAt" = now() WHERE "integrationId" = $1`;
     const other = elsewhere.client();
@@ -302,10 +301,10 @@ describe("a change made elsewhere is refused within a second", () => {
     expect(performance.now() - start).toBeLessThan(READ_CACHE_TTL_MS + 100);
   });
 
-  it.runIf(isPostgres())("while the LISTEN connection is down, nothing is served from the cache", async () => {
-    const w = await world();
-    const pi = await integration(w);
-    await cached(pi.token);
+  it.runIf(onPostgres())("while the LISTEN connection is down, nothing is served from the cache", async () => {
+    const w = await installedSubAccount();
+    const pi = await subAccountIntegration(w);
+    await untilCached(pi.token);
     const pid = readCacheStats().listenerPid;
     const other = elsewhere.client();
     expect(pid).toBeDefined();

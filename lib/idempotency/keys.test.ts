@@ -7,7 +7,7 @@ import { beginTotpSetup, confirmTotpSetup } from "@/lib/auth/two-factor/authenti
 import { redeemSecondFactorCode, regenerateRecoveryCodes } from "@/lib/auth/two-factor/factors";
 import { totpCodeAt } from "@/lib/auth/two-factor/totp";
 import { db } from "@/lib/db/client";
-import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { makeAgency, makeUser, newIdempotencyKey, type TestAgency } from "@/lib/testing/fixtures";
 import { makeApp } from "@/lib/testing/oauth";
 import {
   answerForgottenMessage,
@@ -30,8 +30,6 @@ beforeAll(async () => {
   agency = await makeAgency({ locations: 0 });
 });
 
-let n = 0;
-const newKey = () => `key-${Date.now()}-${++n}`;
 const auditCount = async (targetId: string, action: string) =>
   db().auditLog.count({ where: { targetId, action: action as never } });
 
@@ -53,7 +51,7 @@ describe("Generate new client secret, sent twice", () => {
   it("answers the same secret, rotates once, and keeps the secret the app's servers still use", async () => {
     const created = await makeApp(agency.company.id);
     const before = await db().app.findUniqueOrThrow({ where: { id: created.app.id } });
-    const key = newKey();
+    const key = newIdempotencyKey();
     const first = await rotateClientSecret(created.app.id, { overlap: "24h", idempotencyKey: key }, agency.owner);
     const again = await rotateClientSecret(created.app.id, { overlap: "24h", idempotencyKey: key }, agency.owner);
     expect(again).toEqual(first);
@@ -65,7 +63,7 @@ describe("Generate new client secret, sent twice", () => {
 
   it("refuses the same key with another overlap, and another person's same key is another key", async () => {
     const created = await makeApp(agency.company.id);
-    const key = newKey();
+    const key = newIdempotencyKey();
     await rotateClientSecret(created.app.id, { overlap: "24h", idempotencyKey: key }, agency.owner);
     await expect(
       rotateClientSecret(created.app.id, { overlap: "7d", idempotencyKey: key }, agency.owner),
@@ -78,7 +76,7 @@ describe("Generate new client secret, sent twice", () => {
 
   it("is refused once the screen said it showed the secret: it is not kept", async () => {
     const created = await makeApp(agency.company.id);
-    const key = newKey();
+    const key = newIdempotencyKey();
     await rotateClientSecret(created.app.id, { idempotencyKey: key }, agency.owner);
     expect(await forgetShownAnswer(personKey(agency.owner.id), key)).toBe(true);
     await expect(rotateClientSecret(created.app.id, { idempotencyKey: key }, agency.owner)).rejects.toMatchObject({
@@ -97,7 +95,7 @@ describe("Generate new client secret, sent twice", () => {
 it("another person's `forgetShownAnswer` with the same key leaves mine as it was", async () => {
   const created = await makeApp(agency.company.id);
   const other = await makeUser(agency.company.id, "agency_admin");
-  const key = newKey();
+  const key = newIdempotencyKey();
   const first = await rotateClientSecret(created.app.id, { idempotencyKey: key }, agency.owner);
   expect(await forgetShownAnswer(personKey(other.id), key)).toBe(false);
   expect(await rotateClientSecret(created.app.id, { idempotencyKey: key }, agency.owner)).toEqual(first);
@@ -106,7 +104,7 @@ it("another person's `forgetShownAnswer` with the same key leaves mine as it was
 describe("Rotate webhook secret, sent twice", () => {
   it("answers the same secret and rotates once", async () => {
     const created = await makeApp(agency.company.id, { webhookUrl: "https://hooks.example/app" });
-    const key = newKey();
+    const key = newIdempotencyKey();
     const first = await rotateWebhookSecret(created.app.id, agency.owner, new Date(), { idempotencyKey: key });
     const again = await rotateWebhookSecret(created.app.id, agency.owner, new Date(), { idempotencyKey: key });
     expect(again).toEqual(first);
@@ -117,14 +115,14 @@ describe("Rotate webhook secret, sent twice", () => {
 describe("Generate key pair, sent twice", () => {
   it("answers the same pair and adds one key", async () => {
     const created = await makeApp(agency.company.id);
-    const key = newKey();
+    const key = newIdempotencyKey();
     const first = await generateKeyPair(created.app.id, "ES256", agency.owner, { idempotencyKey: key });
     const again = await generateKeyPair(created.app.id, "ES256", agency.owner, { idempotencyKey: key });
     expect(again.privateKeyPem).toBe(first.privateKeyPem);
     expect(again.key.kid).toBe(first.key.kid);
     expect(await db().appKey.count({ where: { appId: created.app.id } })).toBe(1);
     // Another press (a new key) makes another pair.
-    await generateKeyPair(created.app.id, "ES256", agency.owner, { idempotencyKey: newKey() });
+    await generateKeyPair(created.app.id, "ES256", agency.owner, { idempotencyKey: newIdempotencyKey() });
     expect(await db().appKey.count({ where: { appId: created.app.id } })).toBe(2);
   });
 });
@@ -135,7 +133,7 @@ describe("two-factor answers sent twice", () => {
   it("Verify of the authenticator app: the same recovery codes, which work", async () => {
     const { owner } = await makeAgency({ locations: 0 });
     const { secret } = await beginTotpSetup(owner);
-    const key = newKey();
+    const key = newIdempotencyKey();
     const code = totpCodeAt(secret, t0);
     const first = await confirmTotpSetup(owner.id, code, t0, { idempotencyKey: key });
     const again = await confirmTotpSetup(owner.id, code, t0, { idempotencyKey: key });
@@ -152,7 +150,7 @@ describe("two-factor answers sent twice", () => {
     const { owner } = await makeAgency({ locations: 0 });
     const { secret } = await beginTotpSetup(owner);
     await confirmTotpSetup(owner.id, totpCodeAt(secret, t0), t0);
-    const key = newKey();
+    const key = newIdempotencyKey();
     const first = await regenerateRecoveryCodes(owner.id, t0, { idempotencyKey: key });
     const again = await regenerateRecoveryCodes(owner.id, t0, { idempotencyKey: key });
     expect(again).toEqual(first);

@@ -91,6 +91,23 @@ export async function readOwnerFacts(actor: LifecycleActor, owner: IntegrationOw
       : undefined,
     isLabsFeatureEnabled(actor.companyId, "private_integrations"),
   ]);
+  return ownerFactsOf(actor, owner, { company, location, labsOn });
+}
+
+/**
+ * The facts of `readOwnerFacts` from rows already read: the actor's agency (null: gone), the
+ * sub-account the owner names (any agency's; null or undefined: none), and Labs.
+ */
+export function ownerFactsOf(
+  actor: LifecycleActor,
+  owner: IntegrationOwner,
+  read: {
+    company: { name: string; maximumTokenLifetimeDays: number | null } | null;
+    location: { id: string; companyId: string; name: string } | null | undefined;
+    labsOn: boolean;
+  },
+): OwnerFacts {
+  const { company, location, labsOn } = read;
   const maximumTokenLifetimeDays = company?.maximumTokenLifetimeDays ?? null;
   if (owner.level === "agency") {
     const found =

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { AUDIT_PAGE_SIZE, integrationAuditActions, listAuditPage } from "./audit-log";
-import { createPrivateIntegration, updatePrivateIntegration } from "./lifecycle";
+import { updatePrivateIntegration } from "./lifecycle";
 
 /**
  * `Activity` shows the newest 20 entries and `Show more` the next 20: pages in (createdAt, id)
@@ -14,10 +15,7 @@ const ofIntegrations = () => ({ companyId: A.company.id, action: { in: [...integ
 
 beforeAll(async () => {
   A = await makeAgency({ locations: 0, privateIntegrationsLab: true });
-  const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
-    name: "Busy",
-    scopes: ["locations.readonly"],
-  });
+  const { integration } = await makeIntegration(A, { name: "Busy" });
   busy = integration.id;
   for (let i = 1; i <= 30; i++) {
     await updatePrivateIntegration(A.owner, agencyOwner(A), busy, {
@@ -26,7 +24,7 @@ beforeAll(async () => {
       scopes: ["locations.readonly"],
     });
   }
-  await createPrivateIntegration(A.owner, agencyOwner(A), { name: "Quiet", scopes: ["locations.readonly"] });
+  await makeIntegration(A, { name: "Quiet" });
   // Ten entries of one instant: the cursor's id breaks the tie.
   const rows = await db().auditLog.findMany({ where: ofIntegrations(), orderBy: { createdAt: "asc" } });
   const same = rows[5]?.createdAt as Date;

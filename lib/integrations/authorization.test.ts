@@ -5,6 +5,7 @@ import { isAgencyRole, type Role, roles } from "@/lib/accounts/roles";
 import { db } from "@/lib/db/client";
 import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { checkIntegrationAccess, type IntegrationOwner } from "./access";
 import { listAuditLog } from "./audit-log";
 import { lifecycleKinds } from "./catalog";
@@ -37,7 +38,7 @@ const scopesFor = (target: IntegrationOwner) =>
   target.level === "agency" ? ["users.readonly"] : ["contacts.readonly"];
 
 /** The rule, restated independently of the code under test. */
-function expected(person: Person, target: TargetName, labsOn: boolean): Outcome {
+function expectedOutcome(person: Person, target: TargetName, labsOn: boolean): Outcome {
   if (target === "other agency" || target === "other agency's sub-account") return "not_found";
   const agencyRole = isAgencyRole(person.role);
   if (target === "own sub-account (not a member)" && !agencyRole) return "forbidden";
@@ -62,10 +63,10 @@ beforeAll(async () => {
   targets["other agency's sub-account"] = { level: "location", locationId: other.locations[0]!.id };
   for (const [name, target] of Object.entries(targets) as [TargetName, IntegrationOwner][]) {
     const creator = name.startsWith("other") ? other.owner : own.owner;
-    const { integration } = await lifecycle.createPrivateIntegration(creator, target, {
-      name: `${name} integration`,
-      scopes: scopesFor(target),
-    });
+    const { integration } = await makeIntegration(
+      { owner: creator },
+      { owner: target, name: `${name} integration`, scopes: scopesFor(target) },
+    );
     integrationIds[name] = integration.id;
   }
   for (const role of roles) {
@@ -110,7 +111,7 @@ describe.each([
     const seen = new Set<Outcome>();
     for (const person of people) {
       for (const [name, target] of Object.entries(targets) as [TargetName, IntegrationOwner][]) {
-        const want = expected(person, name, labsOn);
+        const want = expectedOutcome(person, name, labsOn);
         seen.add(want);
         const access = await checkIntegrationAccess(person.actor, target);
         const got = {
@@ -169,12 +170,9 @@ describe("every lifecycle function enforces the gate itself", () => {
       const locationA: IntegrationOwner = { level: "location", locationId: a.locations[0]!.id };
       const agencyB: IntegrationOwner = { level: "agency", companyId: b.company.id };
       const created = {
-        agency: await lifecycle.createPrivateIntegration(a.owner, agencyA, { name: "A", scopes: ["users.readonly"] }),
-        location: await lifecycle.createPrivateIntegration(a.owner, locationA, {
-          name: "L",
-          scopes: ["contacts.readonly"],
-        }),
-        foreign: await lifecycle.createPrivateIntegration(b.owner, agencyB, { name: "B", scopes: ["users.readonly"] }),
+        agency: await makeIntegration(a, { name: "A", scopes: ["users.readonly"] }),
+        location: await makeIntegration(a, { owner: locationA, name: "L", scopes: ["contacts.readonly"] }),
+        foreign: await makeIntegration(b, { name: "B", scopes: ["users.readonly"] }),
       };
       const noAgencyPermission = await makeUser(a.company.id, "agency_admin", { agencyPrivateIntegrations: false });
       const noLocationPermission = await makeUser(a.company.id, "account_admin", {

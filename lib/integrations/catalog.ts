@@ -20,55 +20,158 @@ export const statusLabels: Record<IntegrationStatus, string> = {
   revoked: "Revoked",
 };
 
-/** One lifecycle action of an integration, as every layer names it. */
-export interface LifecycleAction {
+/** The management API's operation that does an action: its route, and the words of its operation in the document. */
+export interface LifecycleApi {
+  method: "POST" | "DELETE";
+  /** Its route pattern; the route file is `app<path with [id]>/route.ts`. */
+  path: string;
+  /** The body that asks for this action, when one route does more than one (`/rotate`'s `mode`). */
+  body?: Readonly<Record<string, string>>;
+  operationId: string;
+  summary: string;
+  /** What it does, in the screen's words (the document adds the rule of cover). */
+  description: string;
+  /** What its answer is: the integration as it is after it (200), or nothing (`status: 204`). */
+  answer: string;
+  status?: 204;
+  /** Its own refusals, besides the caller's, Labs, cover and an unknown id that every one has. */
+  refusals?: { invalid_request?: string; conflict?: string };
+}
+
+interface LifecycleActionBase {
   /** Its button and menu entry on the screen (SPEC.md). */
   button: string;
+  /**
+   * The row menu: the statuses that offer it (the server has its own rule: ./lifecycle.ts), and
+   * `danger` for an entry shown in red and listed last, after `Edit`.
+   */
+  menu: { allowedIn: readonly IntegrationStatus[]; danger?: true };
+  /** Its confirmation's title (the name as it is, quoted here) and the tone of its `Confirm`. */
+  confirm: { title: (name: string) => string; tone?: "danger" };
   /** What the audit trail records, and how `Activity` names it. */
   audit: { action: string; label: string };
-  /** The management API's operation that does it (method and route pattern). */
-  api: { method: "POST" | "DELETE"; path: string };
-  /** Whether its answer carries a new token (shown once, idempotent). */
-  revealsToken: boolean;
+  /** How the rule of cover (./no-escalation.ts) names it: what the caller `acts` on, and what to ask a `person`. */
+  cover: { acts: string; person: string };
+  /** The management API's operation that does it. */
+  api: LifecycleApi;
 }
 
 /**
- * The lifecycle actions, by the one verb every layer uses for them: the screen's confirmations and
- * server actions (`…Action`), the audit trail and the management API. lib/integrations/catalog.test.ts
- * proves each is wired in every layer.
+ * One lifecycle action of an integration, as every layer names it. One that reveals a new token
+ * (shown once, idempotent) has its own server action; one that does not says in `done` what the
+ * screen's generic server action answers (with the integration's name).
+ */
+export type LifecycleAction = LifecycleActionBase &
+  ({ revealsToken: true } | { revealsToken: false; done: (name: string) => string });
+
+const rotateApi = {
+  method: "POST",
+  path: "/private-integrations/{id}/rotate",
+  operationId: "rotatePrivateIntegration",
+  summary: "Rotate a private integration's token",
+  description:
+    'mode "now": Rotate and expire this token now (the old token stops working at once; also brings a Revoked integration back). mode "later": Rotate and expire this token later (both work for overlapDays, 7 unless given; the integration reads rotating). The answer holds the new token, shown this once.',
+  answer: "Rotated; store the new token now.",
+  refusals: {
+    invalid_request: "Not JSON, or not one of the two modes, or an overlapDays other than 1, 3, 7, 14 or 30.",
+    conflict:
+      "A rotation is already in progress, the integration has expired (extend it first), it is revoked and mode is later, or the Idempotency-Key was already used by this integration for another request.",
+  },
+} as const satisfies LifecycleApi;
+
+const rotationEnds = { conflict: "No rotation is in progress, or the integration is revoked." } as const;
+const rotates = { acts: "rotate (and so take the token of)", person: "rotate it" } as const;
+
+/**
+ * The lifecycle actions, by the one verb every layer uses for them: the screen's confirmations,
+ * menu and server actions (`…Action`), the audit trail, the rule of cover and the management API.
+ * lib/integrations/catalog.test.ts proves each is wired in every layer.
  */
 export const lifecycleActions = {
   rotateLater: {
     button: "Rotate and expire this token later",
+    menu: { allowedIn: ["active"] },
+    confirm: { title: (name) => `Rotate the token of “${name}”?` },
     audit: { action: "private_integration_rotated_later", label: "Rotated, old token expires later" },
-    api: { method: "POST", path: "/private-integrations/{id}/rotate" },
+    cover: rotates,
+    api: { ...rotateApi, body: { mode: "later" } },
     revealsToken: true,
   },
   rotateNow: {
     button: "Rotate and expire this token now",
+    // Reported as leaked: only a new token brings it back (the server refuses the other rotations).
+    menu: { allowedIn: ["active", "revoked"] },
+    confirm: { title: (name) => `Rotate the token of “${name}” and expire it now?`, tone: "danger" },
     audit: { action: "private_integration_rotated_now", label: "Rotated, old token expired at once" },
-    api: { method: "POST", path: "/private-integrations/{id}/rotate" },
+    cover: rotates,
+    api: { ...rotateApi, body: { mode: "now" } },
     revealsToken: true,
   },
   expireNow: {
     button: "Expire Now",
+    menu: { allowedIn: ["rotating"] },
+    confirm: { title: (name) => `Expire the old token of “${name}” now?`, tone: "danger" },
     audit: { action: "private_integration_old_token_expired", label: "Old token expired now" },
-    api: { method: "POST", path: "/private-integrations/{id}/expire-now" },
+    cover: { acts: "expire the old token of", person: "use Expire Now" },
+    api: {
+      method: "POST",
+      path: "/private-integrations/{id}/expire-now",
+      operationId: "expireOldPrivateIntegrationToken",
+      summary: "Expire the old token now",
+      description:
+        "As Expire Now on the screen, during a rotation: the old token stops working at once; the new one stays.",
+      answer: "The integration, active again.",
+      refusals: rotationEnds,
+    },
     revealsToken: false,
+    done: (name) => `The old token of “${name}” no longer works.`,
   },
   cancelRotation: {
     button: "Cancel rotation",
+    menu: { allowedIn: ["rotating"] },
+    confirm: { title: (name) => `Cancel the rotation of “${name}”?`, tone: "danger" },
     audit: { action: "private_integration_rotation_cancelled", label: "Rotation cancelled" },
-    api: { method: "POST", path: "/private-integrations/{id}/cancel-rotation" },
+    cover: { acts: "cancel the rotation of", person: "use Cancel rotation" },
+    api: {
+      method: "POST",
+      path: "/private-integrations/{id}/cancel-rotation",
+      operationId: "cancelPrivateIntegrationRotation",
+      summary: "Cancel a rotation",
+      description:
+        "As Cancel rotation on the screen: the new token stops working at once; the old one stays, with no end.",
+      answer: "The integration, active again with its old token.",
+      refusals: rotationEnds,
+    },
     revealsToken: false,
+    done: (name) => `Rotation of “${name}” cancelled: the new token no longer works; the old one does.`,
   },
   remove: {
     button: "Delete",
+    menu: { allowedIn: integrationStatuses, danger: true },
+    confirm: { title: (name) => `Delete “${name}”?`, tone: "danger" },
     audit: { action: "private_integration_deleted", label: "Deleted" },
-    api: { method: "DELETE", path: "/private-integrations/{id}" },
+    cover: { acts: "delete", person: "delete it" },
+    api: {
+      method: "DELETE",
+      path: "/private-integrations/{id}",
+      operationId: "deletePrivateIntegration",
+      summary: "Delete a private integration",
+      description: "As Delete on the screen: every token of it stops working at once.",
+      answer: "Deleted.",
+      status: 204,
+    },
     revealsToken: false,
+    done: (name) => `“${name}” was deleted; its tokens no longer work.`,
   },
 } as const satisfies Record<string, LifecycleAction>;
 
 export type LifecycleKind = keyof typeof lifecycleActions;
 export const lifecycleKinds = Object.keys(lifecycleActions) as LifecycleKind[];
+
+/** The actions that reveal no token: the screen's server action and the API's route are generic for them. */
+export type PlainLifecycleKind = {
+  [K in LifecycleKind]: (typeof lifecycleActions)[K]["revealsToken"] extends false ? K : never;
+}[LifecycleKind];
+export const plainLifecycleKinds = lifecycleKinds.filter(
+  (kind): kind is PlainLifecycleKind => !lifecycleActions[kind].revealsToken,
+);

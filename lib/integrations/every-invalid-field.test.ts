@@ -9,7 +9,9 @@ import { apiCreateSchema, apiUpdateSchema } from "@/lib/management-api/shape";
 import { Refusal } from "@/lib/refusal";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
-import type { Principal } from "@/lib/tokens/principal";
+import { integrationPrincipal } from "@/lib/testing/integration-principal";
+import { makeIntegration } from "@/lib/testing/integrations";
+import { refusal } from "@/lib/testing/refusal";
 import type { IntegrationOwner } from "./access";
 import { createPrivateIntegration, updatePrivateIntegration } from "./lifecycle";
 import type { PrivateIntegrationInput } from "./schemas";
@@ -81,32 +83,34 @@ async function refusedFields(run: Promise<unknown>): Promise<string[] | "accepte
   );
   if (outcome === "accepted") return outcome;
   expect(outcome).toBeInstanceOf(Refusal);
-  const refusal = outcome as Refusal;
-  expect(refusal.kind).toBe("invalid");
-  const fieldErrors = refusal.data.fieldErrors as Record<string, string>;
+  const refused = outcome as Refusal;
+  expect(refused.kind).toBe("invalid");
+  const fieldErrors = refused.data.fieldErrors as Record<string, string>;
   // The refusal's own field and message are the first of them.
-  expect(fieldErrors[refusal.field!]).toBe(refusal.message);
+  expect(fieldErrors[refused.field!]).toBe(refused.message);
   return Object.keys(fieldErrors).sort();
 }
 
-const expected = (chosen: Field[]) => (chosen.length ? [...chosen].sort() : "accepted");
+const expectedFields = (chosen: Field[]) => (chosen.length ? [...chosen].sort() : "accepted");
 
 describe("every invalid field at once", () => {
   it("Create names exactly the fields made invalid, whichever they are", async () => {
     await fc.assert(
       fc.asyncProperty(invalidInput, async ({ chosen, input }) => {
-        expect(await refusedFields(createPrivateIntegration(a.owner, agency, input, now))).toEqual(expected(chosen));
+        expect(await refusedFields(createPrivateIntegration(a.owner, agency, input, now))).toEqual(
+          expectedFields(chosen),
+        );
       }),
       { numRuns: 80 },
     );
   });
 
   it("Edit names exactly the fields made invalid, and changes nothing then", async () => {
-    const { integration, token } = await createPrivateIntegration(a.owner, agency, valid, now);
+    const { integration, token } = await makeIntegration(a, { ...valid, now });
     await fc.assert(
       fc.asyncProperty(invalidInput, async ({ chosen, input }) => {
         const result = updatePrivateIntegration(a.owner, agency, integration.id, input, now);
-        expect(await refusedFields(result)).toEqual(expected(chosen));
+        expect(await refusedFields(result)).toEqual(expectedFields(chosen));
       }),
       { numRuns: 60 },
     );
@@ -129,7 +133,7 @@ describe("every invalid field at once", () => {
     });
     expect(result.values).toMatchObject({ expires: "31/12/2032", allowedIpAddresses: "10.0.0.1\nnope" });
 
-    const { integration } = await createPrivateIntegration(a.owner, agency, valid);
+    const { integration } = await makeIntegration(a, valid);
     const edit = new FormData();
     for (const [k, v] of Object.entries({ integrationId: integration.id, name: " ", expires: "soon" })) {
       edit.append(k, v);
@@ -144,42 +148,19 @@ describe("every invalid field at once", () => {
 });
 
 describe("the management API's 400", () => {
-  const caller = async (): Promise<Principal> => {
-    const { token } = await createPrivateIntegration(a.owner, agency, {
-      name: "Automation",
-      scopes: ["private-integrations.write", "locations.readonly"],
-    });
-    const verified = await verifyPrivateIntegrationToken(token);
-    if (!verified.ok) throw new Error("the caller's token does not verify");
-    return verified.principal;
-  };
+  const caller = () =>
+    integrationPrincipal(a, ["private-integrations.write", "locations.readonly"], { name: "Automation" });
 
   it("names every invalid field at once, under the API's names", async () => {
     const principal = await caller();
     // The body passes the API's shapes: the rules (the date's form too) are the lifecycle's.
     const body = apiCreateSchema.parse({ name: "", scopes: [], expiresAt: "31/12/2032", allowedIps: ["300.1.1.1"] });
-    const error = await apiCreate(principal, body).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(Refusal);
-    expect(Object.keys((error as Refusal).data.fieldErrors as object).sort()).toEqual([
-      "allowedIps",
-      "expiresAt",
-      "name",
-      "scopes",
-    ]);
+    const error = await refusal(apiCreate(principal, body));
+    expect(Object.keys(error.data.fieldErrors as object).sort()).toEqual(["allowedIps", "expiresAt", "name", "scopes"]);
 
     const { privateIntegration } = await apiCreate(principal, { name: "Patch me", scopes: ["locations.readonly"] });
     const patch = apiUpdateSchema.parse({ name: " ", expiresAt: "2032-13-01", subAccounts: ["nope"] });
-    const patched = await apiUpdate(principal, privateIntegration.id, patch).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(Object.keys((patched as Refusal).data.fieldErrors as object).sort()).toEqual([
-      "expiresAt",
-      "name",
-      "subAccounts",
-    ]);
+    const patched = await refusal(apiUpdate(principal, privateIntegration.id, patch));
+    expect(Object.keys(patched.data.fieldErrors as object).sort()).toEqual(["expiresAt", "name", "subAccounts"]);
   });
 });

@@ -7,11 +7,11 @@ import { databaseHandle, db } from "@/lib/db/client";
 import { changeCachedState, readCacheStats } from "@/lib/db/read-cache";
 import { env, resetEnvCache } from "@/lib/env";
 import { createLocation } from "@/lib/provisioning/create-location";
-import { type ApiRequest, apiClient } from "@/lib/testing/api-client";
+import { type ApiRequest, apiClient, expectBearerError, getLocation } from "@/lib/testing/api-client";
 import { waitFor, writerElsewhere } from "@/lib/testing/elsewhere";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { ALL_SUB_ACCOUNTS, type GuardRails, NO_GUARD_RAILS, readGuardRails, writeGuardRails } from "./guard-rails";
-import { createPrivateIntegration } from "./lifecycle";
 import { flushLastUsedWrites, verifyPrivateIntegrationToken } from "./verify";
 
 /**
@@ -40,19 +40,12 @@ afterAll(async () => {
 
 const api = apiClient(apiRoutes);
 
-/** GET /locations/{id} from `from` (by default one peer address), and the answer's Bearer challenge. */
-async function getLocation(token: string, locationId: string, from: ApiRequest = { peer: "192.0.2.10" }) {
-  const answer = await api.get(`/locations/${locationId}`, { token, ...from });
-  return { ...answer, challenge: answer.headers.get("www-authenticate") };
-}
+/** Where a request comes from when the test does not say: one peer address. */
+const somewhere: ApiRequest = { peer: "192.0.2.10" };
 
 /** An agency integration that can read sub-accounts, with `rails` written as Edit will write them. */
 async function agencyIntegration(rails: Partial<GuardRails> = {}) {
-  const created = await createPrivateIntegration(
-    A.owner,
-    { level: "agency", companyId: A.company.id },
-    { name: `Guarded ${Math.random()}`, scopes: ["locations.readonly"] },
-  );
+  const created = await makeIntegration(A);
   const id = created.integration.id;
   await setRails(id, rails);
   return { id, token: created.token, tokenId: created.integration.token.id };
@@ -68,15 +61,13 @@ describe("Expires", () => {
   it("an expired integration is 401 invalid_token naming the date; before it, the token works", async () => {
     const past = new Date(Date.now() - 60_000);
     const pi = await agencyIntegration({ expiresAt: past });
-    const refused = await getLocation(pi.token, A.locations[0]!.id);
-    expect(refused.status).toBe(401);
-    expect(refused.body).toMatchObject({ error: "invalid_token", statusCode: 401 });
+    const refused = await getLocation(api, pi.token, A.locations[0]!.id, somewhere);
+    expectBearerError(refused, 401, "invalid_token");
     expect(refused.body.error_description).toContain(`its tokens stopped working at ${past.toISOString()}`);
     expect(refused.body.error_description).toContain(`its Expires date was ${past.toISOString().slice(0, 10)}`);
-    expect(refused.challenge).toMatch(/^Bearer error="invalid_token"/);
 
     await setRails(pi.id, { expiresAt: new Date(Date.now() + 60_000) });
-    expect((await getLocation(pi.token, A.locations[0]!.id)).status).toBe(200);
+    expect((await getLocation(api, pi.token, A.locations[0]!.id, somewhere)).status).toBe(200);
   });
 });
 
@@ -86,17 +77,17 @@ describe("Allowed IP addresses", () => {
   it("the peer inside a range passes, outside it is 403 forbidden naming the rule and the address", async () => {
     const pi = await agencyIntegration({ allowedIpAddresses: allowed });
     const id = A.locations[0]!.id;
-    expect((await getLocation(pi.token, id, { peer: "203.0.113.9" })).status).toBe(200);
-    expect((await getLocation(pi.token, id, { peer: "::ffff:203.0.113.9" })).status).toBe(200);
-    expect((await getLocation(pi.token, id, { peer: "2001:db8:1::5" })).status).toBe(200);
+    expect((await getLocation(api, pi.token, id, { peer: "203.0.113.9" })).status).toBe(200);
+    expect((await getLocation(api, pi.token, id, { peer: "::ffff:203.0.113.9" })).status).toBe(200);
+    expect((await getLocation(api, pi.token, id, { peer: "2001:db8:1::5" })).status).toBe(200);
 
-    const refused = await getLocation(pi.token, id, { peer: "198.51.100.7" });
-    expect(refused.status).toBe(403);
-    expect(refused.body).toMatchObject({ error: "forbidden", statusCode: 403 });
-    expect(refused.body.error_description).toMatch(
+    const refused = await getLocation(api, pi.token, id, { peer: "198.51.100.7" });
+    expectBearerError(
+      refused,
+      403,
+      "forbidden",
       /only from its Allowed IP addresses, and this request came from 198\.51\.100\.7\./,
     );
-    expect(refused.challenge).toMatch(/^Bearer error="forbidden"/);
     // The allowlist itself is not revealed to a caller from elsewhere.
     expect(refused.body.error_description).not.toContain("203.0.113");
   });
@@ -104,7 +95,7 @@ describe("Allowed IP addresses", () => {
   it("with TRUSTED_PROXY_HOPS=0 a forged X-Forwarded-For never passes", async () => {
     const pi = await agencyIntegration({ allowedIpAddresses: allowed });
     for (const forwarded of ["203.0.113.9", "203.0.113.9, 203.0.113.10", "198.51.100.7, 203.0.113.9"]) {
-      const refused = await getLocation(pi.token, A.locations[0]!.id, {
+      const refused = await getLocation(api, pi.token, A.locations[0]!.id, {
         peer: "198.51.100.7",
         forwardedFor: forwarded,
       });
@@ -120,34 +111,35 @@ describe("Allowed IP addresses", () => {
     const pi = await agencyIntegration({ allowedIpAddresses: allowed });
     const id = A.locations[0]!.id;
     // The proxy (the peer, 10.0.0.1) appended the client it saw.
-    const proxied = (forwarded: string) => getLocation(pi.token, id, { peer: "10.0.0.1", forwardedFor: forwarded });
+    const proxied = (forwarded: string) =>
+      getLocation(api, pi.token, id, { peer: "10.0.0.1", forwardedFor: forwarded });
     expect((await proxied("203.0.113.9")).status).toBe(200);
     const forged = await proxied("203.0.113.9, 198.51.100.7");
     expect(forged.status).toBe(403);
     expect(forged.body.error_description).toContain("came from 198.51.100.7.");
     // The proxy's own address is not the client's.
-    expect((await getLocation(pi.token, id, { peer: "203.0.113.9" })).status).toBe(200);
-    expect((await getLocation(pi.token, id, { peer: "10.0.0.1" })).status).toBe(403);
+    expect((await getLocation(api, pi.token, id, { peer: "203.0.113.9" })).status).toBe(200);
+    expect((await getLocation(api, pi.token, id, { peer: "10.0.0.1" })).status).toBe(403);
   });
 
   it("an unknown peer (no x-peer-address, as under next dev) is refused by any allowlist", async () => {
     const pi = await agencyIntegration({ allowedIpAddresses: ["0.0.0.0/0", "::/0"] });
-    const refused = await getLocation(pi.token, A.locations[0]!.id, { forwardedFor: "203.0.113.9" });
+    const refused = await getLocation(api, pi.token, A.locations[0]!.id, { forwardedFor: "203.0.113.9" });
     expect(refused.status).toBe(403);
     expect(refused.body.error_description).toContain("an address the server could not determine");
     // No allowlist: every caller, as before.
     const open = await agencyIntegration();
-    expect((await getLocation(open.token, A.locations[0]!.id, {})).status).toBe(200);
+    expect((await getLocation(api, open.token, A.locations[0]!.id, {})).status).toBe(200);
   });
 
   it("Last used records when and from which address (refusals are not a use)", async () => {
     const pi = await agencyIntegration({ allowedIpAddresses: allowed });
-    await getLocation(pi.token, A.locations[0]!.id, { peer: "198.51.100.7" });
+    await getLocation(api, pi.token, A.locations[0]!.id, { peer: "198.51.100.7" });
     await flushLastUsedWrites();
     const unused = await db().privateIntegrationToken.findUniqueOrThrow({ where: { id: pi.tokenId } });
     expect(unused).toMatchObject({ lastUsedAt: null, lastUsedAddress: null });
     const before = Date.now();
-    await getLocation(pi.token, A.locations[0]!.id, { peer: "::ffff:203.0.113.44" });
+    await getLocation(api, pi.token, A.locations[0]!.id, { peer: "::ffff:203.0.113.44" });
     await flushLastUsedWrites();
     const used = await db().privateIntegrationToken.findUniqueOrThrow({ where: { id: pi.tokenId } });
     expect(used.lastUsedAddress).toBe("203.0.113.44");
@@ -159,39 +151,38 @@ describe("Sub-accounts", () => {
   it("chosen sub-accounts only: others of the agency are 403 naming the rule, also one created later", async () => {
     const [first, second] = [A.locations[0]!.id, A.locations[1]!.id];
     const pi = await agencyIntegration({ subAccounts: { all: false, locationIds: [first] } });
-    expect((await getLocation(pi.token, first)).status).toBe(200);
+    expect((await getLocation(api, pi.token, first, somewhere)).status).toBe(200);
 
-    const notChosen = await getLocation(pi.token, second);
-    expect(notChosen.status).toBe(403);
-    expect(notChosen.body).toMatchObject({ error: "forbidden" });
-    expect(notChosen.body.error_description).toMatch(/may act only on its chosen Sub-accounts/);
-    expect(notChosen.challenge).toMatch(/^Bearer error="forbidden"/);
+    const notChosen = await getLocation(api, pi.token, second, somewhere);
+    expectBearerError(notChosen, 403, "forbidden", /may act only on its chosen Sub-accounts/);
 
     const later = await createLocation({ companyId: A.company.id, name: "Opened later" });
-    const refused = await getLocation(pi.token, later.id);
+    const refused = await getLocation(api, pi.token, later.id, somewhere);
     expect(refused.status).toBe(403);
     expect(refused.body.error_description).toMatch(/chosen Sub-accounts/);
 
     // Another agency's sub-account gets the usual answer, the same as one that does not exist.
-    const foreign = await getLocation(pi.token, other.locations[0]!.id);
+    const foreign = await getLocation(api, pi.token, other.locations[0]!.id, somewhere);
     expect(foreign.status).toBe(403);
     expect(foreign.body.error_description).not.toMatch(/Sub-accounts/);
-    expect((await getLocation(pi.token, "does-not-exist")).body.error_description).toBe(foreign.body.error_description);
+    expect((await getLocation(api, pi.token, "does-not-exist", somewhere)).body.error_description).toBe(
+      foreign.body.error_description,
+    );
   });
 
   it("All sub-accounts (the default) includes one created later", async () => {
     const pi = await agencyIntegration({ subAccounts: ALL_SUB_ACCOUNTS });
     const later = await createLocation({ companyId: A.company.id, name: "Opened later, all" });
-    expect((await getLocation(pi.token, later.id)).status).toBe(200);
+    expect((await getLocation(api, pi.token, later.id, somewhere)).status).toBe(200);
   });
 
   it("a deleted chosen sub-account leaves the selection (FK cascade) and nothing else is allowed", async () => {
     const doomed = await createLocation({ companyId: A.company.id, name: "To be deleted" });
     const pi = await agencyIntegration({ subAccounts: { all: false, locationIds: [doomed.id] } });
-    expect((await getLocation(pi.token, doomed.id)).status).toBe(200);
+    expect((await getLocation(api, pi.token, doomed.id, somewhere)).status).toBe(200);
     await changeCachedState(() => db().location.delete({ where: { id: doomed.id } }));
     expect(await readGuardRails(db(), pi.id)).toMatchObject({ subAccounts: { all: false, locationIds: [] } });
-    expect((await getLocation(pi.token, A.locations[0]!.id)).status).toBe(403);
+    expect((await getLocation(api, pi.token, A.locations[0]!.id, somewhere)).status).toBe(403);
   });
 });
 

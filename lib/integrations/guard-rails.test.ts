@@ -23,7 +23,8 @@ const now = new Date("2026-11-23T15:30:00.000Z");
 const day = 24 * 60 * 60 * 1000;
 const endOf = (date: string) => parseExpiresDate(date) as Date;
 
-function refusal(run: () => unknown): { message: string; field?: string } | undefined {
+/** The field error `run` is refused with, or undefined when it passes. */
+function fieldRefusal(run: () => unknown): { message: string; field?: string } | undefined {
   try {
     run();
     return undefined;
@@ -36,7 +37,7 @@ function refusal(run: () => unknown): { message: string; field?: string } | unde
 
 /** `parse()` gives `expected`; or, where that is "invalid", it is refused as invalid saying `refused`. */
 function expectParsed<T>(parse: () => T, expected: T | "invalid", refused: { message: string; field: string }) {
-  if (expected === "invalid") expect(refusal(parse)).toEqual(refused);
+  if (expected === "invalid") expect(fieldRefusal(parse)).toEqual(refused);
   else expect(parse()).toBe(expected);
 }
 
@@ -109,7 +110,7 @@ describe("checkExpiry (clock and the agency's Maximum token lifetime as paramete
   ];
   it.each(cases)("%s", (_name, expires, maximum, at, error) => {
     const expiresAt = parseExpiresDate(expires);
-    const result = refusal(() => checkExpiry(expiresAt, maximum, at));
+    const result = fieldRefusal(() => checkExpiry(expiresAt, maximum, at));
     if (error) {
       expect(result?.field).toBe("expires");
       expect(result?.message).toMatch(error);
@@ -241,7 +242,7 @@ describe("checkSubAccountSelection", () => {
   ];
   it.each(cases)("%s", (_name, selection, level, result) => {
     if (result instanceof RegExp) {
-      const error = refusal(() => checkSubAccountSelection(selection, level, agency));
+      const error = fieldRefusal(() => checkSubAccountSelection(selection, level, agency));
       expect(error?.field).toBe("subAccounts");
       expect(error?.message).toMatch(result);
     } else {
@@ -252,7 +253,7 @@ describe("checkSubAccountSelection", () => {
 
 describe("parseAllowedIpAddresses and the refusal texts", () => {
   it("gives the form a field error naming the line", () => {
-    expect(refusal(() => parseAllowedIpAddresses("203.0.113.7\nnope"))).toEqual({
+    expect(fieldRefusal(() => parseAllowedIpAddresses("203.0.113.7\nnope"))).toEqual({
       message: expect.stringMatching(/^Line 2 \(“nope”\)/),
       field: "allowedIpAddresses",
     });

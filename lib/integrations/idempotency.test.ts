@@ -5,7 +5,8 @@ import { db } from "@/lib/db/client";
 import { IDEMPOTENCY_KEY_TTL_MS, keyReusedMessage, openAnswer, parseIdempotencyKey } from "@/lib/idempotency/keys";
 import { pruneOnce } from "@/lib/maintenance/prune";
 import { Refusal } from "@/lib/refusal";
-import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { makeAgency, makeUser, newIdempotencyKey } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { refusal } from "@/lib/testing/refusal";
 import type { IntegrationActor, IntegrationOwner } from "./access";
 import { listAuditLog } from "./audit-log";
@@ -21,10 +22,9 @@ import { TOKEN_NEVER_SHOWN_AFTER_MS } from "./views";
  */
 
 const input = { name: "Billing sync", description: "", scopes: ["locations.readonly"] };
-let n = 0;
-const newKey = () => `key-${Date.now()}-${++n}`;
 
-async function setup() {
+/** A new agency, its owner as the actor, and its own level as the owner of what is created. */
+async function freshAgency() {
   const agency = await makeAgency({ locations: 1, privateIntegrationsLab: true });
   const owner: IntegrationOwner = { level: "agency", companyId: agency.company.id };
   return { agency, actor: agency.owner, owner };
@@ -33,7 +33,7 @@ async function setup() {
 const countIntegrations = (companyId: string) => db().privateIntegration.count({ where: { companyId } });
 const tokenRows = (integrationId: string) =>
   db().privateIntegrationToken.findMany({ where: { integrationId }, orderBy: { createdAt: "asc" } });
-const auditActions = async (owner: IntegrationOwner, actor: Parameters<typeof listAuditLog>[0]) =>
+const activityActions = async (owner: IntegrationOwner, actor: Parameters<typeof listAuditLog>[0]) =>
   (await listAuditLog(actor, owner, { limit: 50 })).map((e) => e.action);
 
 describe("the key's format", () => {
@@ -49,21 +49,21 @@ describe("the key's format", () => {
 
 describe("create with a key", () => {
   it("sent again, answers the first answer (the same token) and creates nothing more", async () => {
-    const { agency, actor, owner } = await setup();
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const key = newIdempotencyKey();
     const first = await createPrivateIntegration(actor, owner, input, new Date(), { idempotencyKey: key });
     const again = await createPrivateIntegration(actor, owner, input, new Date(), { idempotencyKey: key });
     expect(again.token).toBe(first.token);
     expect(again.integration).toEqual(first.integration);
     expect(again.integration.createdAt).toBeInstanceOf(Date);
     expect(await countIntegrations(agency.company.id)).toBe(1);
-    expect(await auditActions(owner, actor)).toEqual(["private_integration_created"]);
+    expect(await activityActions(owner, actor)).toEqual(["private_integration_created"]);
     expect((await verifyPrivateIntegrationToken(first.token)).ok).toBe(true);
   });
 
   it("is refused (conflict) with another body, and changes nothing", async () => {
-    const { agency, actor, owner } = await setup();
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const key = newIdempotencyKey();
     await createPrivateIntegration(actor, owner, input, new Date(), { idempotencyKey: key });
     const refused = await refusal(
       createPrivateIntegration(actor, owner, { ...input, name: "Other" }, new Date(), { idempotencyKey: key }),
@@ -74,9 +74,9 @@ describe("create with a key", () => {
   });
 
   it("is another actor's own key: the same key by another person creates their own", async () => {
-    const { agency, actor, owner } = await setup();
+    const { agency, actor, owner } = await freshAgency();
     const admin = await makeUser(agency.company.id, "agency_admin");
-    const key = newKey();
+    const key = newIdempotencyKey();
     const mine = await createPrivateIntegration(actor, owner, input, new Date(), { idempotencyKey: key });
     const theirs = await createPrivateIntegration(admin, owner, input, new Date(), { idempotencyKey: key });
     expect(theirs.token).not.toBe(mine.token);
@@ -85,8 +85,8 @@ describe("create with a key", () => {
   });
 
   it("keeps no claim for a refused request: the same key with the form fixed creates it", async () => {
-    const { agency, actor, owner } = await setup();
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const key = newIdempotencyKey();
     const refused = await refusal(
       createPrivateIntegration(actor, owner, { ...input, name: "" }, new Date(), { idempotencyKey: key }),
     );
@@ -97,8 +97,8 @@ describe("create with a key", () => {
   });
 
   it("sent many times at once, creates one integration and gives every caller its token", async () => {
-    const { agency, actor, owner } = await setup();
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const key = newIdempotencyKey();
     const answers = await Promise.all(
       Array.from({ length: 6 }, () =>
         createPrivateIntegration(actor, owner, input, new Date(), { idempotencyKey: key }),
@@ -110,8 +110,8 @@ describe("create with a key", () => {
   });
 
   it("keeps the answer sealed: no token, no name in the row", async () => {
-    const { actor, owner } = await setup();
-    const key = newKey();
+    const { actor, owner } = await freshAgency();
+    const key = newIdempotencyKey();
     const { token } = await createPrivateIntegration(actor, owner, input, new Date(), { idempotencyKey: key });
     const row = await db().idempotentAnswer.findUniqueOrThrow({
       where: { actorKey_key: { actorKey: `user:${actor.id}`, key } },
@@ -126,9 +126,9 @@ describe("create with a key", () => {
 
 describe("rotations with a key", () => {
   it("rotate now sent again answers the same token and rotates once", async () => {
-    const { actor, owner } = await setup();
-    const { integration, token: first } = await createPrivateIntegration(actor, owner, input);
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const { integration, token: first } = await makeIntegration(agency, input);
+    const key = newIdempotencyKey();
     const rotated = await rotateNow(actor, owner, integration.id, new Date(), undefined, { idempotencyKey: key });
     const again = await rotateNow(actor, owner, integration.id, new Date(), undefined, { idempotencyKey: key });
     expect(again.token).toBe(rotated.token);
@@ -136,16 +136,16 @@ describe("rotations with a key", () => {
     expect(await tokenRows(integration.id)).toHaveLength(2);
     expect((await verifyPrivateIntegrationToken(first)).ok).toBe(false);
     expect((await verifyPrivateIntegrationToken(rotated.token)).ok).toBe(true);
-    expect(await auditActions(owner, actor)).toEqual([
+    expect(await activityActions(owner, actor)).toEqual([
       "private_integration_rotated_now",
       "private_integration_created",
     ]);
   });
 
   it("rotate later sent again answers the same token, not `a rotation is already in progress`", async () => {
-    const { actor, owner } = await setup();
-    const { integration } = await createPrivateIntegration(actor, owner, input);
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const { integration } = await makeIntegration(agency, input);
+    const key = newIdempotencyKey();
     const rotated = await rotateLater(actor, owner, integration.id, new Date(), 3, { idempotencyKey: key });
     const again = await rotateLater(actor, owner, integration.id, new Date(), 3, { idempotencyKey: key });
     expect(again.token).toBe(rotated.token);
@@ -161,9 +161,9 @@ describe("rotations with a key", () => {
   });
 
   it("sent many times at once, rotates once and gives every caller the same token", async () => {
-    const { actor, owner } = await setup();
-    const { integration } = await createPrivateIntegration(actor, owner, input);
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const { integration } = await makeIntegration(agency, input);
+    const key = newIdempotencyKey();
     const answers = await Promise.all(
       Array.from({ length: 6 }, () =>
         rotateNow(actor, owner, integration.id, new Date(), undefined, { idempotencyKey: key }),
@@ -175,20 +175,20 @@ describe("rotations with a key", () => {
   });
 
   it("an integration's key is its own, and the API's answer counts as shown", async () => {
-    const { agency, actor, owner } = await setup();
-    const caller = await createPrivateIntegration(actor, owner, {
+    const { agency, actor, owner } = await freshAgency();
+    const caller = await makeIntegration(agency, {
       ...input,
       name: "Rotator",
       scopes: ["private-integrations.write", "locations.readonly"],
     });
-    const target = await createPrivateIntegration(actor, owner, input);
+    const target = await makeIntegration(agency, input);
     const integrationActor: IntegrationActor = {
       kind: "integration",
       integrationId: caller.integration.id,
       companyId: agency.company.id,
       scopes: ["private-integrations.write", "locations.readonly"],
     };
-    const key = newKey();
+    const key = newIdempotencyKey();
     const byPerson = await rotateNow(actor, owner, target.integration.id, new Date(), undefined, {
       idempotencyKey: key,
     });
@@ -204,8 +204,8 @@ describe("rotations with a key", () => {
 
 describe("24 hours, then pruned", () => {
   it("answers the same until 24 hours have passed, then runs as a new request; the pruner deletes it", async () => {
-    const { agency, actor, owner } = await setup();
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const key = newIdempotencyKey();
     const t0 = new Date();
     const first = await createPrivateIntegration(actor, owner, input, t0, { idempotencyKey: key });
     const justBefore = new Date(t0.getTime() + IDEMPOTENCY_KEY_TTL_MS - 1);
@@ -231,8 +231,8 @@ describe("24 hours, then pruned", () => {
   });
 
   it("a row past its 24 hours not yet pruned is taken over by the next request with its key", async () => {
-    const { agency, actor, owner } = await setup();
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const key = newIdempotencyKey();
     const t0 = new Date();
     const first = await createPrivateIntegration(actor, owner, input, t0, { idempotencyKey: key });
     const after = new Date(t0.getTime() + IDEMPOTENCY_KEY_TTL_MS);
@@ -247,8 +247,8 @@ describe("24 hours, then pruned", () => {
 
 describe("Token never shown", () => {
   it("a screen's token stays unshown until the screen says it showed it; then the answer forgets it", async () => {
-    const { agency, actor, owner } = await setup();
-    const key = newKey();
+    const { agency, actor, owner } = await freshAgency();
+    const key = newIdempotencyKey();
     const t0 = new Date();
     const { integration, token } = await createPrivateIntegration(actor, owner, input, t0, {
       idempotencyKey: key,
@@ -277,20 +277,22 @@ describe("Token never shown", () => {
   });
 
   it("without a key, or through the API, a token counts as shown with its answer", async () => {
-    const { actor, owner } = await setup();
+    const { actor, owner } = await freshAgency();
     const late = new Date(Date.now() + TOKEN_NEVER_SHOWN_AFTER_MS + 1000);
     const plain = await createPrivateIntegration(actor, owner, input, new Date(), { confirmShown: true });
-    const keyed = await createPrivateIntegration(actor, owner, input, new Date(), { idempotencyKey: newKey() });
+    const keyed = await createPrivateIntegration(actor, owner, input, new Date(), {
+      idempotencyKey: newIdempotencyKey(),
+    });
     for (const { integration } of [plain, keyed])
       expect((await getPrivateIntegration(actor, owner, integration.id, late)).token.neverShown).toBe(false);
   });
 
   it("Rotate and expire this token now replaces a never-shown token, during a rotation too", async () => {
-    const { actor, owner } = await setup();
-    const { integration, token: first } = await createPrivateIntegration(actor, owner, input);
+    const { agency, actor, owner } = await freshAgency();
+    const { integration, token: first } = await makeIntegration(agency, input);
     // Rotate later, its answer lost: the old token works, the new one reached nobody.
     const lost = await rotateLater(actor, owner, integration.id, new Date(), 7, {
-      idempotencyKey: newKey(),
+      idempotencyKey: newIdempotencyKey(),
       confirmShown: true,
     });
     const late = new Date(Date.now() + TOKEN_NEVER_SHOWN_AFTER_MS + 1000);
@@ -300,7 +302,7 @@ describe("Token never shown", () => {
     // Rotate later again is still refused: a rotation is in progress.
     expect((await refusal(rotateLater(actor, owner, integration.id))).message).toMatch(/already in progress/);
 
-    const key = newKey();
+    const key = newIdempotencyKey();
     const fixed = await rotateNow(actor, owner, integration.id, new Date(), undefined, {
       idempotencyKey: key,
       confirmShown: true,

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { agencyOwner, makeAgency, subAccountOwner, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import type { IntegrationActor } from "./access";
 import { createPrivateIntegration, rotateNow, updatePrivateIntegration } from "./lifecycle";
 import { setMaximumTokenLifetime } from "./maximum-lifetime";
@@ -14,10 +15,7 @@ let writer: IntegrationActor;
 let reader: IntegrationActor;
 
 async function actorWith(scopes: string[]): Promise<IntegrationActor> {
-  const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
-    name: `Secret manager ${scopes.length}`,
-    scopes: scopes as never,
-  });
+  const { integration } = await makeIntegration(A, { name: `Secret manager ${scopes.length}`, scopes });
   return { kind: "integration", integrationId: integration.id, companyId: A.company.id, scopes };
 }
 
@@ -65,7 +63,7 @@ describe("an integration acting on private integrations", () => {
   });
 
   it("edits: adding a scope it lacks is refused; a covered target's scopes may stay, even private-integrations.write", async () => {
-    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
+    const { integration } = await makeIntegration(A, {
       name: "Manager",
       scopes: ["locations.readonly", "private-integrations.write"],
     });
@@ -87,7 +85,7 @@ describe("an integration acting on private integrations", () => {
   });
 
   it("edits nothing of an integration holding a scope it lacks, not even its name", async () => {
-    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
+    const { integration } = await makeIntegration(A, {
       name: "Stronger",
       scopes: ["locations.readonly", "locations.write"],
     });
@@ -102,10 +100,7 @@ describe("an integration acting on private integrations", () => {
   it("rotates itself, but not an integration with scopes it lacks (its token would be stronger)", async () => {
     const rotated = await rotateNow(writer, agencyOwner(A), writer.integrationId);
     expect(rotated.token).toMatch(/^pit-/);
-    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
-      name: "Holds oauth.write",
-      scopes: ["oauth.write"],
-    });
+    const { integration } = await makeIntegration(A, { name: "Holds oauth.write", scopes: ["oauth.write"] });
     await expect(rotateNow(writer, agencyOwner(A), integration.id)).rejects.toMatchObject({ kind: "forbidden" });
   });
 
@@ -138,14 +133,10 @@ describe("an integration acting on private integrations", () => {
 
   it("the agency maximum holds for it as for a person", async () => {
     const C = await makeAgency({ locations: 0, privateIntegrationsLab: true });
-    const { integration } = await createPrivateIntegration(
-      C.owner,
-      { level: "agency", companyId: C.company.id },
-      {
-        name: "Automation",
-        scopes: ["private-integrations.write", "locations.readonly"],
-      },
-    );
+    const { integration } = await makeIntegration(C, {
+      name: "Automation",
+      scopes: ["private-integrations.write", "locations.readonly"],
+    });
     const actor: IntegrationActor = {
       kind: "integration",
       integrationId: integration.id,

@@ -2,7 +2,9 @@
 // token lifetime, one describe per action, with one clock and agency helper.
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
+import { later } from "@/lib/testing/clock";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import type { IntegrationOwner } from "./access";
 import { listAuditLog } from "./audit-log";
 import { parseExpiresDate } from "./guard-rails";
@@ -22,7 +24,6 @@ import { verifyPrivateIntegrationToken } from "./verify";
 
 const DAY = 24 * 60 * 60 * 1000;
 const t0 = new Date("2032-04-10T15:00:00.000Z");
-const at = (ms: number) => new Date(t0.getTime() + ms);
 
 async function agency() {
   const a = await makeAgency({ locations: 3, privateIntegrationsLab: true });
@@ -115,7 +116,7 @@ describe("Create with guard rails", () => {
 describe("Edit changes the guard rails, never the token", () => {
   it("changes each one, keeps the token, audits what changed; fields left out keep what is stored", async () => {
     const a = await agency();
-    const { integration, token } = await createPrivateIntegration(a.owner, a.agencyOwner, base, t0);
+    const { integration, token } = await makeIntegration(a, { ...base, now: t0 });
     const edited = await updatePrivateIntegration(
       a.owner,
       a.agencyOwner,
@@ -144,7 +145,7 @@ describe("Edit changes the guard rails, never the token", () => {
       a.agencyOwner,
       integration.id,
       { ...base, name: "Renamed" },
-      at(DAY),
+      later(t0, DAY),
     );
     expect(renamed).toMatchObject({ name: "Renamed", allowedIpAddresses: ["::1"], subAccounts: { all: false } });
     expect(renamed.expiresAt).toEqual(edited.expiresAt);
@@ -154,10 +155,12 @@ describe("Edit changes the guard rails, never the token", () => {
       a.agencyOwner,
       integration.id,
       { ...base, expires: "", subAccounts: "all", allowedIpAddresses: "" },
-      at(DAY),
+      later(t0, DAY),
     );
     expect(cleared).toMatchObject({ expiresAt: null, subAccounts: { all: true }, allowedIpAddresses: [] });
-    expect((await verifyPrivateIntegrationToken(token, at(30 * DAY), { clientAddress: "127.9.9.9" })).ok).toBe(true);
+    expect((await verifyPrivateIntegrationToken(token, later(t0, 30 * DAY), { clientAddress: "127.9.9.9" })).ok).toBe(
+      true,
+    );
   });
 });
 
@@ -184,11 +187,11 @@ describe("Maximum token lifetime", () => {
 
   it("setting or lowering it caps every integration of the agency and its sub-accounts, audited", async () => {
     const a = await agency();
-    const never = await createPrivateIntegration(a.owner, a.agencyOwner, base, t0);
-    const soon = await createPrivateIntegration(a.owner, a.agencyOwner, { ...base, expires: "2032-04-12" }, t0);
-    const sub = await createPrivateIntegration(a.owner, a.locationOwner, { ...base, scopes: ["contacts.write"] }, t0);
+    const never = await makeIntegration(a, { ...base, now: t0 });
+    const soon = await makeIntegration(a, { ...base, expires: "2032-04-12", now: t0 });
+    const sub = await makeIntegration(a, { owner: a.locationOwner, ...base, scopes: ["contacts.write"], now: t0 });
     const other = await agency();
-    const elsewhere = await createPrivateIntegration(other.owner, other.agencyOwner, base, t0);
+    const elsewhere = await makeIntegration(other, { ...base, now: t0 });
 
     expect(await setMaximumTokenLifetime(a.owner, "7", t0)).toEqual({
       maximumDays: 7,
@@ -204,7 +207,7 @@ describe("Maximum token lifetime", () => {
       (await getPrivateIntegration(other.owner, other.agencyOwner, elsewhere.integration.id, t0)).expiresAt,
     ).toBeNull();
     // Nothing stops at once; the capped tokens stop after the date.
-    expect((await verifyPrivateIntegrationToken(never.token, at(DAY))).ok).toBe(true);
+    expect((await verifyPrivateIntegrationToken(never.token, later(t0, DAY))).ok).toBe(true);
     expect((await verifyPrivateIntegrationToken(never.token, parseExpiresDate("2032-04-17")!)).ok).toBe(false);
 
     const [entry] = await listAuditLog(a.owner, a.agencyOwner);
@@ -236,11 +239,11 @@ describe("Maximum token lifetime", () => {
 describe("Rotate and expire this token later: the chosen overlap", () => {
   it.each([1, 3, 7, 14, 30] as const)("%i days: the old token works until then and not after", async (days) => {
     const a = await agency();
-    const { integration, token: old } = await createPrivateIntegration(a.owner, a.agencyOwner, base, t0);
+    const { integration, token: old } = await makeIntegration(a, { ...base, now: t0 });
     const { integration: rotating } = await rotateLater(a.owner, a.agencyOwner, integration.id, t0, days);
-    expect(rotating.previousToken?.expiresAt).toEqual(at(days * DAY));
-    expect((await verifyPrivateIntegrationToken(old, at(days * DAY - 1))).ok).toBe(true);
-    expect((await verifyPrivateIntegrationToken(old, at(days * DAY))).ok).toBe(false);
+    expect(rotating.previousToken?.expiresAt).toEqual(later(t0, days * DAY));
+    expect((await verifyPrivateIntegrationToken(old, later(t0, days * DAY - 1))).ok).toBe(true);
+    expect((await verifyPrivateIntegrationToken(old, later(t0, days * DAY))).ok).toBe(false);
     const [entry] = await listAuditLog(a.owner, a.agencyOwner, { integrationId: integration.id });
     expect(entry!.details).toMatchObject({ overlapDays: days });
   });
@@ -249,18 +252,13 @@ describe("Rotate and expire this token later: the chosen overlap", () => {
 describe("An expired integration is not rotated (SPEC.md: extend it first)", () => {
   it("refuses both rotations with a message that says to extend the expiry; after Extend expiry it rotates", async () => {
     const a = await agency();
-    const { integration } = await createPrivateIntegration(
-      a.owner,
-      a.agencyOwner,
-      { ...base, expires: "2032-04-12" },
-      t0,
-    );
-    const later = at(3 * DAY);
-    expect((await getPrivateIntegration(a.owner, a.agencyOwner, integration.id, later)).expiry).toEqual({
+    const { integration } = await makeIntegration(a, { ...base, expires: "2032-04-12", now: t0 });
+    const afterExpiry = later(t0, 3 * DAY);
+    expect((await getPrivateIntegration(a.owner, a.agencyOwner, integration.id, afterExpiry)).expiry).toEqual({
       kind: "expired",
     });
     for (const rotate of [rotateLater, rotateNow]) {
-      await expect(rotate(a.owner, a.agencyOwner, integration.id, later)).rejects.toMatchObject({
+      await expect(rotate(a.owner, a.agencyOwner, integration.id, afterExpiry)).rejects.toMatchObject({
         name: "Refusal",
         kind: "conflict",
         message: expiredRotationMessage,
@@ -273,8 +271,14 @@ describe("An expired integration is not rotated (SPEC.md: extend it first)", () 
     );
     expect(rotations).toEqual([]);
 
-    await updatePrivateIntegration(a.owner, a.agencyOwner, integration.id, { ...base, expires: "2032-05-01" }, later);
-    const rotated = await rotateNow(a.owner, a.agencyOwner, integration.id, later);
-    expect((await verifyPrivateIntegrationToken(rotated.token, later)).ok).toBe(true);
+    await updatePrivateIntegration(
+      a.owner,
+      a.agencyOwner,
+      integration.id,
+      { ...base, expires: "2032-05-01" },
+      afterExpiry,
+    );
+    const rotated = await rotateNow(a.owner, a.agencyOwner, integration.id, afterExpiry);
+    expect((await verifyPrivateIntegrationToken(rotated.token, afterExpiry)).ok).toBe(true);
   });
 });

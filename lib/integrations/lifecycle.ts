@@ -14,7 +14,7 @@ import {
   type ResolvedOwner,
   requireIntegrationAccess,
 } from "./access";
-import { type LifecycleKind, lifecycleActions } from "./catalog";
+import { type LifecycleKind, lifecycleActions, type PlainLifecycleKind } from "./catalog";
 import {
   changedGuardRails,
   DEFAULT_ROTATION_OVERLAP_DAYS,
@@ -415,6 +415,7 @@ function rotation(when: "later" | "now") {
     overlapDays: RotationOverlapDays = DEFAULT_ROTATION_OVERLAP_DAYS,
     options: IssueOptions = {},
   ): Promise<IssuedToken> => {
+    const kind = when === "later" ? "rotateLater" : "rotateNow";
     const request = claimOf(actor, options, {
       operation: `rotate-${when}`,
       owner,
@@ -424,8 +425,8 @@ function rotation(when: "later" | "now") {
     const minted = mintToken();
     const shownAt = shownAtOf(options, now);
     const plan = (): Change => ({
-      audit: lifecycleActions[when === "later" ? "rotateLater" : "rotateNow"].audit.action,
-      acts: "rotate",
+      audit: lifecycleActions[kind].audit.action,
+      acts: kind,
       async apply(tx, row) {
         // A new token of an expired integration would never work: extend it first (revoked or not).
         if (row.expiresAt && row.expiresAt.getTime() <= now.getTime())
@@ -490,7 +491,7 @@ function previousTokenOfRotation(row: IntegrationRow, now: Date) {
 export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
   changeIntegration(actor, owner, id, now, () => ({
     audit: lifecycleActions.expireNow.audit.action,
-    acts: "expire-now",
+    acts: "expireNow",
     async apply(tx, row) {
       const previous = previousTokenOfRotation(row, now);
       await tx.privateIntegrationToken.update({ where: { id: previous.id }, data: { slot: null, revokedAt: now } });
@@ -502,7 +503,7 @@ export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id
 export const cancelRotation: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
   changeIntegration(actor, owner, id, now, () => ({
     audit: lifecycleActions.cancelRotation.audit.action,
-    acts: "cancel-rotation",
+    acts: "cancelRotation",
     async apply(tx, row) {
       const previous = previousTokenOfRotation(row, now);
       const current = requireCurrent(row);
@@ -524,7 +525,7 @@ export const deletePrivateIntegration: Step<{ id: string; name: string }> = asyn
 ) => {
   const deleted = await changeIntegration(actor, owner, id, now, () => ({
     audit: lifecycleActions.remove.audit.action,
-    acts: "delete",
+    acts: "remove",
     async apply(tx, row) {
       // Tokens go with it (ON DELETE CASCADE): no hash of a deleted integration is kept.
       await tx.privateIntegration.delete({ where: { id: row.id } });
@@ -534,11 +535,15 @@ export const deletePrivateIntegration: Step<{ id: string; name: string }> = asyn
   return { id: deleted.id, name: deleted.name };
 };
 
-/** The step of each lifecycle action of the catalogue (./catalog.ts): one per action, or this does not compile. */
-export const lifecycleSteps: Record<LifecycleKind, Step<unknown>> = {
+/**
+ * The step of each lifecycle action of the catalogue (./catalog.ts): one per action, or this does
+ * not compile. Those that reveal no token answer the integration's name at least, for the screen's
+ * generic server action and the management API's generic route.
+ */
+export const lifecycleSteps = {
   rotateLater,
   rotateNow,
   expireNow: expireOldTokenNow,
   cancelRotation,
   remove: deletePrivateIntegration,
-};
+} satisfies Record<LifecycleKind, Step<unknown>> & Record<PlainLifecycleKind, Step<{ id: string; name: string }>>;

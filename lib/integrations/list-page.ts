@@ -109,7 +109,9 @@ export interface ListPage<T> {
 
 /**
  * The page `query` asks for. Ties in a column's order keep the most urgent first. With `showing`
- * (a notification's link to one integration), the page is the one that holds it.
+ * (a notification's link to one integration), the page is the one that holds it. The screen asks
+ * the database for the same page (./list-page-read.ts, proven equal to this one), so that only the
+ * page's rows are read.
  */
 export function listPage<T>(
   all: readonly T[],
@@ -117,6 +119,7 @@ export function listPage<T>(
   query: ListQuery,
   now: Date,
   showing?: (row: T) => boolean,
+  pageSize = LIST_PAGE_SIZE,
 ): ListPage<T> {
   const facts = new Map(all.map((row) => [row, factsOf(row)]));
   const factsOfRow = (row: T) => facts.get(row) as TriageFacts;
@@ -131,11 +134,11 @@ export function listPage<T>(
     // Array.prototype.sort is stable: equal values keep the urgency order.
     matching.sort((a, b) => (sorted.desc ? -1 : 1) * compare(factsOfRow(a), factsOfRow(b)));
   }
-  const pageCount = Math.max(1, Math.ceil(matching.length / LIST_PAGE_SIZE));
+  const pageCount = Math.max(1, Math.ceil(matching.length / pageSize));
   const shownAt = showing ? matching.findIndex(showing) : -1;
-  const page = shownAt >= 0 ? Math.floor(shownAt / LIST_PAGE_SIZE) : Math.min(query.page, pageCount - 1);
+  const page = shownAt >= 0 ? Math.floor(shownAt / pageSize) : Math.min(query.page, pageCount - 1);
   return {
-    rows: matching.slice(page * LIST_PAGE_SIZE, (page + 1) * LIST_PAGE_SIZE),
+    rows: matching.slice(page * pageSize, (page + 1) * pageSize),
     attention: needsAttention([...facts.values()], now),
     matching: matching.length,
     total: all.length,

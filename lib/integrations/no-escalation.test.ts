@@ -2,6 +2,7 @@
 // property tests and generators, read together as one rule.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { lifecycleKinds } from "./catalog";
 import type { SubAccountSelection } from "./guard-rails";
 import { isAddressAllowed, normalizeEntry } from "./ip-allowlist";
 import {
@@ -138,10 +139,10 @@ function allowed(caller: Reach, change: ReachChange): boolean {
   }
 }
 
-const coveredActions: CoveredAction[] = ["edit", "rotate", "expire-now", "cancel-rotation", "delete"];
+const coveredActions: CoveredAction[] = ["edit", ...lifecycleKinds];
 
 /** Whether `caller` covers `target` by its guard rails alone (both hold the same scopes). */
-function covers(caller: Reach, target: Reach, action: CoveredAction = "rotate"): boolean {
+function covers(caller: Reach, target: Reach, action: CoveredAction = "rotateNow"): boolean {
   const scopes = ["locations.readonly"];
   try {
     requireCovers({ ...caller, scopes }, { ...target, scopes }, action);
@@ -254,7 +255,7 @@ describe("no wider guard rails through the management API", () => {
         expect.objectContaining({ kind: "forbidden", message: expect.stringMatching(message) }),
       );
     }
-    expect(() => requireCovers({ ...limited, scopes }, { ...result, scopes }, "rotate")).toThrow(
+    expect(() => requireCovers({ ...limited, scopes }, { ...result, scopes }, "rotateNow")).toThrow(
       /acts only on integrations it covers.*rotate \(and so take the token of\).*Ask a person to rotate it/,
     );
   });

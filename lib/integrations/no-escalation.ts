@@ -1,5 +1,6 @@
 import { forbidden } from "@/lib/refusal";
 import { heldScopes, type Scope } from "@/lib/scopes";
+import { type LifecycleKind, lifecycleActions, lifecycleKinds } from "./catalog";
 import { changedGuardRails, expiresDateOf, type GuardRails } from "./guard-rails";
 import { isEntryWithin } from "./ip-allowlist";
 
@@ -96,15 +97,15 @@ export interface Holding extends Reach {
   scopes: readonly string[];
 }
 
-/** What an integration does to another through the management API once the other exists. */
-export type CoveredAction = "edit" | "rotate" | "expire-now" | "cancel-rotation" | "delete";
+/** What an integration does to another through the management API once the other exists: edit it, or a lifecycle action. */
+export type CoveredAction = "edit" | LifecycleKind;
 
 const coveredWords: Record<CoveredAction, { acts: string; person: string }> = {
   edit: { acts: "edit", person: "edit it" },
-  rotate: { acts: "rotate (and so take the token of)", person: "rotate it" },
-  "expire-now": { acts: "expire the old token of", person: "use Expire Now" },
-  "cancel-rotation": { acts: "cancel the rotation of", person: "use Cancel rotation" },
-  delete: { acts: "delete", person: "delete it" },
+  ...(Object.fromEntries(lifecycleKinds.map((kind) => [kind, lifecycleActions[kind].cover])) as Record<
+    LifecycleKind,
+    { acts: string; person: string }
+  >),
 };
 
 /**

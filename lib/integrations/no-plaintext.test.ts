@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { listAuditLog } from "./audit-log";
-import { cancelRotation, createPrivateIntegration, rotateLater, rotateNow } from "./lifecycle";
+import { cancelRotation, rotateLater, rotateNow } from "./lifecycle";
 import { listPrivateIntegrations } from "./read";
 import { verifyPrivateIntegrationToken } from "./verify";
 
@@ -28,10 +29,14 @@ describe("no plaintext token anywhere in the database", () => {
       { level: "agency", companyId: company.id } as const,
       { level: "location", locationId: locations[0]!.id } as const,
     ]) {
-      const created = await createPrivateIntegration(owner, target, {
-        name: "Scan me",
-        scopes: target.level === "agency" ? ["users.readonly"] : ["contacts.write"],
-      });
+      const created = await makeIntegration(
+        { owner },
+        {
+          owner: target,
+          name: "Scan me",
+          scopes: target.level === "agency" ? ["users.readonly"] : ["contacts.write"],
+        },
+      );
       tokens.push(created.token);
       tokens.push((await rotateLater(owner, target, created.integration.id)).token);
       await cancelRotation(owner, target, created.integration.id);

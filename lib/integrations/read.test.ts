@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { dbTiming, resetDbTiming } from "@/lib/db/timing";
 import { addBulkIntegrations } from "@/lib/testing/bulk-integrations";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { ownerRequestsLast7Days } from "@/lib/usage/read";
 import type { IntegrationOwner } from "./access";
-import { createPrivateIntegration } from "./lifecycle";
 import { listPrivateIntegrations } from "./read";
 
 // Count the database calls (the bench's counter, lib/db/timing.ts); read when the client opens.
@@ -24,7 +24,7 @@ describe("listPrivateIntegrations: the list screen's read", () => {
       expect(dbTiming().calls - before, "database calls for Requests (7 days)").toBe(1);
       return { list, requests };
     };
-    await createPrivateIntegration(owner, target, { name: "First", scopes: ["locations.readonly"] });
+    await makeIntegration({ owner }, { name: "First" });
     await screenRead(); // warm: access checks may cache
     resetDbTiming();
     await screenRead();

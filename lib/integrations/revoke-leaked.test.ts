@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { listAuditLog } from "./audit-log";
 import {
   cancelRotation,
-  createPrivateIntegration,
   deletePrivateIntegration,
   expireOldTokenNow,
   revokedRefusal,
@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 
 async function leaked(name = "Leaky") {
-  const created = await createPrivateIntegration(A.owner, agencyOwner(A), { name, scopes: ["locations.readonly"] });
+  const created = await makeIntegration(A, { name });
   const now = new Date();
   const revoked = await revokeLeakedIntegrationTokens([hashSecret(created.token)], reason, now);
   return { ...created, revoked, now };
@@ -41,10 +41,7 @@ describe("a private integration reported as leaked", () => {
   });
 
   it("during a rotation both tokens are refused, whichever was reported", async () => {
-    const created = await createPrivateIntegration(A.owner, agencyOwner(A), {
-      name: "Rotating",
-      scopes: ["locations.readonly"],
-    });
+    const created = await makeIntegration(A, { name: "Rotating" });
     const rotated = await rotateLater(A.owner, agencyOwner(A), created.integration.id);
     await revokeLeakedIntegrationTokens([hashSecret(created.token)], reason, new Date());
     expect((await verifyPrivateIntegrationToken(created.token)).ok).toBe(false);
@@ -90,10 +87,7 @@ describe("a private integration reported as leaked", () => {
   });
 
   it("a token that no longer works (rotated out, already revoked, unknown) changes nothing", async () => {
-    const created = await createPrivateIntegration(A.owner, agencyOwner(A), {
-      name: "Old",
-      scopes: ["locations.readonly"],
-    });
+    const created = await makeIntegration(A, { name: "Old" });
     await rotateNow(A.owner, agencyOwner(A), created.integration.id);
     expect(await revokeLeakedIntegrationTokens([hashSecret(created.token)], reason, new Date())).toEqual([]);
     expect((await getPrivateIntegration(A.owner, agencyOwner(A), created.integration.id)).status).toBe("active");

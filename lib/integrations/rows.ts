@@ -34,7 +34,7 @@ const tokenJson = Prisma.raw(
 /** A timestamp(3) column as json_build_object writes it: UTC without a zone. */
 const utcDate = (value: unknown): Date | null => (typeof value === "string" ? new Date(`${value}Z`) : null);
 
-interface RawRow extends Omit<IntegrationRow, "tokens" | "chosenLocations"> {
+export interface IntegrationRowRaw extends Omit<IntegrationRow, "tokens" | "chosenLocations"> {
   tokens: Record<string, unknown>[];
   chosenLocations: { locationId: string; name: string }[];
   creatorName: string | null;
@@ -42,13 +42,29 @@ interface RawRow extends Omit<IntegrationRow, "tokens" | "chosenLocations"> {
   creatorIntegrationName: string | null;
 }
 
-/** Newest first, as the screens list them. */
-export async function integrationRowsOf(
-  where: { companyId: string; locationId: string | null },
-  client: Tx = db(),
-): Promise<{ rows: IntegrationRow[]; creators: Map<string, TeamMemberName> }> {
-  const raw = await client.$queryRaw<RawRow[]>`
-    SELECT pi.id, pi."companyId", pi."locationId", pi.name, pi.description, pi.scopes,
+/** A row of `integrationRowColumns` inside JSON (`json_agg`): its moments as text. */
+export type IntegrationRowJson = Omit<IntegrationRowRaw, (typeof ROW_DATES)[number]> &
+  Record<(typeof ROW_DATES)[number], string | null>;
+
+/** The row's own moments; its tokens' are read by `toIntegrationRows`. */
+const ROW_DATES = ["createdAt", "updatedAt", "expiresAt", "revokedAt"] as const;
+
+/** A row read inside JSON, its moments as Dates (as a row of its own reads them). */
+export function fromJson(row: IntegrationRowJson): IntegrationRowRaw {
+  return {
+    ...row,
+    createdAt: utcDate(row.createdAt) as Date,
+    updatedAt: utcDate(row.updatedAt) as Date,
+    expiresAt: utcDate(row.expiresAt),
+    revokedAt: utcDate(row.revokedAt),
+  };
+}
+
+/**
+ * The columns of one row (`pi`): its own, its live tokens and chosen sub-accounts as JSON, and its
+ * creator's name, with `integrationRowJoins` in the FROM clause.
+ */
+export const integrationRowColumns = Prisma.sql`pi.id, pi."companyId", pi."locationId", pi.name, pi.description, pi.scopes,
       pi."createdByUserId", pi."createdByIntegrationId", pi."createdAt", pi."updatedAt", pi."expiresAt",
       pi."allSubAccounts", pi."allowedIpAddresses", pi."revokedAt", pi."revokedReason",
       COALESCE((SELECT json_agg(${tokenJson} ORDER BY t."createdAt", t.id) FROM "PrivateIntegrationToken" t
@@ -56,12 +72,21 @@ export async function integrationRowsOf(
       COALESCE((SELECT json_agg(json_build_object('locationId', l.id, 'name', l.name) ORDER BY l.name, l.id)
         FROM "PrivateIntegrationLocation" pl JOIN "Location" l ON l.id = pl."locationId"
         WHERE pl."integrationId" = pi.id), '[]') AS "chosenLocations",
-      u.name AS "creatorName", (u."removedAt" IS NOT NULL) AS "creatorRemoved", ci.name AS "creatorIntegrationName"
-    FROM "PrivateIntegration" pi
-    LEFT JOIN "User" u ON u.id = pi."createdByUserId" AND u."companyId" = pi."companyId"
-    LEFT JOIN "PrivateIntegration" ci ON ci.id = pi."createdByIntegrationId" AND ci."companyId" = pi."companyId"
-    WHERE pi."companyId" = ${where.companyId} AND pi."locationId" IS NOT DISTINCT FROM ${where.locationId}
-    ORDER BY pi."createdAt" DESC, pi.id DESC`;
+      u.name AS "creatorName", (u."removedAt" IS NOT NULL) AS "creatorRemoved",
+      (SELECT ci.name FROM "PrivateIntegration" ci WHERE ci.id = pi."createdByIntegrationId"
+        AND ci."companyId" = pi."companyId") AS "creatorIntegrationName"`;
+
+/**
+ * The person of its agency who created `pi`. (An integration that created it through the API is a
+ * subquery of the columns: joined, the planner scanned the agency's integrations once per row.)
+ */
+export const integrationRowJoins = Prisma.sql`LEFT JOIN "User" u ON u.id = pi."createdByUserId" AND u."companyId" = pi."companyId"`;
+
+/** Rows as `integrationRowColumns` reads them, and the creators they name. */
+export function toIntegrationRows(raw: readonly IntegrationRowRaw[]): {
+  rows: IntegrationRow[];
+  creators: Map<string, TeamMemberName>;
+} {
   const creators = new Map<string, TeamMemberName>();
   const rows = raw.map(({ tokens, chosenLocations, creatorName, creatorRemoved, creatorIntegrationName, ...row }) => {
     if (row.createdByUserId && creatorName !== null) {
@@ -86,4 +111,18 @@ export async function integrationRowsOf(
     };
   });
   return { rows, creators };
+}
+
+/** Newest first, as the screens list them. */
+export async function integrationRowsOf(
+  where: { companyId: string; locationId: string | null },
+  client: Tx = db(),
+): Promise<{ rows: IntegrationRow[]; creators: Map<string, TeamMemberName> }> {
+  const raw = await client.$queryRaw<IntegrationRowRaw[]>`
+    SELECT ${integrationRowColumns}
+    FROM "PrivateIntegration" pi
+    ${integrationRowJoins}
+    WHERE pi."companyId" = ${where.companyId} AND pi."locationId" IS NOT DISTINCT FROM ${where.locationId}
+    ORDER BY pi."createdAt" DESC, pi.id DESC`;
+  return toIntegrationRows(raw);
 }

@@ -36,7 +36,7 @@ const now = triageNow;
 const ago = daysAgo;
 const make = triageFactsWith;
 const _base = triageFactsWith({});
-const labels = (facts: TriageFacts, at = now) => rowSignals(facts, at).map((s) => s.label);
+const signalLabels = (facts: TriageFacts, at = now) => rowSignals(facts, at).map((s) => s.label);
 
 describe("rowSignals: what a row says besides its status", () => {
   const cases: [string, Partial<TriageFacts>, string[]][] = [
@@ -67,7 +67,7 @@ describe("rowSignals: what a row says besides its status", () => {
     ],
   ];
   it.each(cases)("%s", (_, over, expected) => {
-    expect(labels(make(over))).toEqual(expected);
+    expect(signalLabels(make(over))).toEqual(expected);
   });
 });
 

@@ -1,29 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { changeCachedState } from "@/lib/db/read-cache";
+import { later } from "@/lib/testing/clock";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { type GuardRails, NO_GUARD_RAILS, parseExpiresDate, writeGuardRails } from "./guard-rails";
-import { createPrivateIntegration, rotateLater } from "./lifecycle";
+import { rotateLater } from "./lifecycle";
 import { flushLastUsedWrites, verifyPrivateIntegrationToken } from "./verify";
 
 /** verifyPrivateIntegrationToken with the guard rails, the clock and the caller's address as parameters. */
 
 const t0 = new Date("2031-05-01T12:00:00.000Z");
-const at = (ms: number) => new Date(t0.getTime() + ms);
 const DAY = 24 * 60 * 60 * 1000;
 
-async function integration(rails: Partial<GuardRails>, level: "agency" | "location" = "agency") {
+/** A new agency's integration (its first sub-account's with "location"), `rails` written as Edit writes them. */
+async function integrationWithRails(rails: Partial<GuardRails>, level: "agency" | "location" = "agency") {
   const agency = await makeAgency({ locations: 2, privateIntegrationsLab: true });
   const owner =
     level === "agency"
       ? ({ level: "agency", companyId: agency.company.id } as const)
       : ({ level: "location", locationId: agency.locations[0]!.id } as const);
-  const created = await createPrivateIntegration(
-    agency.owner,
-    owner,
-    { name: "Guarded", scopes: ["locations.readonly"] },
-    t0,
-  );
+  const created = await makeIntegration(agency, { owner, name: "Guarded", now: t0 });
   await changeCachedState(() =>
     db().$transaction((tx) => writeGuardRails(tx, created.integration.id, { ...NO_GUARD_RAILS, ...rails })),
   );
@@ -39,7 +36,7 @@ describe("Expires, against the clock", () => {
     ["after", new Date(stop.getTime() + DAY), false],
   ];
   it.each(cases)("%s", async (_name, now, ok) => {
-    const { token, integration: created } = await integration({ expiresAt: stop });
+    const { token, integration: created } = await integrationWithRails({ expiresAt: stop });
     const result = await verifyPrivateIntegrationToken(token, now, { clientAddress: "192.0.2.1" });
     if (ok) {
       expect(result).toMatchObject({ ok: true, principal: { expiresAt: stop } });
@@ -60,10 +57,10 @@ describe("Expires, against the clock", () => {
   });
 
   it("during a rotation the principal ends at the earlier of the overlap and Expires", async () => {
-    const created = await integration({ expiresAt: at(3 * DAY) });
+    const created = await integrationWithRails({ expiresAt: later(t0, 3 * DAY) });
     await rotateLater(created.agency.owner, created.owner, created.integration.id, t0);
-    const old = await verifyPrivateIntegrationToken(created.token, at(1000));
-    expect(old).toMatchObject({ ok: true, principal: { expiresAt: at(3 * DAY) } });
+    const old = await verifyPrivateIntegrationToken(created.token, later(t0, 1000));
+    expect(old).toMatchObject({ ok: true, principal: { expiresAt: later(t0, 3 * DAY) } });
   });
 });
 
@@ -76,10 +73,10 @@ describe("Allowed IP addresses, against the caller's address", () => {
     [undefined, false],
   ];
   it.each(cases)("%s: %s", async (address, ok) => {
-    const { token } = await integration({ allowedIpAddresses: ["203.0.113.0/24", "2001:db8::/32"] });
+    const { token } = await integrationWithRails({ allowedIpAddresses: ["203.0.113.0/24", "2001:db8::/32"] });
     const result = await verifyPrivateIntegrationToken(
       token,
-      at(1000),
+      later(t0, 1000),
       address ? { clientAddress: address } : undefined,
     );
     if (ok) expect(result.ok).toBe(true);
@@ -87,27 +84,22 @@ describe("Allowed IP addresses, against the caller's address", () => {
   });
 
   it("records the address with lastUsedAt", async () => {
-    const { token, integration: view } = await integration({});
-    await verifyPrivateIntegrationToken(token, at(1000), { clientAddress: "198.51.100.7" });
+    const { token, integration: view } = await integrationWithRails({});
+    await verifyPrivateIntegrationToken(token, later(t0, 1000), { clientAddress: "198.51.100.7" });
     await flushLastUsedWrites();
     const row = await db().privateIntegrationToken.findUniqueOrThrow({ where: { id: view.token.id } });
-    expect(row).toMatchObject({ lastUsedAt: at(1000), lastUsedAddress: "198.51.100.7" });
+    expect(row).toMatchObject({ lastUsedAt: later(t0, 1000), lastUsedAddress: "198.51.100.7" });
   });
 });
 
 describe("Sub-accounts in the principal", () => {
   it("all: no list; chosen: the list; sub-account integrations: none", async () => {
-    const all = await integration({});
-    const allResult = await verifyPrivateIntegrationToken(all.token, at(1000));
+    const all = await integrationWithRails({});
+    const allResult = await verifyPrivateIntegrationToken(all.token, later(t0, 1000));
     expect(allResult.ok && allResult.principal.allowedLocationIds).toBeUndefined();
 
     const agency = await makeAgency({ locations: 2, privateIntegrationsLab: true });
-    const created = await createPrivateIntegration(
-      agency.owner,
-      { level: "agency", companyId: agency.company.id },
-      { name: "Chosen", scopes: ["locations.readonly"] },
-      t0,
-    );
+    const created = await makeIntegration(agency, { name: "Chosen", now: t0 });
     const chosen = [agency.locations[1]!.id];
     await changeCachedState(() =>
       db().$transaction((tx) =>
@@ -117,11 +109,11 @@ describe("Sub-accounts in the principal", () => {
         }),
       ),
     );
-    const result = await verifyPrivateIntegrationToken(created.token, at(1000));
+    const result = await verifyPrivateIntegrationToken(created.token, later(t0, 1000));
     expect(result).toMatchObject({ ok: true, principal: { allowedLocationIds: chosen } });
 
-    const sub = await integration({}, "location");
-    const subResult = await verifyPrivateIntegrationToken(sub.token, at(1000));
+    const sub = await integrationWithRails({}, "location");
+    const subResult = await verifyPrivateIntegrationToken(sub.token, later(t0, 1000));
     expect(subResult.ok && subResult.principal.allowedLocationIds).toBeUndefined();
   });
 });

@@ -2,16 +2,17 @@ import { describe, expect, it } from "vitest";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { changeCachedState, readCacheStats } from "@/lib/db/read-cache";
+import { later } from "@/lib/testing/clock";
 import { waitFor } from "@/lib/testing/elsewhere";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { NO_GUARD_RAILS, writeGuardRails } from "./guard-rails";
-import { createPrivateIntegration, rotateLater } from "./lifecycle";
+import { rotateLater } from "./lifecycle";
 import { getPrivateIntegration } from "./read";
 import { generatePrivateIntegrationToken } from "./token";
 import { flushLastUsedWrites, lookupToken, verifyPrivateIntegrationToken } from "./verify";
 
 const t0 = new Date("2031-05-01T12:00:00.000Z");
-const at = (ms: number) => new Date(t0.getTime() + ms);
 
 async function lastUsed(tokenId: string) {
   await flushLastUsedWrites();
@@ -22,11 +23,9 @@ async function lastUsed(tokenId: string) {
 describe("verifyPrivateIntegrationToken", () => {
   it("turns a sub-account token into a Location principal with the integration's scopes", async () => {
     const { company, locations, owner } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
-    const { token, integration } = await createPrivateIntegration(
-      owner,
-      { level: "location", locationId: locations[0]!.id },
-      { name: "CRM", scopes: ["contacts.write", "locations.readonly"] },
-      t0,
+    const { token, integration } = await makeIntegration(
+      { owner },
+      { locationId: locations[0]!.id, name: "CRM", scopes: ["contacts.write", "locations.readonly"], now: t0 },
     );
     expect(await verifyPrivateIntegrationToken(token, t0)).toEqual({
       ok: true,
@@ -45,14 +44,12 @@ describe("verifyPrivateIntegrationToken", () => {
   it("gives an agency token a Company principal, and the old token its end during a rotation", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     const target = { level: "agency", companyId: company.id } as const;
-    const { token, integration } = await createPrivateIntegration(
-      owner,
-      target,
-      { name: "Reports", scopes: ["locations.readonly", "oauth.readonly"] },
-      t0,
+    const { token, integration } = await makeIntegration(
+      { owner },
+      { name: "Reports", scopes: ["locations.readonly", "oauth.readonly"], now: t0 },
     );
     await rotateLater(owner, target, integration.id, t0);
-    const result = await verifyPrivateIntegrationToken(token, at(1000));
+    const result = await verifyPrivateIntegrationToken(token, later(t0, 1000));
     expect(result).toMatchObject({
       ok: true,
       principal: {
@@ -66,13 +63,8 @@ describe("verifyPrivateIntegrationToken", () => {
   });
 
   it("gives each request its own principal, also when the token's row comes from the read cache", async () => {
-    const { company, locations, owner } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
-    const { token, integration } = await createPrivateIntegration(
-      owner,
-      { level: "agency", companyId: company.id },
-      { name: "Chosen", scopes: ["locations.readonly"] },
-      t0,
-    );
+    const { locations, owner } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
+    const { token, integration } = await makeIntegration({ owner }, { name: "Chosen", now: t0 });
     const subAccounts = { all: false, locationIds: [locations[1]!.id] };
     await changeCachedState(() =>
       db().$transaction((tx) => writeGuardRails(tx, integration.id, { ...NO_GUARD_RAILS, subAccounts })),
@@ -105,67 +97,58 @@ describe("verifyPrivateIntegrationToken", () => {
 
   it("writes lastUsedAt at most once a minute per token, never in the request's way", async () => {
     const { locations, owner } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
-    const { token, integration } = await createPrivateIntegration(
-      owner,
-      { level: "location", locationId: locations[0]!.id },
-      { name: "Poller", scopes: ["contacts.readonly"] },
-      t0,
+    const { token, integration } = await makeIntegration(
+      { owner },
+      { locationId: locations[0]!.id, name: "Poller", scopes: ["contacts.readonly"], now: t0 },
     );
     const id = integration.token.id;
     expect(await lastUsed(id)).toBeNull();
-    await Promise.all(Array.from({ length: 20 }, () => verifyPrivateIntegrationToken(token, at(1000))));
-    expect(await lastUsed(id)).toBe(at(1000).toISOString());
-    await verifyPrivateIntegrationToken(token, at(59_999 + 1000));
-    expect(await lastUsed(id)).toBe(at(1000).toISOString());
-    await verifyPrivateIntegrationToken(token, at(60_000 + 1000));
-    expect(await lastUsed(id)).toBe(at(61_000).toISOString());
+    await Promise.all(Array.from({ length: 20 }, () => verifyPrivateIntegrationToken(token, later(t0, 1000))));
+    expect(await lastUsed(id)).toBe(later(t0, 1000).toISOString());
+    await verifyPrivateIntegrationToken(token, later(t0, 59_999 + 1000));
+    expect(await lastUsed(id)).toBe(later(t0, 1000).toISOString());
+    await verifyPrivateIntegrationToken(token, later(t0, 60_000 + 1000));
+    expect(await lastUsed(id)).toBe(later(t0, 61_000).toISOString());
   });
 
   it("writes the old token's first use after its rotation began at once, with its address", async () => {
     const { company, owner } = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     const target = { level: "agency", companyId: company.id } as const;
-    const { token, integration } = await createPrivateIntegration(
-      owner,
-      target,
-      { name: "Rotated", scopes: ["locations.readonly"] },
-      t0,
-    );
+    const { token, integration } = await makeIntegration({ owner }, { name: "Rotated", now: t0 });
     const id = integration.token.id;
     const used = async () => {
       await flushLastUsedWrites();
       const row = await db().privateIntegrationToken.findUniqueOrThrow({ where: { id } });
       return [row.lastUsedAt?.toISOString() ?? null, row.lastUsedAddress];
     };
-    await verifyPrivateIntegrationToken(token, at(1000), { clientAddress: "198.51.100.1" });
-    expect(await used()).toEqual([at(1000).toISOString(), "198.51.100.1"]);
-    await rotateLater(owner, target, integration.id, at(2000));
+    await verifyPrivateIntegrationToken(token, later(t0, 1000), { clientAddress: "198.51.100.1" });
+    expect(await used()).toEqual([later(t0, 1000).toISOString(), "198.51.100.1"]);
+    await rotateLater(owner, target, integration.id, later(t0, 2000));
     // Within the minute of the last write, but the first use since the rotation: written.
-    await verifyPrivateIntegrationToken(token, at(3000), { clientAddress: "203.0.113.7" });
-    expect(await used()).toEqual([at(3000).toISOString(), "203.0.113.7"]);
+    await verifyPrivateIntegrationToken(token, later(t0, 3000), { clientAddress: "203.0.113.7" });
+    expect(await used()).toEqual([later(t0, 3000).toISOString(), "203.0.113.7"]);
     // Then once a minute again.
-    await verifyPrivateIntegrationToken(token, at(4000), { clientAddress: "203.0.113.8" });
-    expect(await used()).toEqual([at(3000).toISOString(), "203.0.113.7"]);
-    const view = await getPrivateIntegration(owner, target, integration.id, at(5000));
+    await verifyPrivateIntegrationToken(token, later(t0, 4000), { clientAddress: "203.0.113.8" });
+    expect(await used()).toEqual([later(t0, 3000).toISOString(), "203.0.113.7"]);
+    const view = await getPrivateIntegration(owner, target, integration.id, later(t0, 5000));
     expect(view.previousToken).toMatchObject({
-      rotatedAt: at(2000),
-      lastUsedAt: at(3000),
+      rotatedAt: later(t0, 2000),
+      lastUsedAt: later(t0, 3000),
       lastUsedAddress: "203.0.113.7",
     });
   });
 
   it("does not fail the request when the lastUsedAt write fails", async () => {
     const { locations, owner } = await makeAgency({ locations: 1, privateIntegrationsLab: true });
-    const { token } = await createPrivateIntegration(
-      owner,
-      { level: "location", locationId: locations[0]!.id },
-      { name: "Flaky", scopes: ["contacts.readonly"] },
-      t0,
+    const { token } = await makeIntegration(
+      { owner },
+      { locationId: locations[0]!.id, name: "Flaky", scopes: ["contacts.readonly"], now: t0 },
     );
     const model = db().privateIntegrationToken;
     const original = model.updateMany;
     model.updateMany = (() => Promise.reject(new Error("database unavailable"))) as unknown as typeof original;
     try {
-      expect((await verifyPrivateIntegrationToken(token, at(5 * 60_000))).ok).toBe(true);
+      expect((await verifyPrivateIntegrationToken(token, later(t0, 5 * 60_000))).ok).toBe(true);
       await flushLastUsedWrites();
     } finally {
       model.updateMany = original;
@@ -179,11 +162,9 @@ describe("the token lookup", () => {
   it("reads the row as Prisma does", async () => {
     const { company, locations, owner } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
     const target = { level: "agency", companyId: company.id } as const;
-    const { token, integration } = await createPrivateIntegration(
-      owner,
-      target,
-      { name: "Lookup", scopes: ["locations.readonly", "oauth.readonly"] },
-      t0,
+    const { token, integration } = await makeIntegration(
+      { owner },
+      { name: "Lookup", scopes: ["locations.readonly", "oauth.readonly"], now: t0 },
     );
     await rotateLater(owner, target, integration.id, t0);
     const stored = await db().privateIntegrationToken.findUniqueOrThrow({
@@ -210,14 +191,18 @@ describe("the token lookup", () => {
     // The guard rails set: an Expires, an allowlist, chosen sub-accounts.
     await db().privateIntegration.update({
       where: { id: integration.id },
-      data: { expiresAt: at(86_400_000), allowedIpAddresses: ["203.0.113.7", "10.0.0.0/8"], allSubAccounts: false },
+      data: {
+        expiresAt: later(t0, 86_400_000),
+        allowedIpAddresses: ["203.0.113.7", "10.0.0.0/8"],
+        allSubAccounts: false,
+      },
     });
     const chosen = locations.map((l) => l.id).sort();
     await db().privateIntegrationLocation.createMany({
       data: chosen.map((locationId) => ({ integrationId: integration.id, locationId })),
     });
     expect(await lookupToken(hashSecret(token))).toMatchObject({
-      integrationExpiresAt: at(86_400_000),
+      integrationExpiresAt: later(t0, 86_400_000),
       allowedIpAddresses: ["203.0.113.7", "10.0.0.0/8"],
       allowedLocationIds: chosen,
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readCacheStats } from "@/lib/db/read-cache";
 import { Refusal } from "@/lib/refusal";
-import { waitFor as waitUntil, writerElsewhere } from "@/lib/testing/elsewhere";
+import { waitFor, writerElsewhere } from "@/lib/testing/elsewhere";
 import { makeAgency } from "@/lib/testing/fixtures";
 import type { Principal } from "@/lib/tokens/principal";
 import { getLocationForPrincipal } from "./get-location";
@@ -24,18 +24,20 @@ function agencyToken(companyId: string): Principal {
 }
 
 /** SPEC.md's second, with room: a read that has not changed by then fails the test. */
-const waitFor = (condition: () => Promise<boolean>) => waitUntil(condition, 2_000);
+/** How long a test waits for the cache, which hears of a change by the listener's NOTIFY. */
+const NOTICED_WITHIN_MS = 2_000;
 
 /** Reads until the row is cached (the listener is up and the entry stored). */
 async function cached(principal: Principal, locationId: string): Promise<void> {
   await waitFor(async () => {
     await getLocationForPrincipal(principal, locationId);
     return readCacheStats().listening;
-  });
+  }, NOTICED_WITHIN_MS);
   await getLocationForPrincipal(principal, locationId);
 }
 
-async function refusal(read: Promise<unknown>): Promise<string | undefined> {
+/** The kind of Refusal `read` ends in, or undefined when it answers. */
+async function refusalKind(read: Promise<unknown>): Promise<string | undefined> {
   try {
     await read;
     return undefined;
@@ -52,13 +54,13 @@ describe("the cached sub-account", () => {
     const first = mine.locations[0]!;
     const second = mine.locations[1]!;
     await cached(agencyToken(mine.company.id), first.id);
-    expect(await refusal(getLocationForPrincipal(agencyToken(theirs.company.id), first.id))).toBe("forbidden");
+    expect(await refusalKind(getLocationForPrincipal(agencyToken(theirs.company.id), first.id))).toBe("forbidden");
     const otherSubAccount: Principal = {
       ...agencyToken(mine.company.id),
       authClass: "Location",
       locationId: second.id,
     };
-    expect(await refusal(getLocationForPrincipal(otherSubAccount, first.id))).toBe("forbidden");
+    expect(await refusalKind(getLocationForPrincipal(otherSubAccount, first.id))).toBe("forbidden");
     const own: Principal = { ...otherSubAccount, locationId: first.id };
     expect((await getLocationForPrincipal(own, first.id)).id).toBe(first.id);
   });
@@ -75,7 +77,7 @@ describe("a sub-account changed elsewhere is answered as it now is within a seco
     await cached(principal, id);
     const notified = readCacheStats().notifications;
     await elsewhere(sql, [id]);
-    const ms = await waitFor(() => changed(principal, id));
+    const ms = await waitFor(() => changed(principal, id), NOTICED_WITHIN_MS);
     expect(ms).toBeLessThan(1_000);
     // Through the trigger's NOTIFY, not only the entry's sub-second lifetime.
     expect(readCacheStats().notifications).toBeGreaterThan(notified);
@@ -91,7 +93,7 @@ describe("a sub-account changed elsewhere is answered as it now is within a seco
   it("removed", async () => {
     await changedElsewhere(
       `DELETE FROM "Location" WHERE id = $1`,
-      async (principal, id) => (await refusal(getLocationForPrincipal(principal, id))) === "forbidden",
+      async (principal, id) => (await refusalKind(getLocationForPrincipal(principal, id))) === "forbidden",
     );
   });
 });

@@ -6,19 +6,18 @@ import { HttpError } from "@/lib/api/http-error";
 import { db } from "@/lib/db/client";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import { isAddressAllowed } from "@/lib/integrations/ip-allowlist";
-import { createPrivateIntegration, rotateLater } from "@/lib/integrations/lifecycle";
+import { rotateLater } from "@/lib/integrations/lifecycle";
 import { getPrivateIntegration, notVisibleMessage } from "@/lib/integrations/read";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { Refusal } from "@/lib/refusal";
 import { heldScopes } from "@/lib/scopes";
 import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { addressAllowedBy, integrationPrincipal } from "@/lib/testing/integration-principal";
+import { makeIntegration } from "@/lib/testing/integrations";
 import type { Principal } from "@/lib/tokens/principal";
 import {
-  cancelIntegrationRotation,
+  applyLifecycleAction,
   createIntegration,
-  deleteIntegration,
-  expireOldToken,
   integrationUsage,
   listIntegrations,
   rotateIntegration,
@@ -33,20 +32,21 @@ import {
 
 const DAY = 86_400_000;
 const t0 = new Date("2033-03-10T12:00:00.000Z");
-const at = (days: number) => new Date(t0.getTime() + days * DAY);
-const ymd = (days: number) => at(days).toISOString().slice(0, 10);
+/** The moment `days` days after t0 (before it when negative), and its UTC date as the Expires field takes it. */
+const inDays = (days: number) => new Date(t0.getTime() + days * DAY);
+const dateInDays = (days: number) => inDays(days).toISOString().slice(0, 10);
 const MANAGE = "private-integrations.write";
 
 describe("an edit never widens an integration the caller does not cover", () => {
   it("a narrower caller lifting a users.write integration's Allowed IP addresses, or reviving an expired one: 403, nothing changes", async () => {
     const T = await makeAgency({ locations: 1, privateIntegrationsLab: true });
     const caller = await integrationPrincipal(T, [MANAGE, "locations.readonly"], { now: t0 });
-    const bound = await createPrivateIntegration(
-      T.owner,
-      agencyOwner(T),
-      { name: "IP-bound", scopes: ["users.write"], allowedIpAddresses: "203.0.113.7" },
-      t0,
-    );
+    const bound = await makeIntegration(T, {
+      name: "IP-bound",
+      scopes: ["users.write"],
+      allowedIpAddresses: "203.0.113.7",
+      now: t0,
+    });
     const widened = updateIntegration(caller, bound.integration.id, {
       allowedIps: [],
       expiresAt: null,
@@ -60,12 +60,12 @@ describe("an edit never widens an integration the caller does not cover", () => 
     const elsewhere = await verifyPrivateIntegrationToken(bound.token, t0, { clientAddress: "198.51.100.1" });
     expect(elsewhere.ok).toBe(false);
 
-    const expired = await createPrivateIntegration(
-      T.owner,
-      agencyOwner(T),
-      { name: "Expired", scopes: ["users.write"], expires: ymd(-3) },
-      at(-10),
-    );
+    const expired = await makeIntegration(T, {
+      name: "Expired",
+      scopes: ["users.write"],
+      expires: inDays(-3),
+      now: inDays(-10),
+    });
     await expect(updateIntegration(caller, expired.integration.id, { expiresAt: null }, t0)).rejects.toMatchObject({
       kind: "forbidden",
       message: expect.stringContaining("does not hold users.write"),
@@ -76,12 +76,12 @@ describe("an edit never widens an integration the caller does not cover", () => 
   it("a caller that covers it may widen it up to its own reach, no further", async () => {
     const T = await makeAgency({ locations: 1, privateIntegrationsLab: true });
     const caller = await integrationPrincipal(T, [MANAGE, "users.write"], { now: t0 });
-    const { integration } = await createPrivateIntegration(
-      T.owner,
-      agencyOwner(T),
-      { name: "IP-bound", scopes: ["users.write"], allowedIpAddresses: "203.0.113.7" },
-      t0,
-    );
+    const { integration } = await makeIntegration(T, {
+      name: "IP-bound",
+      scopes: ["users.write"],
+      allowedIpAddresses: "203.0.113.7",
+      now: t0,
+    });
     const { privateIntegration } = await updateIntegration(caller, integration.id, { allowedIps: [] }, t0);
     expect(privateIntegration.allowedIps).toEqual([]);
   });
@@ -93,13 +93,8 @@ describe("a narrower integration leaves a wider one alone", () => {
     const rails = { allowedIpAddresses: "203.0.113.0/24" };
     const caller = await integrationPrincipal(T, [MANAGE, "locations.readonly"], { rails, now: t0 });
     const rotating = async (name: string, scopes: string[], allowedIpAddresses: string) => {
-      const { integration } = await createPrivateIntegration(
-        T.owner,
-        agencyOwner(T),
-        { name, scopes, allowedIpAddresses },
-        at(-2),
-      );
-      await rotateLater(T.owner, agencyOwner(T), integration.id, at(-1), 7);
+      const { integration } = await makeIntegration(T, { name, scopes, allowedIpAddresses, now: inDays(-2) });
+      await rotateLater(T.owner, agencyOwner(T), integration.id, inDays(-1), 7);
       return integration.id;
     };
     const widerScope = await rotating("Holds users.write", ["locations.readonly", "users.write"], "203.0.113.7");
@@ -109,9 +104,9 @@ describe("a narrower integration leaves a wider one alone", () => {
       [widerAddresses, /covers.*Allowed IP addresses \(203\.0\.113\.0\/24\).*none are set/],
     ] as const) {
       for (const [act, words] of [
-        [() => deleteIntegration(caller, id, t0), /delete integrations/],
-        [() => expireOldToken(caller, id, t0), /expire the old token of integrations/],
-        [() => cancelIntegrationRotation(caller, id, t0), /cancel the rotation of integrations/],
+        [() => applyLifecycleAction("remove", caller, id, t0), /delete integrations/],
+        [() => applyLifecycleAction("expireNow", caller, id, t0), /expire the old token of integrations/],
+        [() => applyLifecycleAction("cancelRotation", caller, id, t0), /cancel the rotation of integrations/],
         [() => rotateIntegration(caller, id, { mode: "now" }, t0), /rotate \(and so take the token of\)/],
       ] as const) {
         const refused = await act().catch((e: unknown) => e);
@@ -122,9 +117,9 @@ describe("a narrower integration leaves a wider one alone", () => {
     }
     // One it covers, and itself, it still may.
     const covered = await rotating("Within", ["locations.readonly"], "203.0.113.64/26");
-    expect((await expireOldToken(caller, covered, t0)).privateIntegration.status).toBe("active");
-    await deleteIntegration(caller, covered, t0);
-    await deleteIntegration(caller, caller.integrationId, t0);
+    expect((await applyLifecycleAction("expireNow", caller, covered, t0))?.privateIntegration.status).toBe("active");
+    await applyLifecycleAction("remove", caller, covered, t0);
+    await applyLifecycleAction("remove", caller, caller.integrationId, t0);
     expect(await db().privateIntegration.count({ where: { id: { in: [covered, caller.integrationId] } } })).toBe(0);
   });
 });
@@ -138,8 +133,7 @@ describe("an integration limited to chosen Sub-accounts sees only integrations w
     });
     const everyone = await integrationPrincipal(T, ["private-integrations.readonly"], { name: "Everyone" });
     const make = async (name: string, rails: { subAccounts?: "all" | "chosen"; subAccountIds?: string[] }) =>
-      (await createPrivateIntegration(T.owner, agencyOwner(T), { name, scopes: ["locations.readonly"], ...rails }))
-        .integration.id;
+      (await makeIntegration(T, { name, ...rails })).id;
     const all = await make("All sub-accounts", { subAccounts: "all" });
     const one = await make("One of them", { subAccounts: "chosen", subAccountIds: [l0] });
     await make("Both of them", { subAccounts: "chosen", subAccountIds: [l0, l1] });
@@ -170,7 +164,7 @@ const PROBES = [
   ...["203.0.113.0", "203.0.113.7", "203.0.113.8", "203.0.113.65", "198.51.100.9", "192.0.2.1"],
   ...["2001:db8::1", "2001:db8::2", "2001:db8:0:1::1"],
 ];
-const EDIT_EXPIRIES = [null, ymd(3), ymd(10), ymd(30)];
+const EDIT_EXPIRIES = [null, dateInDays(3), dateInDays(10), dateInDays(30)];
 
 const subset = <T>(items: readonly T[], minLength = 0) => fc.subarray([...items], { minLength });
 const worldIntegration = fc.record({
@@ -251,7 +245,7 @@ async function seen(ids: string[]): Promise<Map<string, Seen>> {
 }
 
 /** The oracle, independent of the rule: `t` holds no scope and reaches no place, address or day that `a` does not. */
-function within(a: Seen, t: Seen, agencyLocations: readonly string[]): boolean {
+function oracleCovers(a: Seen, t: Seen, agencyLocations: readonly string[]): boolean {
   const held = heldScopes(a.scopes);
   // "every sub-account" stands for each of them too.
   const mine = a.places.has("every sub-account") ? new Set([...a.places, ...agencyLocations]) : a.places;
@@ -263,7 +257,12 @@ function within(a: Seen, t: Seen, agencyLocations: readonly string[]): boolean {
   );
 }
 
-const worldExpiry: Record<string, string> = { never: "", expired: ymd(-3), soon: ymd(5), later: ymd(20) };
+const worldExpiry: Record<string, string> = {
+  never: "",
+  expired: dateInDays(-3),
+  soon: dateInDays(5),
+  later: dateInDays(20),
+};
 
 describe("property: whatever an integration does through the management API", () => {
   let T: TestAgency;
@@ -284,36 +283,35 @@ describe("property: whatever an integration does through the management API", ()
             const location = w.location === null ? null : locations()[w.location]!;
             const owner: IntegrationOwner = location ? { level: "location", locationId: location } : agencyOwner(T);
             const scopes = location ? w.scopes.filter((s) => BOTH.includes(s)) : w.scopes;
-            const { integration } = await createPrivateIntegration(
-              T.owner,
+            const { integration } = await makeIntegration(T, {
               owner,
-              {
-                name: "World",
-                scopes: scopes.length ? scopes : ["locations.readonly"],
-                expires: worldExpiry[w.expires],
-                allowedIpAddresses: w.ips.join("\n"),
-                ...(w.chosen && !location
-                  ? { subAccounts: "chosen", subAccountIds: w.chosen.map((i) => locations()[i]!) }
-                  : {}),
-              },
-              at(-10),
-            );
-            if (w.rotating && w.expires !== "expired") await rotateLater(T.owner, owner, integration.id, at(-1), 7);
+              name: "World",
+              scopes: scopes.length ? scopes : ["locations.readonly"],
+              expires: worldExpiry[w.expires],
+              allowedIpAddresses: w.ips.join("\n"),
+              ...(w.chosen && !location
+                ? { subAccounts: "chosen", subAccountIds: w.chosen.map((i) => locations()[i]!) }
+                : {}),
+              now: inDays(-10),
+            });
+            if (w.rotating && w.expires !== "expired") {
+              await rotateLater(T.owner, owner, integration.id, inDays(-1), 7);
+            }
             ids.push(integration.id);
           }
           const rails = {
-            expires: a.expires === "later" ? ymd(10) : "",
+            expires: a.expires === "later" ? dateInDays(10) : "",
             allowedIpAddresses: a.ips.join("\n"),
             ...(a.chosen
               ? { subAccounts: "chosen" as const, subAccountIds: a.chosen.map((i) => locations()[i]!) }
               : {}),
           };
-          const first = await integrationPrincipal(T, [MANAGE, ...a.scopes], { name: "A", rails, now: at(-10) });
+          const first = await integrationPrincipal(T, [MANAGE, ...a.scopes], { name: "A", rails, now: inDays(-10) });
           const self = first.integrationId;
           ids.push(self);
           const start = await seen(ids);
           const a0 = start.get(self)!;
-          const coveredAtStart = new Set(ids.filter((id) => within(a0, start.get(id)!, locations())));
+          const coveredAtStart = new Set(ids.filter((id) => oracleCovers(a0, start.get(id)!, locations())));
 
           // A's tokens, newest first: the one a request would carry after its own rotations.
           const tokens = [first.token];
@@ -344,9 +342,9 @@ describe("property: whatever an integration does through the management API", ()
                   op.mode === "now" ? { mode: "now" as const } : { mode: "later" as const, overlapDays: 7 as const };
                 const issued = await rotateIntegration(principal, id, input, t0);
                 if (id === self) tokens.unshift(issued.token);
-              } else if (op.kind === "expire-now") await expireOldToken(principal, id, t0);
-              else if (op.kind === "cancel-rotation") await cancelIntegrationRotation(principal, id, t0);
-              else if (op.kind === "delete") await deleteIntegration(principal, id, t0);
+              } else if (op.kind === "expire-now") await applyLifecycleAction("expireNow", principal, id, t0);
+              else if (op.kind === "cancel-rotation") await applyLifecycleAction("cancelRotation", principal, id, t0);
+              else if (op.kind === "delete") await applyLifecycleAction("remove", principal, id, t0);
               else if (op.kind === "create") {
                 const sub = chosenIds(op.subAccounts);
                 const { privateIntegration } = await createIntegration(
@@ -375,7 +373,7 @@ describe("property: whatever an integration does through the management API", ()
           }
           for (const [id, now] of end) {
             if (created.includes(id) || now.state !== start.get(id)?.state) {
-              expect(within(a0, now, locations()), "left wider than A").toBe(true);
+              expect(oracleCovers(a0, now, locations()), "left wider than A").toBe(true);
             }
           }
           if (first.allowedLocationIds) {

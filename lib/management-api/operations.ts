@@ -1,7 +1,17 @@
+import { json } from "@/lib/api/handler";
 import { tokenErrors } from "@/lib/api/openapi/operation";
-import type { TokenOperation } from "@/lib/api/token-route";
+import { type TokenOperation, tokenRoute } from "@/lib/api/token-route";
+import {
+  type LifecycleApi,
+  type LifecycleKind,
+  lifecycleActions,
+  type PlainLifecycleKind,
+} from "@/lib/integrations/catalog";
+import { MANAGE_SCOPE } from "@/lib/integrations/no-escalation";
+import { applyLifecycleAction } from "./private-integrations";
 import {
   apiIntegrationIdSchema,
+  apiIssuedTokenSchema,
   apiPrivateIntegrationAnswerSchema,
   callerRefusals,
   labsRefusal,
@@ -27,33 +37,55 @@ export const visibilityRule =
   "A caller limited to chosen Sub-accounts sees only integrations within them: agency integrations whose Sub-accounts are some of them, and sub-account integrations of one of them.";
 
 /**
- * The operation of `POST /private-integrations/{id}/expire-now` and `…/cancel-rotation`: the two
- * ways a rotation ends take the same caller, scope, id and answer, and differ only in their words.
+ * The operation of a lifecycle action's route, built from its catalogue entry (lib/integrations/
+ * catalog.ts): the same caller, scope, id and refusals for each, its own words. One that reveals a
+ * token takes an `Idempotency-Key` and answers the token (its body is its route's: `extra`); one
+ * whose answer has `status: 204` answers nothing; the others answer the integration as it is now.
  */
-export function rotationEndOperation(words: {
-  operationId: string;
-  summary: string;
-  description: string;
-  /** What the answer's integration is after it. */
-  answer: string;
-}): TokenOperation {
+export function lifecycleOperation(kind: LifecycleKind, extra: Pick<TokenOperation, "body"> = {}): TokenOperation {
+  const { api, revealsToken } = lifecycleActions[kind];
+  const refusals: LifecycleApi["refusals"] = "refusals" in api ? api.refusals : {};
   return {
-    operationId: words.operationId,
+    operationId: api.operationId,
     tag: "Private integrations",
-    summary: words.summary,
-    description: `${words.description} ${coverRule}`,
-    scope: "private-integrations.write",
+    summary: api.summary,
+    description: `${api.description} ${coverRule}`,
+    scope: MANAGE_SCOPE,
     only: "agency_private_integration",
     pathParams: apiIntegrationIdSchema,
-    success: {
-      status: 200,
-      description: words.answer,
-      name: "PrivateIntegrationAnswer",
-      schema: apiPrivateIntegrationAnswerSchema,
-    },
-    errors: tokenErrors("private-integrations.write", `${callerRefusals} ${labsRefusal} ${notCoveredRefusal}`, {
+    ...(revealsToken ? { idempotencyKey: true } : {}),
+    ...extra,
+    success:
+      "status" in api
+        ? { status: api.status, description: api.answer }
+        : revealsToken
+          ? {
+              status: 200,
+              description: api.answer,
+              name: "IssuedPrivateIntegrationToken",
+              schema: apiIssuedTokenSchema,
+            }
+          : {
+              status: 200,
+              description: api.answer,
+              name: "PrivateIntegrationAnswer",
+              schema: apiPrivateIntegrationAnswerSchema,
+            },
+    errors: tokenErrors(MANAGE_SCOPE, `${callerRefusals} ${labsRefusal} ${notCoveredRefusal}`, {
+      ...(refusals?.invalid_request ? { invalid_request: refusals.invalid_request } : {}),
       not_found: unknownIdRefusal,
-      conflict: "No rotation is in progress, or the integration is revoked.",
+      ...(refusals?.conflict ? { conflict: refusals.conflict } : {}),
     }),
   };
+}
+
+/**
+ * The whole route of a lifecycle action that reveals no token: `POST: lifecycleRoute("expireNow")`.
+ * It answers the integration as it is after the action, or 204 once it is gone.
+ */
+export function lifecycleRoute(kind: PlainLifecycleKind) {
+  return tokenRoute<{ id: string }>(lifecycleOperation(kind), async (_request, { principal, params }) => {
+    const answer = await applyLifecycleAction(kind, principal, params.id);
+    return answer ? json(answer) : new Response(null, { status: 204 });
+  });
 }

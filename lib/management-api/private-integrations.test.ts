@@ -3,12 +3,13 @@ import { HttpError } from "@/lib/api/http-error";
 import { hashSecret } from "@/lib/crypto/secrets";
 import { db } from "@/lib/db/client";
 import { listAuditLog } from "@/lib/integrations/audit-log";
-import { createPrivateIntegration, rotateLater } from "@/lib/integrations/lifecycle";
+import { rotateLater } from "@/lib/integrations/lifecycle";
 import { setMaximumTokenLifetime } from "@/lib/integrations/maximum-lifetime";
 import { getPrivateIntegration } from "@/lib/integrations/read";
 import { revokeLeakedIntegrationTokens } from "@/lib/integrations/revoke-leaked";
 import { agencyOwner, makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { integrationPrincipal } from "@/lib/testing/integration-principal";
+import { makeIntegration } from "@/lib/testing/integrations";
 import type { Principal } from "@/lib/tokens/principal";
 import {
   createIntegration,
@@ -31,20 +32,16 @@ beforeAll(async () => {
 describe("the API's shape of an integration", () => {
   it("names every field of SPEC.md, dates as the Expires field shows them, never a token", async () => {
     const now = new Date("2031-03-01T10:00:00Z");
-    const { integration, token } = await createPrivateIntegration(
-      A.owner,
-      agencyOwner(A),
-      {
-        name: "Shape",
-        description: "All fields",
-        scopes: ["locations.readonly"],
-        expires: "2031-05-31",
-        subAccounts: "chosen",
-        subAccountIds: [A.locations[0]!.id],
-        allowedIpAddresses: "203.0.113.0/24\n2001:db8::1",
-      },
+    const { integration, token } = await makeIntegration(A, {
+      name: "Shape",
+      description: "All fields",
+      scopes: ["locations.readonly"],
+      expires: "2031-05-31",
+      subAccounts: "chosen",
+      subAccountIds: [A.locations[0]!.id],
+      allowedIpAddresses: "203.0.113.0/24\n2001:db8::1",
       now,
-    );
+    });
     const shaped = toApiIntegration(integration);
     expect(shaped).toEqual({
       id: integration.id,
@@ -65,10 +62,9 @@ describe("the API's shape of an integration", () => {
 
   it("reads rotating, expired and revoked (a revoked one has no token hint)", async () => {
     const now = new Date();
-    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
+    const { integration } = await makeIntegration(A, {
       name: "States",
-      scopes: ["locations.readonly"],
-      expires: new Date(now.getTime() + 3 * 86_400_000).toISOString().slice(0, 10),
+      expires: new Date(now.getTime() + 3 * 86_400_000),
     });
     const rotated = await rotateLater(A.owner, agencyOwner(A), integration.id, now);
     expect(toApiIntegration(rotated.integration).status).toBe("rotating");
@@ -193,10 +189,7 @@ describe("the operations", () => {
 
   it("another agency's integration and sub-account answer exactly as unknown ones", async () => {
     const caller = await integrationPrincipal(A, ["private-integrations.write"]);
-    const { integration } = await createPrivateIntegration(B.owner, agencyOwner(B), {
-      name: "B's",
-      scopes: ["locations.readonly"],
-    });
+    const { integration } = await makeIntegration(B, { name: "B's" });
     const theirs = await updateIntegration(caller, integration.id, { name: "Mine now" }).catch((e: unknown) => e);
     const unknown = await updateIntegration(caller, "no-such-id", { name: "Mine now" }).catch((e: unknown) => e);
     expect(theirs).toMatchObject({ kind: "not_found" });
@@ -209,10 +202,7 @@ describe("the operations", () => {
 
   it("usage answers the last N UTC days, today last, zeros included", async () => {
     const caller = await integrationPrincipal(A, ["private-integrations.readonly"]);
-    const { integration } = await createPrivateIntegration(A.owner, agencyOwner(A), {
-      name: "Used",
-      scopes: ["locations.readonly"],
-    });
+    const { integration } = await makeIntegration(A, { name: "Used" });
     const now = new Date("2031-06-10T15:20:00Z");
     await db().apiUsageHour.createMany({
       data: [

@@ -3,9 +3,11 @@ import { HttpError } from "@/lib/api/http-error";
 import { db } from "@/lib/db/client";
 import { idempotencyKeyRule, parseIdempotencyKey } from "@/lib/idempotency/keys";
 import type { IntegrationActor, IntegrationOwner } from "@/lib/integrations/access";
+import type { PlainLifecycleKind } from "@/lib/integrations/catalog";
 import * as lifecycle from "@/lib/integrations/lifecycle";
 import { MANAGE_SCOPE, READ_SCOPE } from "@/lib/integrations/no-escalation";
 import { getPrivateIntegration, listPrivateIntegrations } from "@/lib/integrations/read";
+import type { PrivateIntegrationView } from "@/lib/integrations/views";
 import { fieldErrorsOfRefusal, notFound, Refusal } from "@/lib/refusal";
 import { isScope } from "@/lib/scopes";
 import type { Principal } from "@/lib/tokens/principal";
@@ -182,30 +184,25 @@ export async function rotateIntegration(
   return { privateIntegration: toApiIntegration(issued.integration), token: issued.token };
 }
 
-/** `Expire Now` during a rotation: the old token stops working at once. */
-export const expireOldToken = (principal: Principal, id: string, now: Date = new Date()) =>
-  endRotation(lifecycle.expireOldTokenNow, principal, id, now);
-
-/** `Cancel rotation`: the new token stops working at once; the old one stays. */
-export const cancelIntegrationRotation = (principal: Principal, id: string, now: Date = new Date()) =>
-  endRotation(lifecycle.cancelRotation, principal, id, now);
-
-/** A rotation ended one way or the other, by the integration calling: the integration as it is now. */
-async function endRotation(
-  end: typeof lifecycle.expireOldTokenNow,
+/**
+ * A lifecycle action that reveals no token (lib/integrations/catalog.ts), by the integration
+ * calling: the integration as it is after it, or nothing once it is gone (`Delete`, 204).
+ */
+export async function applyLifecycleAction(
+  kind: PlainLifecycleKind,
   principal: Principal,
   id: string,
-  now: Date,
-): Promise<{ privateIntegration: ApiPrivateIntegration }> {
+  now: Date = new Date(),
+): Promise<{ privateIntegration: ApiPrivateIntegration } | undefined> {
   const actor = integrationActorOf(principal, "write");
-  const view = await end(actor, await ownerOf(actor, id), id, now);
-  return { privateIntegration: toApiIntegration(view) };
+  const owner = await ownerOf(actor, id);
+  const done = await lifecycle.lifecycleSteps[kind](actor, owner, id, now);
+  return isView(done) ? { privateIntegration: toApiIntegration(done) } : undefined;
 }
 
-export async function deleteIntegration(principal: Principal, id: string, now: Date = new Date()): Promise<void> {
-  const actor = integrationActorOf(principal, "write");
-  await lifecycle.deletePrivateIntegration(actor, await ownerOf(actor, id), id, now);
-}
+/** A deleted integration answers only its id and name: there is nothing left to show. */
+const isView = (done: PrivateIntegrationView | { id: string; name: string }): done is PrivateIntegrationView =>
+  "status" in done;
 
 /**
  * Requests per UTC day by outcome, the last `days` days (1 to 90, default 30), today last. Read as

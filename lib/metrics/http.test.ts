@@ -4,8 +4,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { directRouter } from "@/lib/api/direct-router";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { withAgencyApp } from "@/lib/testing/oauth";
 import { parseScrape } from "@/lib/testing/prometheus";
 import { OTHER } from "./labels";
@@ -36,13 +36,7 @@ beforeAll(async () => {
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   agency = await makeAgency({ locations: 2, privateIntegrationsLab: true });
-  pit = (
-    await createPrivateIntegration(
-      agency.owner,
-      { level: "location", locationId: agency.locations[0]!.id },
-      { name: "Scraped", scopes: ["locations.readonly"] },
-    )
-  ).token;
+  pit = (await makeIntegration(agency, { locationId: agency.locations[0]!.id, name: "Scraped" })).token;
 });
 
 afterAll(async () => {
@@ -50,11 +44,11 @@ afterAll(async () => {
   await new Promise((done) => server.close(done));
 });
 
-const scrape = async () => parseScrape(await metrics.registry.metrics());
+const scrapeRegistry = async () => parseScrape(await metrics.registry.metrics());
 const version = { version: "2021-07-28" };
-const getLocation = (id: string, token: string) =>
+const fetchLocation = (id: string, token: string) =>
   fetch(`${base}/locations/${id}`, { headers: { authorization: `Bearer ${token}`, ...version } });
-const form = (fields: Record<string, string>) =>
+const postTokenForm = (fields: Record<string, string>) =>
   fetch(`${base}/oauth/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -63,16 +57,18 @@ const form = (fields: Record<string, string>) =>
 
 describe("requests through the router, counted", () => {
   it("a refresh, a refused refresh, a private integration's call and its refusal, and a path nothing serves", async () => {
-    const before = await scrape();
+    const before = await scrapeRegistry();
     const at = (s: typeof before, family: string, labels: Record<string, string>) => s.value(family, labels) ?? 0;
     const client = { client_id: made.app.app.clientId, client_secret: made.app.clientSecret };
-    expect((await form({ grant_type: "refresh_token", refresh_token: made.refreshToken, ...client })).status).toBe(200);
-    expect((await form({ grant_type: "refresh_token", refresh_token: "nope", ...client })).status).toBe(400);
-    expect((await form({ grant_type: "password", ...client })).status).toBe(400);
-    expect((await getLocation(agency.locations[0]!.id, pit)).status).toBe(200);
-    expect((await getLocation(agency.locations[1]!.id, pit)).status).toBe(403);
+    expect(
+      (await postTokenForm({ grant_type: "refresh_token", refresh_token: made.refreshToken, ...client })).status,
+    ).toBe(200);
+    expect((await postTokenForm({ grant_type: "refresh_token", refresh_token: "nope", ...client })).status).toBe(400);
+    expect((await postTokenForm({ grant_type: "password", ...client })).status).toBe(400);
+    expect((await fetchLocation(agency.locations[0]!.id, pit)).status).toBe(200);
+    expect((await fetchLocation(agency.locations[1]!.id, pit)).status).toBe(403);
     expect((await fetch(`${base}/nothing/here/abc123`)).status).toBe(404);
-    const after = await scrape();
+    const after = await scrapeRegistry();
     const grew = (family: string, labels: Record<string, string>) =>
       at(after, family, labels) - at(before, family, labels);
     const route = "/locations/{locationId}";
@@ -117,7 +113,7 @@ describe("requests through the router, counted", () => {
       ),
       { numRuns: 60 },
     );
-    const s = await scrape();
+    const s = await scrapeRegistry();
     const routes = [
       ...(s.families.get("http_requests_total")?.samples ?? []),
       ...(s.families.get("http_request_duration_seconds_count")?.samples ?? []),

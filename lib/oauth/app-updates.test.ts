@@ -9,12 +9,12 @@ import type { CreatedApp } from "@/lib/apps/registry";
 import { updateApp } from "@/lib/apps/registry";
 import { listAppVersions } from "@/lib/apps/versions";
 import { db } from "@/lib/db/client";
-import { apiClient } from "@/lib/testing/api-client";
+import { apiClient, getLocation } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, newContact, type TestAgency } from "@/lib/testing/fixtures";
-import { formRequest, installAndExchange, makeApp, refreshGrant } from "@/lib/testing/oauth";
+import { formRequest, installAndExchange, makeApp, redeemRefreshToken } from "@/lib/testing/oauth";
+import { installationUpdatedEvents } from "@/lib/testing/webhook-payloads";
 import { approveUpdate, declineUpdate, getPendingUpdate, listPendingUpdates } from "./app-updates";
 import { introspectToken } from "./introspect";
-import { tokenEndpoint } from "./token-endpoint";
 
 /**
  * SPEC.md › Apps that grow without reinstalls, at lib level on the database the run uses (PGlite,
@@ -26,17 +26,8 @@ const api = apiClient(apiRoutes);
 const TWO = ["locations.readonly", "contacts.readonly"];
 const THREE = [...TWO, "contacts.write"];
 
-const getLocation = (token: string, locationId: string) => api.get(`/locations/${locationId}`, { token });
-
 const createContact = (token: string, locationId: string) =>
   api.post("/contacts/", { token, json: newContact(locationId) });
-
-async function refresh(app: CreatedApp, refreshToken: string) {
-  return (await tokenEndpoint(formRequest("/oauth/token", refreshGrant(app, refreshToken)))) as Record<
-    string,
-    unknown
-  > & { access_token: string; refresh_token: string; scope: string };
-}
 
 async function scopesOf(token: string): Promise<string[]> {
   const verified = await verifyBearerToken(token);
@@ -54,7 +45,7 @@ interface World {
 }
 
 /** A sub-account install with two scopes, made by the sub-account's admin. */
-async function world(): Promise<World> {
+async function subAccountInstall(): Promise<World> {
   const agency = await makeAgency({ locations: 2 });
   const locationId = agency.locations[0]!.id;
   const admin = await makeUser(agency.company.id, "account_admin", { locationIds: [locationId] });
@@ -65,14 +56,6 @@ async function world(): Promise<World> {
     select: { id: true },
   });
   return { agency, locationId, admin, app, installationId: installation.id, tokens };
-}
-
-async function updatedEvents(appId: string) {
-  const rows = await db().webhookEvent.findMany({
-    where: { appId, type: "INSTALLATION_UPDATED" },
-    orderBy: { createdAt: "asc" },
-  });
-  return rows.map((r) => r.payload as Record<string, unknown>);
 }
 
 /** The audit entries of approvals and declines of this installation's updates, oldest first. */
@@ -86,7 +69,7 @@ function reviewAudit(installationId: string) {
 
 describe("Versions", () => {
   it("editing the scopes publishes a version listed with its date and the scopes added and removed", async () => {
-    const { agency, app } = await world();
+    const { agency, app } = await subAccountInstall();
     const t1 = new Date(Date.now() + 1_000);
     const t2 = new Date(Date.now() + 2_000);
     await updateApp(app.app.id, { scopes: THREE }, agency.owner, t1);
@@ -106,7 +89,7 @@ describe("Versions", () => {
   });
 
   it("only the app's developers see its versions", async () => {
-    const { app } = await world();
+    const { app } = await subAccountInstall();
     const stranger = (await makeAgency({ locations: 0 })).owner;
     await expect(listAppVersions(app.app.id, stranger)).rejects.toMatchObject({ kind: "not_found" });
   });
@@ -115,13 +98,13 @@ describe("Versions", () => {
 describe("a version that adds a scope waits for consent", () => {
   let w: World;
   beforeAll(async () => {
-    w = await world();
+    w = await subAccountInstall();
     await updateApp(w.app.app.id, { scopes: THREE }, w.agency.owner);
   });
 
   it("old tokens keep working, without the added scope", async () => {
     expect(await scopesOf(w.tokens.access_token)).toEqual([...TWO].sort());
-    expect((await getLocation(w.tokens.access_token, w.locationId)).status).toBe(200);
+    expect((await getLocation(api, w.tokens.access_token, w.locationId)).status).toBe(200);
     const refused = await createContact(w.tokens.access_token, w.locationId);
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe("insufficient_scope");
@@ -162,12 +145,12 @@ describe("a version that adds a scope waits for consent", () => {
     // The old token still carries only what it was issued with.
     expect(await scopesOf(w.tokens.access_token)).toEqual([...TWO].sort());
 
-    const refreshed = await refresh(w.app, w.tokens.refresh_token);
+    const refreshed = await redeemRefreshToken(w.app, w.tokens.refresh_token);
     expect(refreshed.scope.split(" ").sort()).toEqual([...THREE].sort());
     expect(decodeJwt(refreshed.access_token).versionId).toBe(newest.id);
     expect((await createContact(refreshed.access_token, w.locationId)).status).toBe(201);
 
-    const events = await updatedEvents(w.app.app.id);
+    const events = await installationUpdatedEvents(w.app.app.id);
     expect(events).toEqual([
       {
         type: "INSTALLATION_UPDATED",
@@ -207,7 +190,7 @@ describe("a version that adds a scope waits for consent", () => {
 
 describe("decline", () => {
   it("keeps the installation on its version and hides the update until a newer version", async () => {
-    const w = await world();
+    const w = await subAccountInstall();
     await updateApp(w.app.app.id, { scopes: THREE }, w.agency.owner);
     await declineUpdate({ actor: w.admin, installationId: w.installationId });
     expect(await reviewAudit(w.installationId)).toEqual([
@@ -240,11 +223,11 @@ describe("an agency install several versions behind", () => {
     expect([...(update?.added ?? [])].sort()).toEqual(["contacts.readonly", "users.readonly"]);
     const admin = await makeUser(agency.company.id, "agency_admin");
     await approveUpdate({ actor: admin, installationId: update!.installationId });
-    const events = await updatedEvents(app.app.id);
+    const events = await installationUpdatedEvents(app.app.id);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ installType: "Company", companyId: agency.company.id, userId: admin.id });
     expect(events[0]).not.toHaveProperty("locationId");
-    const refreshed = await refresh(app, tokens.refresh_token);
+    const refreshed = await redeemRefreshToken(app, tokens.refresh_token);
     expect(refreshed.scope.split(" ")).toContain("users.readonly");
     // /oauth/locationToken from the Company token issued before the approval carries the new scopes too.
     const location = await api.post("/oauth/locationToken", {
@@ -259,12 +242,12 @@ describe("an agency install several versions behind", () => {
 
 describe("a version that only removes scopes applies at once", () => {
   it("an existing access token's removed scope is refused at once; the installation moves; one event", async () => {
-    const w = await world();
+    const w = await subAccountInstall();
     // Warm the verification cache first, so the refusal proves it was emptied.
-    expect((await getLocation(w.tokens.access_token, w.locationId)).status).toBe(200);
-    expect((await getLocation(w.tokens.access_token, w.locationId)).status).toBe(200);
+    expect((await getLocation(api, w.tokens.access_token, w.locationId)).status).toBe(200);
+    expect((await getLocation(api, w.tokens.access_token, w.locationId)).status).toBe(200);
     await updateApp(w.app.app.id, { scopes: ["contacts.readonly"] }, w.agency.owner);
-    const refused = await getLocation(w.tokens.access_token, w.locationId);
+    const refused = await getLocation(api, w.tokens.access_token, w.locationId);
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe("insufficient_scope");
     expect(await scopesOf(w.tokens.access_token)).toEqual(["contacts.readonly"]);
@@ -280,18 +263,18 @@ describe("a version that only removes scopes applies at once", () => {
     const newest = (await listAppVersions(w.app.app.id, w.agency.owner)).versions[0]!;
     expect(installation).toMatchObject({ versionId: newest.id, scopes: ["contacts.readonly"] });
     expect(await listPendingUpdates(w.admin)).toEqual([]);
-    const events = await updatedEvents(w.app.app.id);
+    const events = await installationUpdatedEvents(w.app.app.id);
     expect(events).toEqual([
       expect.objectContaining({ scopes: ["contacts.readonly"], previousScopes: TWO, userId: w.agency.owner.id }),
     ]);
     // The next refresh carries only what is left.
-    const refreshed = await refresh(w.app, w.tokens.refresh_token);
+    const refreshed = await redeemRefreshToken(w.app, w.tokens.refresh_token);
     expect(refreshed.scope).toBe("contacts.readonly");
     expect((await listAppVersions(w.app.app.id, w.agency.owner)).onNewestVersion).toBe(1);
   });
 
   it("an installation still behind an added scope loses the removed one and keeps waiting for the rest", async () => {
-    const w = await world();
+    const w = await subAccountInstall();
     await updateApp(w.app.app.id, { scopes: THREE }, w.agency.owner);
     await updateApp(w.app.app.id, { scopes: ["contacts.readonly", "contacts.write"] }, w.agency.owner);
     expect(await scopesOf(w.tokens.access_token)).toEqual(["contacts.readonly"]);
@@ -302,7 +285,7 @@ describe("a version that only removes scopes applies at once", () => {
 
 describe("an approval and a removal-only version at the same time", () => {
   it("end on the newest version with its scopes, whichever commits first", async () => {
-    const w = await world();
+    const w = await subAccountInstall();
     await updateApp(w.app.app.id, { scopes: THREE }, w.agency.owner);
     const removal = ["locations.readonly", "contacts.write"];
     await Promise.all([

@@ -209,7 +209,7 @@ describe("invalid_client says the same whether or not the client_id exists (SPEC
 });
 
 /** What a call answered: its value, or the refusal it threw. */
-async function outcome<T>(call: () => T | Promise<T>): Promise<{ value: T } | { refused: unknown }> {
+async function valueOrRefusal<T>(call: () => T | Promise<T>): Promise<{ value: T } | { refused: unknown }> {
   try {
     return { value: await call() };
   } catch (error) {
@@ -261,8 +261,8 @@ describe("the cached client answered at once (the refresh's path) agrees with au
         // A form the endpoint refuses before any client authentication (a NUL) is not a case here.
         const form = await readForm(request()).catch(() => undefined);
         if (!form) return;
-        const atOnce = await outcome(() => authenticateCachedClient(request(), form));
-        const awaited = await outcome(() => authenticateClient(request(), form, { cached: true }));
+        const atOnce = await valueOrRefusal(() => authenticateCachedClient(request(), form));
+        const awaited = await valueOrRefusal(() => authenticateClient(request(), form, { cached: true }));
         if ("value" in atOnce && atOnce.value === undefined) return;
         expect(atOnce).toEqual(awaited);
       }),

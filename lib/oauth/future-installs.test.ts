@@ -8,7 +8,7 @@ import { db } from "@/lib/db/client";
 import { createLocation } from "@/lib/provisioning/create-location";
 import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { codeGrant, install, makeApp, refreshGrant } from "@/lib/testing/oauth";
+import { install, makeApp, postCodeGrant, refreshGrant } from "@/lib/testing/oauth";
 import { installChoiceFor } from "./authorize/install-choice";
 import type { InstallTarget } from "./authorize/resolve-target";
 import { installAppsOnNewSubAccount } from "./future-installs";
@@ -23,16 +23,13 @@ import { uninstallApp } from "./uninstall";
 const api = apiClient(apiRoutes);
 const hooks = { webhookUrl: "https://hooks.example.test/in" };
 
-const exchangeCode = (app: CreatedApp, code: string) =>
-  api.post("/oauth/token", { form: codeGrant(app, code, "Company"), version: null });
-
 async function installAgency(
   agency: TestAgency,
   app: CreatedApp,
   target: Omit<InstallTarget & { level: "agency" }, "level">,
 ) {
   const { code, installationId } = await install(agency.owner, app.app.clientId, { level: "agency", ...target });
-  const token = await exchangeCode(app, code);
+  const token = await postCodeGrant(api, app, code);
   expect(token.status).toBe(200);
   return { installationId, token: token.body as Record<string, unknown> & { access_token: string } };
 }
@@ -40,7 +37,8 @@ async function installAgency(
 const installedLocations = (agency: TestAgency, companyToken: string) =>
   api.get("/oauth/installedLocations", { query: { companyId: agency.company.id }, token: companyToken });
 
-const locationToken = (agency: TestAgency, companyToken: string, locationId: string) =>
+/** POST /oauth/locationToken for `locationId` with the agency's Company token. */
+const exchangeForLocation = (agency: TestAgency, companyToken: string, locationId: string) =>
   api.post("/oauth/locationToken", { form: { companyId: agency.company.id, locationId }, token: companyToken });
 
 async function installEventsFor(appId: string, locationId: string) {
@@ -84,7 +82,7 @@ describe("an agency install that chose all sub-accounts and sub-accounts created
     expect(listed.status).toBe(200);
     expect((listed.body.locations as { id: string }[]).map((l) => l.id)).toContain(id);
 
-    const exchanged = await locationToken(agency, companyToken, id);
+    const exchanged = await exchangeForLocation(agency, companyToken, id);
     expect(exchanged.status).toBe(200);
     expect(exchanged.body).toMatchObject({ userType: "Location", locationId: id });
     const read = await api.get(`/locations/${id}`, { token: exchanged.body.access_token });
@@ -123,7 +121,7 @@ describe("an agency install that chose all sub-accounts and sub-accounts created
       allLocations: true,
       installToFutureLocations: true,
     });
-    const first = await exchangeCode(app, code);
+    const first = await postCodeGrant(api, app, code);
     const refreshed = await api.post("/oauth/token", {
       form: refreshGrant(app, String(first.body.refresh_token)),
       version: null,
@@ -192,7 +190,7 @@ describe("installs that do not get sub-accounts created later", () => {
     const later = await createLocation({ companyId: agency.company.id, name: "Later" });
     expect(await joined(installationId, later.id)).toBe(0);
     expect(await installEventsFor(app.app.id, later.id)).toHaveLength(0);
-    expect((await locationToken(agency, token.access_token, later.id)).status).toBe(403);
+    expect((await exchangeForLocation(agency, token.access_token, later.id)).status).toBe(403);
   });
 
   it("every sub-account chosen one by one counts as all", async () => {

@@ -4,10 +4,11 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "@/lib/api/http-error";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { databaseHandle, db } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, install, installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { onPostgres } from "@/lib/testing/postgres";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 import type { Principal } from "@/lib/tokens/principal";
 import { type ExchangePauses, exchangeForLocationToken } from "./location-token";
@@ -33,8 +34,6 @@ import { uninstallApp } from "./uninstall";
  * and runs one transaction at a time, so (a) is the only interleaving there.
  */
 
-const onPostgres = () => databaseHandle().kind === "postgresql";
-
 interface Setup {
   agency: TestAgency;
   app: CreatedApp;
@@ -45,7 +44,8 @@ interface Setup {
   installationId: string;
 }
 
-async function setup(): Promise<Setup> {
+/** An agency with an app installed at agency level, its Company grant and the principal of its Company token. */
+async function installedAgency(): Promise<Setup> {
   const agency = await makeAgency({ locations: 2 });
   const app = await makeApp(agency.company.id);
   const tokens = await installAndExchange(agency.owner, app, {
@@ -105,7 +105,8 @@ const revocations: Revocation[] = [
   },
 ];
 
-function exchange(s: Setup, pauses: ExchangePauses) {
+/** The exchange of `s`'s Company grant for its target sub-account, paused where `pauses` says. */
+function exchangePausing(s: Setup, pauses: ExchangePauses) {
   return exchangeForLocationToken({
     principal: s.principal,
     form: { companyId: s.agency.company.id, locationId: target(s) },
@@ -138,8 +139,8 @@ async function refreshWorks(s: Setup, refreshToken: string): Promise<boolean> {
 describe("(a) the revocation commits after the exchange's first checks, before its transaction", () => {
   for (const revocation of revocations) {
     it(`${revocation.name}: the exchange refuses and leaves no child grant`, async () => {
-      const s = await setup();
-      const outcome = await exchange(s, { afterChecks: async () => void (await revocation.run(s)) }).then(
+      const s = await installedAgency();
+      const outcome = await exchangePausing(s, { afterChecks: async () => void (await revocation.run(s)) }).then(
         (body) => ({ ok: true as const, body }),
         (error: unknown) => ({ ok: false as const, error }),
       );
@@ -181,10 +182,10 @@ describe.skipIf(!onPostgres())("(b) the exchange holds its locks when the revoca
 
   for (const revocation of revocations) {
     it(`${revocation.name}: waits for the exchange's commit, then revokes the child with its parent`, async () => {
-      const s = await setup();
+      const s = await installedAgency();
       let running: Promise<unknown> | undefined;
       let interleaving: "revocation waited for the exchange" | "revocation finished inside the exchange" | undefined;
-      const body = await exchange(s, {
+      const body = await exchangePausing(s, {
         beforeCommit: async (tx) => {
           const [backend] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
           running = revocation.run(s);
@@ -207,9 +208,9 @@ describe.skipIf(!onPostgres())("(b) the exchange holds its locks when the revoca
   }
 
   it("after the uninstall, installing again does not bring the child back", async () => {
-    const s = await setup();
+    const s = await installedAgency();
     let running: Promise<unknown> | undefined;
-    const body = await exchange(s, {
+    const body = await exchangePausing(s, {
       beforeCommit: async (tx) => {
         const [backend] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
         running = uninstallApp({ installationId: s.installationId });
@@ -251,7 +252,12 @@ describe("the data migration revokes Location grants that escaped before the fix
         },
         select: { id: true },
       });
-    const [revokedParent, uninstalled, dropped, healthy] = await Promise.all([setup(), setup(), setup(), setup()]);
+    const [revokedParent, uninstalled, dropped, healthy] = await Promise.all([
+      installedAgency(),
+      installedAgency(),
+      installedAgency(),
+      installedAgency(),
+    ]);
     const escaped = [await child(revokedParent), await child(uninstalled), await child(dropped)];
     const kept = await child(healthy);
     await db().tokenGrant.update({ where: { id: revokedParent.parentGrantId }, data: { revokedAt: new Date() } });

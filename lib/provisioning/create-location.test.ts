@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { filesBelow, isTestFile } from "@/lib/testing/source-tree";
 
 /**
  * Apps installed on "all sub-accounts, also those created later" join a new sub-account in the
@@ -16,27 +17,15 @@ const writesLocation = [
   /locations:\s*\{\s*create/,
 ];
 
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === "node_modules" || name === "generated") continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (/\.(ts|tsx)$/.test(name) && !/\.test\.tsx?$/.test(name)) out.push(path);
-  }
-  return out;
-}
-
 describe("creating sub-accounts", () => {
   it("goes through createLocation (lib/provisioning/create-location.ts) on every path", () => {
     const offenders = sourceDirs
-      .flatMap((dir) => sourceFiles(join(root, dir)))
-      .filter((file) => relative(root, file) !== join("lib", "provisioning", "create-location.ts"))
+      .flatMap((dir) => filesBelow(dir, /\.tsx?$/))
+      .filter((file) => !isTestFile(file) && file !== join("lib", "provisioning", "create-location.ts"))
       .filter((file) => {
-        const text = readFileSync(file, "utf8");
+        const text = readFileSync(join(root, file), "utf8");
         return writesLocation.some((pattern) => pattern.test(text));
-      })
-      .map((file) => relative(root, file));
+      });
     expect(offenders).toEqual([]);
     const own = readFileSync(join(root, "lib", "provisioning", "create-location.ts"), "utf8");
     expect(own).toMatch(/installAppsOnNewSubAccount\(tx, location/);

@@ -4,11 +4,11 @@ import type { CreatedApp } from "@/lib/apps/registry";
 import { revokeLeakedCredentials } from "@/lib/credentials/revoke";
 import { db } from "@/lib/db/client";
 import { appUrl, resetEnvCache } from "@/lib/env";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { makeManagedAgency } from "@/lib/testing/managers";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
-import { type ReceivedMail, startTestSmtpServer } from "@/lib/testing/smtp";
+import { mailsTo, startTestSmtpServer } from "@/lib/testing/smtp";
 import { disableIfFailingTooLong, setEndpointDisabledNotifier } from "@/lib/webhooks/endpoint-health";
 import { eventEmailsSent, notifyEvent, notifyEventSafely } from "./events";
 import { listNotifications, setTokenEmails } from "./notifications";
@@ -47,19 +47,14 @@ afterAll(async () => {
   await smtp.close();
 });
 
-const mailsTo = (person: Actor): ReceivedMail[] => smtp.received.filter((m) => m.to === person.email);
 const recipientsOf = async (where: { integrationId?: string; appId?: string }) =>
   (await db().notification.findMany({ where, select: { userId: true, kind: true } })).map((n) => n.userId).sort();
 
 describe("a private integration revoked as leaked", () => {
   it("notifies each of its managers once, in the app and by e-mail, even reported twice at once", async () => {
     const locationId = agency.locations[0]!.id;
-    const { integration, token } = await createPrivateIntegration(
-      agency.owner,
-      { level: "location", locationId },
-      { name: "Leaky export", scopes: ["locations.readonly"] },
-    );
-    const before = mailsTo(agency.owner).length;
+    const { integration, token } = await makeIntegration(agency, { locationId, name: "Leaky export" });
+    const before = mailsTo(smtp.received, agency.owner).length;
     const reason = "Reported as leaked through POST /credentials/revoke.";
     const [one, two] = await Promise.all([
       revokeLeakedCredentials([token], reason),
@@ -82,14 +77,14 @@ describe("a private integration revoked as leaked", () => {
     });
 
     // The owner keeps e-mails on: one mail, with the link and never the token. The admin turned them off.
-    const mails = mailsTo(agency.owner).slice(before);
+    const mails = mailsTo(smtp.received, agency.owner).slice(before);
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toContain("Leaky export");
     expect(mails[0]!.text).toContain("reported as leaked");
     expect(mails[0]!.text).toContain(`${appUrl()}${listed!.href}`);
     expect(mails[0]!.text).not.toContain(token);
     expect(mails[0]!.text).not.toContain(token.slice(4));
-    expect(mailsTo(admin)).toEqual([]);
+    expect(mailsTo(smtp.received, admin)).toEqual([]);
   });
 });
 
@@ -99,7 +94,7 @@ describe("a refresh token's family revoked as leaked", () => {
     const app: CreatedApp = await makeApp(developer.company.id, { name: "Calendar Sync" });
     const locationId = agency.locations[0]!.id;
     const tokens = await installAndExchange(agency.owner, app, { level: "agency", locationIds: [locationId] });
-    const before = mailsTo(agency.owner).length;
+    const before = mailsTo(smtp.received, agency.owner).length;
     const reason = "Reported as leaked through POST /credentials/revoke.";
     const [one, two] = await Promise.all([
       revokeLeakedCredentials([tokens.refresh_token], reason),
@@ -112,7 +107,7 @@ describe("a refresh token's family revoked as leaked", () => {
     expect(await recipientsOf({ appId: app.app.id })).toEqual([agency.owner.id, admin.id].sort());
     const [listed] = await listNotifications(admin.id);
     expect(listed).toMatchObject({ kind: "refresh_token_revoked", appName: "Calendar Sync", href: "/marketplace" });
-    const mails = mailsTo(agency.owner).slice(before);
+    const mails = mailsTo(smtp.received, agency.owner).slice(before);
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toContain("Calendar Sync");
     expect(mails[0]!.text).not.toContain(tokens.refresh_token);
@@ -168,7 +163,7 @@ describe("a disabled webhook endpoint", () => {
       appName: "Failing Hooks",
       href: `/developer/apps/${app.app.id}/webhooks`,
     });
-    const mails = mailsTo(devAdmin);
+    const mails = mailsTo(smtp.received, devAdmin);
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toBe("Webhook endpoint of app “Failing Hooks” disabled");
     expect(mails[0]!.text).toContain(`${appUrl()}/developer/apps/${app.app.id}/webhooks`);
@@ -177,11 +172,7 @@ describe("a disabled webhook endpoint", () => {
 
 describe("one event noticed by two instances at once", () => {
   it("notifies each person once (the milestone names the event)", async () => {
-    const { integration } = await createPrivateIntegration(
-      agency.owner,
-      { level: "agency", companyId: agency.company.id },
-      { name: "Twice noticed", scopes: ["locations.readonly"] },
-    );
+    const { integration } = await makeIntegration(agency, { name: "Twice noticed" });
     const event = {
       kind: "integration_revoked",
       integrationId: integration.id,

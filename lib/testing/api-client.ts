@@ -104,6 +104,24 @@ export function apiClient(routes: DirectRoute[], defaults: ApiRequest = {}): Api
   };
 }
 
+/**
+ * A fetch that hands a client library's requests (openid-client, oauth4webapi) to the route
+ * handlers in process, with the headers and body the library built: no server to start.
+ */
+export const inProcessFetch =
+  (api: ApiClient) =>
+  async (url: string, options: { method?: string; headers?: HeadersInit; body?: unknown }): Promise<Response> => {
+    const { pathname, search } = new URL(url);
+    // Libraries send a form as URLSearchParams (their types also allow a Uint8Array).
+    const body = (options.body ?? undefined) as BodyInit | undefined;
+    const headers = Object.fromEntries(new Headers(options.headers));
+    return api.send(options.method as Method, `${pathname}${search}`, { headers, body });
+  };
+
+/** GET /locations/{id} with `token` (none when null): the call that shows whether a token works there. */
+export const getLocation = (api: ApiClient, token: string | null, locationId: string, request: ApiRequest = {}) =>
+  api.get(`/locations/${locationId}`, { token, ...request });
+
 /** The operator's command at POST /api/operator, as the CLI sends it from this machine (loopback). */
 export const operatorCommand = (api: ApiClient, command: string, flags: Record<string, unknown> = {}) =>
   api.post("/api/operator", { token: operatorKey(), json: { command, flags }, peer: "127.0.0.1" });

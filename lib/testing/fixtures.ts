@@ -10,6 +10,9 @@ import { createLocation } from "@/lib/provisioning/create-location";
 export const uniqueSuffix = () => randomBytes(5).toString("hex");
 export const testPassword = "correct horse battery staple";
 
+/** An Idempotency-Key no other request of any test sends. */
+export const newIdempotencyKey = () => `key-${uniqueSuffix()}`;
+
 export async function makeUser(
   companyId: string,
   role: Role,

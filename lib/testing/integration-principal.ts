@@ -1,9 +1,8 @@
-import type { IntegrationOwner } from "@/lib/integrations/access";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import type { PrivateIntegrationInput } from "@/lib/integrations/schemas";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import type { Principal } from "@/lib/tokens/principal";
 import type { TestAgency } from "./fixtures";
+import { makeIntegration } from "./integrations";
 
 /** An address its Allowed IP addresses accept (a range's first address), or any when none are set. */
 export function addressAllowedBy(allowedIpAddresses: string | undefined): string {
@@ -26,16 +25,14 @@ export async function integrationPrincipal(
     now?: Date;
   } = {},
 ): Promise<Principal & { integrationId: string; token: string }> {
-  const owner: IntegrationOwner = options.locationId
-    ? { level: "location", locationId: options.locationId }
-    : { level: "agency", companyId: T.company.id };
   const now = options.now ?? new Date();
-  const { integration, token } = await createPrivateIntegration(
-    T.owner,
-    owner,
-    { name: options.name ?? `Caller ${scopes[0]}`, scopes, ...options.rails },
+  const { integration, token } = await makeIntegration(T, {
+    locationId: options.locationId,
+    name: options.name ?? `Caller ${scopes[0]}`,
+    scopes,
+    ...options.rails,
     now,
-  );
+  });
   const verified = await verifyPrivateIntegrationToken(token, now, {
     clientAddress: addressAllowedBy(options.rails?.allowedIpAddresses),
   });

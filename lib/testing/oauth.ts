@@ -6,7 +6,7 @@ import type { NewApp } from "@/lib/apps/settings";
 import { type ApprovedInstall, approveInstall } from "@/lib/oauth/authorize/approve";
 import type { AuthorizeParams } from "@/lib/oauth/authorize/params";
 import type { InstallTarget } from "@/lib/oauth/authorize/resolve-target";
-import { formBody } from "@/lib/testing/api-client";
+import { type ApiClient, formBody } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 
 /** Test helpers for the OAuth flow, made through the same lib functions the screens use. */
@@ -76,9 +76,39 @@ export const refreshGrant = (client: CreatedApp, refreshToken: string) => ({
   refresh_token: refreshToken,
 });
 
+type FormFields = Record<string, string | undefined>;
+
+/** POST /oauth/token through the route, exchanging `code` for a Company token; `extra` adds or overrides fields. */
+export const postCodeGrant = (api: ApiClient, client: CreatedApp, code: string, extra: FormFields = {}) =>
+  api.post("/oauth/token", { form: { ...codeGrant(client, code, "Company"), ...extra } });
+
+/** POST /oauth/token through the route, refreshing `refreshToken`; `extra` adds or overrides fields. */
+export const postRefreshGrant = (api: ApiClient, client: CreatedApp, refreshToken: string, extra: FormFields = {}) =>
+  api.post("/oauth/token", { form: { ...refreshGrant(client, refreshToken), ...extra } });
+
 /** POST /oauth/token exchanging `code` for `created`'s tokens, the client authenticated in the form. */
 export function codeExchange(created: CreatedApp, code: string, userType: "Company" | "Location"): Request {
   return formRequest("/oauth/token", codeGrant(created, code, userType));
+}
+
+/** The token endpoint's answer to a grant (RFC 6749 §5.1), read loosely past the fields tests use. */
+export type TokenAnswer = Record<string, unknown> & { access_token: string; refresh_token: string; scope: string };
+
+/** `code` exchanged for `created`'s tokens at the token endpoint (lib level, no HTTP server). */
+export async function redeemCode(
+  created: CreatedApp,
+  code: string,
+  userType: "Company" | "Location",
+  now?: Date,
+): Promise<TokenAnswer> {
+  const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
+  return (await tokenEndpoint(codeExchange(created, code, userType), now)) as TokenAnswer;
+}
+
+/** `refreshToken` refreshed at the token endpoint (lib level, no HTTP server). */
+export async function redeemRefreshToken(created: CreatedApp, refreshToken: string, now?: Date): Promise<TokenAnswer> {
+  const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
+  return (await tokenEndpoint(formRequest("/oauth/token", refreshGrant(created, refreshToken)), now)) as TokenAnswer;
 }
 
 /** Installs `app` and exchanges the code at the token endpoint (lib level, no HTTP server). */
@@ -86,11 +116,9 @@ export async function installAndExchange(
   actor: Actor,
   created: CreatedApp,
   target: InstallTarget,
-): Promise<Record<string, unknown> & { access_token: string; refresh_token: string }> {
-  const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
+): Promise<TokenAnswer> {
   const { code } = await install(actor, created.app.clientId, target);
-  const body = await tokenEndpoint(codeExchange(created, code, target.level === "agency" ? "Company" : "Location"));
-  return body as Record<string, unknown> & { access_token: string; refresh_token: string };
+  return redeemCode(created, code, target.level === "agency" ? "Company" : "Location");
 }
 
 export interface AgencyWithApp {

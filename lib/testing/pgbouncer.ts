@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, Socket } from "node:net";
+import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port";
 
 /**
  * A real PgBouncer in `pool_mode=transaction` (Debian's `pgbouncer` package, 1.18 on CI) in front
@@ -12,6 +13,8 @@ import { join } from "node:path";
  */
 export interface Pgbouncer {
   port: number;
+  /** Its process (the bench counts its CPU). */
+  pid: number | undefined;
   /** `database` through the pooler, marked `?pgbouncer=true`. */
   url(database: string): string;
   /** The server's log so far (errors PgBouncer saw). */
@@ -25,15 +28,6 @@ export function pgbouncerBinary(): string | undefined {
     if (existsSync(path)) return path;
   const which = spawnSync("sh", ["-c", "command -v pgbouncer"], { encoding: "utf8" });
   return which.status === 0 && which.stdout.trim() ? which.stdout.trim() : undefined;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (!address || typeof address === "string") throw new Error("no free port");
-  return address.port;
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -119,6 +113,7 @@ export async function startPgbouncer(options: PgbouncerOptions = {}): Promise<Pg
   const user = server.username || "postgres";
   return {
     port,
+    pid: child.pid,
     url: (database) => `postgresql://${user}@127.0.0.1:${port}/${database}?pgbouncer=true`,
     log: () => output,
     stop: async () => {

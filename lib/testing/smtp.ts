@@ -9,6 +9,10 @@ export interface ReceivedMail {
   text: string;
 }
 
+/** The mails of `received` sent to any of `people`, in the order received. */
+export const mailsTo = (received: readonly ReceivedMail[], ...people: { email: string }[]): ReceivedMail[] =>
+  received.filter((mail) => people.some((person) => person.email === mail.to));
+
 /**
  * A real SMTP server on 127.0.0.1 (smtp-server, no TLS or auth), for the reminder and notification
  * tests: the mails it received, its `smtp://` URL, and `close`.

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port";
 
 /**
  * A PostgreSQL primary and a synchronous streaming standby of it, made from scratch in a temporary
@@ -41,17 +41,6 @@ export function standbyClusterUnavailable(): string | undefined {
   if (!existsSync("/usr/sbin/runuser") && !existsSync("/sbin/runuser")) return "runuser is missing";
   if (!hasPostgresUser()) return "there is no postgres user";
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 export interface StandbyCluster {

@@ -5,10 +5,10 @@ import { openDatabase } from "@/lib/db/adapter";
 import { databaseHandle, db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { pruneOnce } from "@/lib/maintenance/prune";
-import { apiClient } from "@/lib/testing/api-client";
+import { apiClient, getLocation } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { startOfBurstWindow, withBurstLimit } from "@/lib/testing/rate-limits";
 import { outcomeOf, prismaUsageQuery, resetUsageCounter, UsageCounter, type UsageQuery, usageCounter } from "./counter";
@@ -33,8 +33,8 @@ afterAll(() => resetUsageCounter());
 
 const today = () => new Date().toISOString().slice(0, 10);
 
-const getLocation = (token: string, locationId: string, peer = "203.0.113.7") =>
-  api.get(`/locations/${locationId}`, { token, peer });
+/** The address the calls come from (its refused calls to another sub-account, from a second one). */
+const office = { peer: "203.0.113.7" };
 
 async function statuses(calls: (() => Promise<{ status: number }>)[]): Promise<number[]> {
   const out: number[] = [];
@@ -60,23 +60,19 @@ describe("through the real route handlers, N requests of each outcome give exact
   it("a private integration: ok, refused (with the last refusal) and limited", async () => {
     const mine = agency.locations[0]!;
     const other = agency.locations[1]!;
-    const { token, integration } = await createPrivateIntegration(
-      agency.owner,
-      { level: "location", locationId: mine.id },
-      { name: "Counted", scopes: ["locations.readonly"] },
-    );
+    const { token, integration } = await makeIntegration(agency, { locationId: mine.id, name: "Counted" });
     await startOfBurstWindow();
     const got = await statuses([
-      ...Array.from({ length: 3 }, () => () => getLocation(token, mine.id)),
-      ...Array.from({ length: 2 }, () => () => getLocation(token, other.id, "198.51.100.9")),
-      ...Array.from({ length: 4 }, () => () => getLocation(token, mine.id)),
+      ...Array.from({ length: 3 }, () => () => getLocation(api, token, mine.id, office)),
+      ...Array.from({ length: 2 }, () => () => getLocation(api, token, other.id, { peer: "198.51.100.9" })),
+      ...Array.from({ length: 4 }, () => () => getLocation(api, token, mine.id, office)),
     ]);
     expect(got.filter((s) => s === 200)).toHaveLength(3);
     expect(got.filter((s) => s === 429)).toHaveLength(4);
     const refusedStatus = got[3] as number;
     expect(refusedStatus).toBeGreaterThanOrEqual(400);
     // Not counted: no token, or a token nobody knows.
-    await getLocation("pit-00000000-0000-0000-0000-000000000000", mine.id);
+    await getLocation(api, "pit-00000000-0000-0000-0000-000000000000", mine.id, office);
     expect(await usageCounter().flush()).toBe(true);
 
     const days = await integrationUsageDays(integration.id, 30, new Date());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { Refusal } from "@/lib/refusal";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { UsageCounter } from "./counter";
 import { integrationUsageDetails } from "./integration-details";
 
@@ -14,10 +14,7 @@ async function usedIntegration() {
   const agency = await makeAgency({ locations: 2, privateIntegrationsLab: true });
   const location = agency.locations[0]!;
   const owner = { level: "location", locationId: location.id } as const;
-  const { integration } = await createPrivateIntegration(agency.owner, owner, {
-    name: "Counted",
-    scopes: ["locations.readonly"],
-  });
+  const { integration } = await makeIntegration(agency, { owner, name: "Counted" });
   const counter = new UsageCounter();
   const subject = { type: "integration", id: integration.id } as const;
   const at = (ms: number) => new Date(now.getTime() - ms);
@@ -64,10 +61,7 @@ describe("integrationUsageDetails: what an integration's details show of its usa
   it("an unused integration: zeros and no refused request", async () => {
     const agency = await makeAgency({ locations: 0, privateIntegrationsLab: true });
     const owner = { level: "agency", companyId: agency.company.id } as const;
-    const { integration } = await createPrivateIntegration(agency.owner, owner, {
-      name: "Quiet",
-      scopes: ["locations.readonly"],
-    });
+    const { integration } = await makeIntegration(agency, { owner, name: "Quiet" });
     const usage = await integrationUsageDetails(agency.owner, owner, integration.id, now);
     expect(usage.days.every((d) => d.ok + d.refused + d.limited === 0)).toBe(true);
     expect(usage.last7Days.total).toBe(0);

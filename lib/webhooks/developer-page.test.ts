@@ -4,12 +4,11 @@ import { db } from "@/lib/db/client";
 import { signedInAs } from "@/lib/testing/actor";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
 import { formData } from "@/lib/testing/form-data";
-import { insertAppRow } from "@/lib/testing/webhook-delivery";
+import { enqueueInstallEvent, insertAppRow } from "@/lib/testing/webhook-delivery";
 import type { WebhookReceiver } from "@/lib/testing/webhook-receiver";
 import { withWebhookReceiver } from "@/lib/testing/webhook-receiver-hooks";
 import { developerWebhookLog, getAppForDeveloper, redeliverAsDeveloper } from "./deliveries";
 import { dispatchDueEvents } from "./dispatcher";
-import { enqueueWebhookEvents } from "./outbox";
 import { verifyWebhookSignature } from "./signer";
 import { webhookKeysJwks } from "./signing-key";
 
@@ -30,31 +29,14 @@ beforeEach(() => {
   session.actor = null;
 });
 
-const makeApp = (companyId: string, webhookUrl: string | null = receiver.url) =>
-  insertAppRow(companyId, { name: "Developer app", webhookUrl });
-
-async function enqueueInstall(app: { id: string; webhookUrl: string | null }, now = new Date()) {
-  const [id] = await db().$transaction((tx) =>
-    enqueueWebhookEvents(
-      tx,
-      [
-        {
-          appId: app.id,
-          type: "INSTALL",
-          targetUrl: app.webhookUrl ?? "",
-          payload: { type: "INSTALL", appId: app.id },
-        },
-      ],
-      now,
-    ),
-  );
-  return id as string;
-}
+/** An app of `companyId` whose endpoint is this file's receiver. */
+const receivingApp = (companyId: string) =>
+  insertAppRow(companyId, { name: "Developer app", webhookUrl: receiver.url });
 
 describe("who may open an app's webhooks page", () => {
   it("owners and admins of the app's agency; others get forbidden or not found", async () => {
     const { company, owner, locations } = await makeAgency({ locations: 1 });
-    const app = await makeApp(company.id);
+    const app = await receivingApp(company.id);
     const admin = await makeUser(company.id, "agency_admin");
     await expect(getAppForDeveloper(owner, app.id)).resolves.toEqual({
       id: app.id,
@@ -85,12 +67,12 @@ describe("who may open an app's webhooks page", () => {
 describe("the delivery log and Redeliver, against a real receiver", () => {
   it("shows the attempts, and Redeliver sends the same signed event again", async () => {
     const { company, owner } = await makeAgency({ locations: 0 });
-    const app = await makeApp(company.id);
+    const app = await receivingApp(company.id);
     const empty = await developerWebhookLog(owner, app.id);
     expect(empty.events).toEqual([]);
 
     const t0 = new Date();
-    const eventId = await enqueueInstall(app, t0);
+    const eventId = await enqueueInstallEvent(app.id, t0, receiver.url);
     receiver.respond = () => 503;
     await dispatchDueEvents({ now: t0, appIds: [app.id], allowPrivate: true });
     let log = await developerWebhookLog(owner, app.id);
@@ -143,10 +125,10 @@ describe("the delivery log and Redeliver, against a real receiver", () => {
 describe("the Redeliver action's refusals", () => {
   it("needs a session, an owner or admin, the app's own agency, and an event of that app", async () => {
     const { company, owner } = await makeAgency({ locations: 0 });
-    const app = await makeApp(company.id);
-    const otherApp = await makeApp(company.id);
-    const eventId = await enqueueInstall(app);
-    const otherEventId = await enqueueInstall(otherApp);
+    const app = await receivingApp(company.id);
+    const otherApp = await receivingApp(company.id);
+    const eventId = await enqueueInstallEvent(app.id, new Date(), receiver.url);
+    const otherEventId = await enqueueInstallEvent(otherApp.id, new Date(), receiver.url);
     const stateOf = async () =>
       (await db().webhookEvent.findUniqueOrThrow({ where: { id: eventId }, select: { retryStartedAt: true } }))
         .retryStartedAt;

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
+import { later } from "@/lib/testing/clock";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { insertAppRow } from "@/lib/testing/webhook-delivery";
 import { startWebhookReceiver, type WebhookReceiver } from "@/lib/testing/webhook-receiver";
@@ -22,7 +23,6 @@ const SECOND = 1000;
 const HOUR = 3600 * SECOND;
 const MINUTE = 60 * SECOND;
 const noJitter = () => 0;
-const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
 
 let receiver: WebhookReceiver;
 let companyId: string;
@@ -37,11 +37,13 @@ afterAll(async () => {
 });
 
 /** An app of its own per test, so tests (and other files sharing PostgreSQL) never see each other's events. */
-function makeApp(webhookUrl: string | null = receiver.url) {
+/** An app of the agency whose endpoint is `webhookUrl` (the receiver by default). */
+function hookedApp(webhookUrl: string | null = receiver.url) {
   return insertAppRow(companyId, { name: "Hooked app", webhookUrl, scopes: ["contacts.readonly"] });
 }
 
-async function enqueue(app: { id: string; webhookUrl: string | null }, now: Date, count = 1, url?: string) {
+/** `count` INSTALL events of `app` (sub-accounts loc-0, loc-1, …) due at `now`, to `url` or its endpoint. */
+async function enqueueInstalls(app: { id: string; webhookUrl: string | null }, now: Date, count = 1, url?: string) {
   return db().$transaction((tx) =>
     enqueueWebhookEvents(
       tx,
@@ -68,9 +70,9 @@ const eventRow = (id: string) =>
 async function deliveredOnceTo(server: Server, options: { timeoutMs?: number }) {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
-    const app = await makeApp(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+    const app = await hookedApp(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
     const now = new Date();
-    const [id] = await enqueue(app, now);
+    const [id] = await enqueueInstalls(app, now);
     await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true, ...options });
     return await eventRow(id!);
   } finally {
@@ -97,8 +99,8 @@ describe("backoff rules", () => {
       random: noJitter,
       firstRetryMs: 10 * SECOND,
     };
-    expect(nextAttemptAfterFailure(first)).toEqual(at(start, 10 * SECOND));
-    expect(nextAttemptAfterFailure({ ...first, failedAttempts: 2 })).toEqual(at(start, MINUTE));
+    expect(nextAttemptAfterFailure(first)).toEqual(later(start, 10 * SECOND));
+    expect(nextAttemptAfterFailure({ ...first, failedAttempts: 2 })).toEqual(later(start, MINUTE));
   });
 
   it("adds up to 10% jitter, never less than the schedule", () => {
@@ -132,17 +134,17 @@ describe("backoff rules", () => {
   it("honours a longer Retry-After, capped at 8 hours", () => {
     const start = new Date("2026-01-01T00:00:00.000Z");
     const base = { failedAttempts: 1, retryStartedAt: start, attemptedAt: start, random: noJitter };
-    expect(nextAttemptAfterFailure({ ...base, retryAfterMs: HOUR })).toEqual(at(start, HOUR));
-    expect(nextAttemptAfterFailure({ ...base, retryAfterMs: 5 * SECOND })).toEqual(at(start, 30 * SECOND));
-    expect(nextAttemptAfterFailure({ ...base, retryAfterMs: 100 * HOUR })).toEqual(at(start, 8 * HOUR));
+    expect(nextAttemptAfterFailure({ ...base, retryAfterMs: HOUR })).toEqual(later(start, HOUR));
+    expect(nextAttemptAfterFailure({ ...base, retryAfterMs: 5 * SECOND })).toEqual(later(start, 30 * SECOND));
+    expect(nextAttemptAfterFailure({ ...base, retryAfterMs: 100 * HOUR })).toEqual(later(start, 8 * HOUR));
   });
 });
 
 describe("delivery to a real HTTP receiver", () => {
   it("delivers an INSTALL event signed so that the published key verifies it", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const now = new Date();
-    const [id] = await enqueue(app, now);
+    const [id] = await enqueueInstalls(app, now);
     const summary = await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true });
     expect(summary).toMatchObject({ claimed: 1, delivered: 1 });
 
@@ -169,9 +171,9 @@ describe("delivery to a real HTTP receiver", () => {
   });
 
   it("keeps the first 1 KiB of a 5 KB answer, never logging it", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const now = new Date();
-    const [id] = await enqueue(app, now);
+    const [id] = await enqueueInstalls(app, now);
     // "é" is two bytes: byte 1024 falls inside one, which is dropped rather than shown half.
     const answer = `${"a".repeat(1023)}${"é".repeat(2000)}`;
     expect(Buffer.byteLength(answer)).toBeGreaterThan(5000);
@@ -193,9 +195,9 @@ describe("delivery to a real HTTP receiver", () => {
   });
 
   it("keeps a binary answer as text (bad bytes and NUL replaced), on either database", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const now = new Date();
-    const [id] = await enqueue(app, now);
+    const [id] = await enqueueInstalls(app, now);
     const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x0d, 0x0a, 0xff, 0x41]);
     receiver.answer = (w) => (w.headers["webhook-id"] === id ? binary : "ok");
     try {
@@ -221,9 +223,9 @@ describe("delivery to a real HTTP receiver", () => {
   });
 
   it("retries a non-2xx answer with backoff and keeps the same webhook-id", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const t0 = new Date();
-    const [id] = await enqueue(app, t0);
+    const [id] = await enqueueInstalls(app, t0);
     receiver.respond = (w) => (w.headers["webhook-id"] === id ? 500 : 200);
     try {
       expect(
@@ -239,16 +241,16 @@ describe("delivery to a real HTTP receiver", () => {
 
       // Not due yet.
       expect(
-        (await dispatchDueEvents({ now: at(t0, 20 * SECOND), appIds: [app.id], allowPrivate: true })).claimed,
+        (await dispatchDueEvents({ now: later(t0, 20 * SECOND), appIds: [app.id], allowPrivate: true })).claimed,
       ).toBe(0);
       // Second attempt fails too; the next one is a minute later.
-      await dispatchDueEvents({ now: at(t0, 31 * SECOND), appIds: [app.id], allowPrivate: true, random: noJitter });
+      await dispatchDueEvents({ now: later(t0, 31 * SECOND), appIds: [app.id], allowPrivate: true, random: noJitter });
       row = await eventRow(id!);
       expect(row).toMatchObject({ status: "pending", attempts: 2 });
       expect(row.nextAttemptAt.getTime() - t0.getTime()).toBeGreaterThanOrEqual(91 * SECOND);
 
       receiver.respond = () => 200;
-      await dispatchDueEvents({ now: at(t0, 95 * SECOND), appIds: [app.id], allowPrivate: true });
+      await dispatchDueEvents({ now: later(t0, 95 * SECOND), appIds: [app.id], allowPrivate: true });
       row = await eventRow(id!);
       expect(row).toMatchObject({ status: "delivered", attempts: 3, lastStatus: 200 });
       expect(row.deliveryLogs.map((d) => d.statusCode)).toEqual([500, 500, 200]);
@@ -263,9 +265,9 @@ describe("delivery to a real HTTP receiver", () => {
     [404, "not found"],
     [429, "rate limited"],
   ])("treats %i (%s) as a failed attempt", async (status) => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const now = new Date();
-    const [id] = await enqueue(app, now);
+    const [id] = await enqueueInstalls(app, now);
     receiver.respond = (w) => (w.headers["webhook-id"] === id ? status : 200);
     try {
       await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true });
@@ -276,9 +278,9 @@ describe("delivery to a real HTTP receiver", () => {
   });
 
   it("does not lose an event while the receiver is down, and delivers it once it is back", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const t0 = new Date();
-    const ids = await enqueue(app, t0, 3);
+    const ids = await enqueueInstalls(app, t0, 3);
     await receiver.stop();
     try {
       const summary = await dispatchDueEvents({ now: t0, appIds: [app.id], allowPrivate: true, random: noJitter });
@@ -291,11 +293,11 @@ describe("delivery to a real HTTP receiver", () => {
         });
       }
       // Still down at the second attempt.
-      await dispatchDueEvents({ now: at(t0, 31 * SECOND), appIds: [app.id], allowPrivate: true, random: noJitter });
+      await dispatchDueEvents({ now: later(t0, 31 * SECOND), appIds: [app.id], allowPrivate: true, random: noJitter });
     } finally {
       await receiver.start();
     }
-    const summary = await dispatchDueEvents({ now: at(t0, 92 * SECOND), appIds: [app.id], allowPrivate: true });
+    const summary = await dispatchDueEvents({ now: later(t0, 92 * SECOND), appIds: [app.id], allowPrivate: true });
     expect(summary).toMatchObject({ claimed: 3, delivered: 3 });
     for (const id of ids) {
       const row = await eventRow(id);
@@ -315,9 +317,9 @@ describe("delivery to a real HTTP receiver", () => {
   });
 
   it("refuses a loopback target unless WEBHOOK_ALLOW_PRIVATE is on, and retries it", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const now = new Date();
-    const [id] = await enqueue(app, now);
+    const [id] = await enqueueInstalls(app, now);
     await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: false });
     const row = await eventRow(id!);
     expect(row.status).toBe("pending");
@@ -340,9 +342,9 @@ describe("the response body's text", () => {
 
 describe("giving up after 24 hours", () => {
   it("marks the event failed on the first attempt at or after 24 hours, with every attempt logged", async () => {
-    const app = await makeApp("https://hooks.example.test/always-down");
+    const app = await hookedApp("https://hooks.example.test/always-down");
     const t0 = new Date();
-    const [id] = await enqueue(app, t0);
+    const [id] = await enqueueInstalls(app, t0);
     const send = async (_: SendWebhookInput) => ({ statusCode: 503, durationMs: 5 });
     let now = t0;
     for (let i = 0; i < 40; i++) {
@@ -359,38 +361,38 @@ describe("giving up after 24 hours", () => {
     expect(row.deliveryLogs.length).toBe(row.attempts);
     expect(row.deliveryLogs.every((d) => d.statusCode === 503)).toBe(true);
     // A failed event is not claimed again.
-    expect((await dispatchDueEvents({ now: at(now, 100 * HOUR), appIds: [app.id], send })).claimed).toBe(0);
+    expect((await dispatchDueEvents({ now: later(now, 100 * HOUR), appIds: [app.id], send })).claimed).toBe(0);
   });
 });
 
 describe("redeliver", () => {
   it("puts a failed or delivered event back in the queue as a new retry series, same webhook-id", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const t0 = new Date();
-    const [id] = await enqueue(app, t0);
+    const [id] = await enqueueInstalls(app, t0);
     await db().webhookEvent.update({ where: { id }, data: { status: "failed", attempts: 14 } });
 
-    const later = at(t0, 30 * HOUR);
-    await redeliverWebhookEvent(id!, companyId, later);
+    const redelivered = later(t0, 30 * HOUR);
+    await redeliverWebhookEvent(id!, companyId, redelivered);
     expect(await eventRow(id!)).toMatchObject({
       status: "pending",
       attempts: 0,
-      retryStartedAt: later,
-      nextAttemptAt: later,
+      retryStartedAt: redelivered,
+      nextAttemptAt: redelivered,
     });
-    await dispatchDueEvents({ now: later, appIds: [app.id], allowPrivate: true });
+    await dispatchDueEvents({ now: redelivered, appIds: [app.id], allowPrivate: true });
     expect(await eventRow(id!)).toMatchObject({ status: "delivered", attempts: 1 });
 
-    await redeliverWebhookEvent(id!, companyId, at(later, 60 * SECOND));
-    await dispatchDueEvents({ now: at(later, 60 * SECOND), appIds: [app.id], allowPrivate: true });
+    await redeliverWebhookEvent(id!, companyId, later(redelivered, 60 * SECOND));
+    await dispatchDueEvents({ now: later(redelivered, 60 * SECOND), appIds: [app.id], allowPrivate: true });
     expect(receivedIds().filter((x) => x === id)).toHaveLength(2);
     expect((await eventRow(id!)).deliveryLogs).toHaveLength(2);
   });
 
   it("sends to the app's current webhook URL", async () => {
-    const app = await makeApp("https://old.example.test/hook");
+    const app = await hookedApp("https://old.example.test/hook");
     const now = new Date();
-    const [id] = await enqueue(app, now);
+    const [id] = await enqueueInstalls(app, now);
     await db().app.update({ where: { id: app.id }, data: { webhookUrl: receiver.url } });
     await redeliverWebhookEvent(id!, companyId, now);
     await dispatchDueEvents({ now, appIds: [app.id], allowPrivate: true });
@@ -398,8 +400,8 @@ describe("redeliver", () => {
   });
 
   it("is refused for another agency's event, and for an app without a webhook URL", async () => {
-    const app = await makeApp();
-    const [id] = await enqueue(app, new Date());
+    const app = await hookedApp();
+    const [id] = await enqueueInstalls(app, new Date());
     const other = await makeAgency({ locations: 0 });
     await expect(redeliverWebhookEvent(id!, other.company.id)).rejects.toMatchObject({ kind: "not_found" });
     await expect(redeliverWebhookEvent("no-such-event", companyId)).rejects.toMatchObject({ kind: "not_found" });
@@ -410,22 +412,22 @@ describe("redeliver", () => {
 
 describe("claims", () => {
   it("a claim by an instance that died is delivered by another after the lease; the late result is ignored", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const t0 = new Date();
-    const [id] = await enqueue(app, t0);
+    const [id] = await enqueueInstalls(app, t0);
     const [dead] = await claimDueEvents({ now: t0, appIds: [app.id] }); // then SIGKILL: never finishes
     expect(dead?.id).toBe(id);
 
     expect(
-      (await dispatchDueEvents({ now: at(t0, LEASE_MS - SECOND), appIds: [app.id], allowPrivate: true })).claimed,
+      (await dispatchDueEvents({ now: later(t0, LEASE_MS - SECOND), appIds: [app.id], allowPrivate: true })).claimed,
     ).toBe(0);
-    expect(await dispatchDueEvents({ now: at(t0, LEASE_MS), appIds: [app.id], allowPrivate: true })).toMatchObject({
+    expect(await dispatchDueEvents({ now: later(t0, LEASE_MS), appIds: [app.id], allowPrivate: true })).toMatchObject({
       claimed: 1,
       delivered: 1,
     });
     // The "dead" instance was only paused and now reports a failure: it no longer holds the claim.
     const outcome = await deliverClaimedEvent(dead!, {
-      now: at(t0, LEASE_MS + SECOND),
+      now: later(t0, LEASE_MS + SECOND),
       send: async () => ({ statusCode: 500, durationMs: 1 }),
     });
     expect(outcome).toBe("claim_lost");
@@ -433,9 +435,9 @@ describe("claims", () => {
   });
 
   it("two dispatchers running at once never claim the same event (each webhook-id arrives exactly once)", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     const now = new Date();
-    const ids = await enqueue(app, now, 40);
+    const ids = await enqueueInstalls(app, now, 40);
     const claimedBy: string[][] = [[], [], [], []];
     const counting = (n: number) => async (input: SendWebhookInput) => {
       claimedBy[n]!.push(input.headers["webhook-id"]!);
@@ -459,10 +461,10 @@ describe("claims", () => {
 
 describe("the dispatcher loop", () => {
   it("delivers what is enqueued without being asked, and stops cleanly", async () => {
-    const app = await makeApp();
+    const app = await hookedApp();
     startDispatcher({ intervalMs: 100, appIds: [app.id], allowPrivate: true });
     startDispatcher({ intervalMs: 100, appIds: [app.id], allowPrivate: true }); // idempotent
-    const ids = await enqueue(app, new Date(), 5);
+    const ids = await enqueueInstalls(app, new Date(), 5);
     const deadline = Date.now() + 10_000;
     while (ids.some((id) => !receivedIds().includes(id)) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));

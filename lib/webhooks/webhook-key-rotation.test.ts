@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { databaseHandle, db } from "@/lib/db/client";
 import { apiClient, operatorCommand } from "@/lib/testing/api-client";
+import { later } from "@/lib/testing/clock";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { holdWebhookKeyRotationLock } from "@/lib/testing/key-rotation-lock";
 import { makeApp } from "@/lib/testing/oauth";
@@ -34,7 +35,6 @@ import {
 
 const HOUR_MS = 3_600_000;
 const kids = (keys: { kid: string }[]) => keys.map((k) => k.kid);
-const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
 
 let releaseLock: () => Promise<void>;
 beforeAll(async () => {
@@ -51,40 +51,40 @@ describe("which keys sign when (the rule)", () => {
     return { kid, privateKey, publicJwk: { kty: "OKP", crv: "Ed25519", x: String(x) }, createdAt, retiredAt };
   }
   const t0 = new Date("2026-01-10T00:00:00.000Z");
-  const t1 = at(t0, 2 * 24 * HOUR_MS);
+  const t1 = later(t0, 2 * 24 * HOUR_MS);
   const first = key("k1", new Date("2026-01-01T00:00:00.000Z"), t0);
   const second = key("k2", t0, t1);
   const third = key("k3", t1, null);
 
   it("before a rotation one key signs everything", () => {
     const only = key("k1", first.createdAt, null);
-    expect(webhookKeysAt([only], at(t0, -1))).toEqual({ signing: [only], platform: only, next: undefined });
+    expect(webhookKeysAt([only], later(t0, -1))).toEqual({ signing: [only], platform: only, next: undefined });
   });
 
   it("during the overlap both sign v1a, the old one x-ghl-signature, and the new one takes over at its end", () => {
-    const now = at(t0, HOUR_MS);
+    const now = later(t0, HOUR_MS);
     const keys = webhookKeysAt([first, key("k2", t0, null)], now);
     expect(kids(keys.signing)).toEqual(["k2", "k1"]);
     expect(keys.platform.kid).toBe("k1");
     expect(keys.next?.key.kid).toBe("k2");
-    expect(keys.next?.takesOverAt).toEqual(at(t0, WEBHOOK_KEY_OVERLAP_MS));
+    expect(keys.next?.takesOverAt).toEqual(later(t0, WEBHOOK_KEY_OVERLAP_MS));
     // The last millisecond of the overlap, then the first after it.
-    expect(kids(webhookKeysAt([first, second], at(t0, WEBHOOK_KEY_OVERLAP_MS - 1)).signing)).toContain("k1");
-    const after = webhookKeysAt([first, key("k2", t0, null)], at(t0, WEBHOOK_KEY_OVERLAP_MS));
+    expect(kids(webhookKeysAt([first, second], later(t0, WEBHOOK_KEY_OVERLAP_MS - 1)).signing)).toContain("k1");
+    const after = webhookKeysAt([first, key("k2", t0, null)], later(t0, WEBHOOK_KEY_OVERLAP_MS));
     expect(kids(after.signing)).toEqual(["k2"]);
     expect(after.platform.kid).toBe("k2");
     expect(after.next).toBeUndefined();
   });
 
   it("two rotations within a week: three keys sign, each takes x-ghl-signature over in turn", () => {
-    const during = webhookKeysAt([third, first, second], at(t1, HOUR_MS));
+    const during = webhookKeysAt([third, first, second], later(t1, HOUR_MS));
     expect(kids(during.signing)).toEqual(["k3", "k2", "k1"]);
     expect(during.platform.kid).toBe("k1");
-    expect(during.next).toMatchObject({ key: { kid: "k2" }, takesOverAt: at(t0, WEBHOOK_KEY_OVERLAP_MS) });
-    const middle = webhookKeysAt([third, first, second], at(t0, WEBHOOK_KEY_OVERLAP_MS));
+    expect(during.next).toMatchObject({ key: { kid: "k2" }, takesOverAt: later(t0, WEBHOOK_KEY_OVERLAP_MS) });
+    const middle = webhookKeysAt([third, first, second], later(t0, WEBHOOK_KEY_OVERLAP_MS));
     expect(kids(middle.signing)).toEqual(["k3", "k2"]);
-    expect(middle.next).toMatchObject({ key: { kid: "k3" }, takesOverAt: at(t1, WEBHOOK_KEY_OVERLAP_MS) });
-    expect(kids(webhookKeysAt([third, first, second], at(t1, WEBHOOK_KEY_OVERLAP_MS)).signing)).toEqual(["k3"]);
+    expect(middle.next).toMatchObject({ key: { kid: "k3" }, takesOverAt: later(t1, WEBHOOK_KEY_OVERLAP_MS) });
+    expect(kids(webhookKeysAt([third, first, second], later(t1, WEBHOOK_KEY_OVERLAP_MS)).signing)).toEqual(["k3"]);
   });
 });
 
@@ -101,7 +101,7 @@ describe("webhook-key:rotate in the database", () => {
     expect(await db().signingKey.count({ where: { use: WEBHOOK_KEY_USE, retiredAt: null } })).toBe(1);
 
     // During: the new key first, every key that signed before still there; x-ghl-signature's key unchanged.
-    const during = at(t0, HOUR_MS);
+    const during = later(t0, HOUR_MS);
     const keys = await webhookSigningKeys(during);
     expect(kids(keys.signing)).toEqual([rotation.kid, ...kids(before.signing)]);
     expect(keys.platform.kid).toBe(before.platform.kid);
@@ -109,16 +109,16 @@ describe("webhook-key:rotate in the database", () => {
     expect(kids((await webhookKeysJwks(during)).keys)).toEqual([rotation.kid, ...kids(before.signing)]);
 
     // Its last millisecond: the key it replaced still signs beside it.
-    const last = await webhookSigningKeys(at(t0, WEBHOOK_KEY_OVERLAP_MS - 1));
+    const last = await webhookSigningKeys(later(t0, WEBHOOK_KEY_OVERLAP_MS - 1));
     expect(kids(last.signing).slice(0, 2)).toEqual([rotation.kid, rotation.previousKid]);
 
     // After: the new key alone signs, is published, and is the PEM.
-    const after = at(t0, WEBHOOK_KEY_OVERLAP_MS);
-    const later = await webhookSigningKeys(after);
-    expect(kids(later.signing)).toEqual([rotation.kid]);
-    expect(later.next).toBeUndefined();
+    const after = later(t0, WEBHOOK_KEY_OVERLAP_MS);
+    const afterKeys = await webhookSigningKeys(after);
+    expect(kids(afterKeys.signing)).toEqual([rotation.kid]);
+    expect(afterKeys.next).toBeUndefined();
     expect(kids((await webhookKeysJwks(after)).keys)).toEqual([rotation.kid]);
-    expect(await webhookPublicKeyPem(after)).toBe(publicKeyPem(later.platform));
+    expect(await webhookPublicKeyPem(after)).toBe(publicKeyPem(afterKeys.platform));
     expect(await webhookPublicKeyPem(after)).not.toBe(oldPem);
   });
 
@@ -176,14 +176,14 @@ describe("deliveries over HTTP across a rotation", () => {
     const newKey = (await webhookSigningKeys(t0)).signing[0] as WebhookSigningKey;
     expect(newKey.kid).toBe(rotation.kid);
 
-    const during = await deliverOne(receiver, created.app.id, at(t0, HOUR_MS));
+    const during = await deliverOne(receiver, created.app.id, later(t0, HOUR_MS));
     expect(v1aVerifies(during, createPublicKey(pinnedPem))).toBe(true);
     expect(v1aVerifies(during, jwkKey(before.platform))).toBe(true);
     expect(v1aVerifies(during, jwkKey(newKey))).toBe(true);
     expect(ghlSignatureVerifies(during, pinnedPem)).toBe(true);
     expect((await sdkOutcome(during, created.app.clientId, pinnedPem)).isSignatureValid).toBe(true);
 
-    const after = await deliverOne(receiver, created.app.id, at(t0, WEBHOOK_KEY_OVERLAP_MS));
+    const after = await deliverOne(receiver, created.app.id, later(t0, WEBHOOK_KEY_OVERLAP_MS));
     expect(String(after.headers["webhook-signature"]).match(/v1a,/g)).toHaveLength(1);
     expect(v1aVerifies(after, jwkKey(newKey))).toBe(true);
     expect(v1aVerifies(after, jwkKey(before.platform))).toBe(false);
@@ -199,7 +199,7 @@ describe("cleaning up", () => {
   it.runIf(databaseHandle().kind === "pglite")("a rotation after the overlap deletes the keys it ended", async () => {
     const t0 = new Date();
     const first = await rotateWebhookKey(t0);
-    const second = await rotateWebhookKey(at(t0, WEBHOOK_KEY_OVERLAP_MS + 1));
+    const second = await rotateWebhookKey(later(t0, WEBHOOK_KEY_OVERLAP_MS + 1));
     const left = await db().signingKey.findMany({ where: { use: WEBHOOK_KEY_USE }, orderBy: { createdAt: "asc" } });
     expect(kids(left)).toEqual([first.kid, second.kid]);
     expect(first.previousKid).not.toBeNull();

@@ -126,3 +126,12 @@ export function postgresProcesses(databases: string[]): string[] | undefined {
     return database === undefined || ours.has(database);
   });
 }
+
+/** The process listening on `port` whatever started it (a pooler named by its URL), or undefined. */
+export function processListeningOn(port: number): number | undefined {
+  if (process.platform !== "linux") return undefined;
+  const inodes = listeningInodes(port);
+  if (inodes.size === 0) return undefined;
+  const found = pids().find((pid) => holdsSocket(pid, inodes));
+  return found === undefined ? undefined : Number(found);
+}

@@ -2,10 +2,11 @@
 // up, measured and combined, read together as the table they produce.
 import autocannon, { type AutocannonRequest, type Result } from "autocannon";
 import { AssertionSupply, JWT_BEARER } from "./assertions";
+import { chainClient, chainScenario } from "./chain-scenarios";
 import { postgresProcesses, servingProcesses, snapshot, usedUs } from "./cpu";
 import type { OidcProviderPeer, Peer } from "./peers";
 import type { LoadSeed } from "./seed";
-import { serverDbTime } from "./server";
+import { type StageSums, serverDbTime, stagesBetween, sumStages } from "./server";
 
 /** 50, the targets' figure; BENCH_CONNECTIONS sets fewer for a quick look that must not load a shared machine. */
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -32,12 +33,37 @@ export interface Scenario {
   fill?: (seconds: number) => void;
   /** How many of those the last load had to make itself, in its measured time (the supply outrun). */
   madeDuringLoad?: () => number;
+  /**
+   * Set when the scenario makes its own load instead of autocannon's (the chained refreshes,
+   * ./chain-scenarios.ts): `seconds` of it against `baseUrl`; `warmup`: unmeasured, and any refusal throws.
+   */
+  drive?: (baseUrl: string, seconds: number, warmup: boolean) => Promise<LoadResult>;
+  /** One of our servers at `baseUrl` (one through the pooler): its database time is read as ours is. */
+  ourServer?: boolean;
+  /** A pooler between that server and PostgreSQL: its process's CPU counts with PostgreSQL's. */
+  poolerPid?: number;
+}
+
+/** What one load of a scenario gave: answers, time, latencies (ms) and failures. */
+export interface LoadResult {
+  total: number;
+  seconds: number;
+  /** The mean latency (ms), beside the server's own time per request (--stages). */
+  mean: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** The load generator's own CPU over the load (µs): autocannon's (this process), or the chained client's. */
+  loadCpuUs: number;
 }
 
 export interface ScenarioResult {
   id: string;
   name: string;
   requestsPerSecond: number;
+  /** Request-weighted mean of the turns' mean latencies (ms). */
+  mean?: number;
   p50: number;
   p99: number;
   total: number;
@@ -53,7 +79,24 @@ export interface ScenarioResult {
    */
   serverCpuUsPerRequest?: number;
   postgresCpuUsPerRequest?: number;
+  /** The load generator's CPU per request (µs): autocannon's in the bench's process, or the chained client's. */
+  loadCpuUsPerRequest?: number;
+  /** With --stages: the server's time by stage (lib/stage-timing.ts), summed over the turns. */
+  stages?: StageSums;
 }
+
+/**
+ * Each token supply's next unused token, shared by every scenario that draws on it: (e) and its
+ * copy through the pooler take turns on one supply, and never present a token twice.
+ */
+const cursors = new WeakMap<string[], number>();
+function nextToken(tokens: string[]): string {
+  const at = cursors.get(tokens) ?? 0;
+  cursors.set(tokens, at + 1);
+  return tokens[at] ?? "exhausted";
+}
+/** How many tokens of the supply are left (below zero: requests made past its end). */
+const remainingOf = (tokens: string[]) => tokens.length - (cursors.get(tokens) ?? 0);
 
 /**
  * An installation token (grant_type=client_credentials, private_key_jwt) for the seed's key app's
@@ -93,7 +136,6 @@ function installationTokens(seed: LoadSeed, path: string, audience: string): Omi
 export function scenarios(seed: LoadSeed, screenCookie?: string): Scenario[] {
   const location = `/locations/${seed.locationId}`;
   let contact = 0;
-  let refresh = 0;
   let code = 0;
   const run = Date.now().toString(36);
   const bearer = (token: string) => ({ authorization: `Bearer ${token}`, version: VERSION });
@@ -139,7 +181,7 @@ export function scenarios(seed: LoadSeed, screenCookie?: string): Scenario[] {
       id: "e",
       name: "POST /oauth/token, refresh_token grant",
       expect: 200,
-      remaining: () => seed.refresh.tokens.length - refresh,
+      remaining: () => remainingOf(seed.refresh.tokens),
       requests: [
         {
           method: "POST",
@@ -152,12 +194,21 @@ export function scenarios(seed: LoadSeed, screenCookie?: string): Scenario[] {
               grant_type: "refresh_token",
               client_id: seed.refresh.clientId,
               client_secret: seed.refresh.clientSecret,
-              refresh_token: seed.refresh.tokens[refresh++] ?? "exhausted",
+              refresh_token: nextToken(seed.refresh.tokens),
             }).toString(),
           }),
         },
       ],
     },
+    chainScenario(
+      "e′",
+      `POST /oauth/token, refresh_token grant, ${CONNECTIONS} chains (${chainClient()})`,
+      seed.refresh,
+      {
+        chains: CONNECTIONS,
+        path: "/oauth/token",
+      },
+    ),
     {
       id: "g",
       name: "POST /oauth/token, authorization_code grant",
@@ -222,6 +273,10 @@ const SCREEN_CONNECTIONS = 4;
 
 /** One request by hand before the load, so a misconfigured scenario fails loudly instead of benchmarking errors. */
 async function check(baseUrl: string, scenario: Scenario): Promise<void> {
+  if (scenario.drive) {
+    await scenario.drive(baseUrl, 1, true);
+    return;
+  }
   const template = scenario.requests[0] as AutocannonRequest;
   const request = template.setupRequest ? (template.setupRequest({ ...template }) ?? template) : template;
   const res = await fetch(`${baseUrl}${request.path}`, {
@@ -236,15 +291,30 @@ async function check(baseUrl: string, scenario: Scenario): Promise<void> {
   }
 }
 
-async function cannon(baseUrl: string, scenario: Scenario, duration: number): Promise<Result> {
+/** `duration` seconds of the scenario's load: its own, or autocannon's. */
+async function load(baseUrl: string, scenario: Scenario, duration: number, warmup = false): Promise<LoadResult> {
+  if (scenario.drive) return scenario.drive(baseUrl, duration, warmup);
   const connections = scenario.connections ?? CONNECTIONS;
-  return autocannon({ url: baseUrl, connections, duration, requests: scenario.requests });
+  const cpu = process.cpuUsage();
+  const result: Result = await autocannon({ url: baseUrl, connections, duration, requests: scenario.requests });
+  const used = process.cpuUsage(cpu);
+  return {
+    loadCpuUs: used.user + used.system,
+    total: result.requests.total,
+    seconds: result.duration,
+    mean: result.latency.mean,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
 }
 
 /** One measured stretch of one scenario. */
 export interface Measurement {
   total: number;
   seconds: number;
+  mean: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -254,6 +324,8 @@ export interface Measurement {
   /** CPU over the stretch (µs): see ScenarioResult. */
   serverCpuUs?: number;
   postgresCpuUs?: number;
+  loadCpuUs?: number;
+  stages?: StageSums;
 }
 
 /** Checks the scenario answers as expected, then loads it for `warmup` seconds, unmeasured. */
@@ -261,7 +333,7 @@ export async function prepareScenario(ourBaseUrl: string, scenario: Scenario, wa
   const baseUrl = scenario.baseUrl ?? ourBaseUrl;
   scenario.fill?.(warmup + 1);
   await check(baseUrl, scenario);
-  if (warmup > 0) await cannon(baseUrl, scenario, warmup);
+  if (warmup > 0) await load(baseUrl, scenario, warmup, true);
 }
 
 /** Where a peer's scenario is sent, and whose CPU it costs. */
@@ -272,14 +344,13 @@ const at = (peer: Peer) => ({ baseUrl: peer.baseUrl, pid: peer.pid });
  * same client, key and request as (h)), and a bare Next.js route (when `bare` was started).
  */
 export function peerScenarios(oidc: OidcProviderPeer, bare: Peer | undefined, seed: LoadSeed): Scenario[] {
-  let refresh = 0;
   return [
     {
       id: "R",
       name: "Peer: node-oidc-provider 9, rotating refresh_token grant",
       expect: 200,
       ...at(oidc),
-      remaining: () => oidc.refreshTokens.length - refresh,
+      remaining: () => remainingOf(oidc.refreshTokens),
       requests: [
         {
           method: "POST",
@@ -291,12 +362,18 @@ export function peerScenarios(oidc: OidcProviderPeer, bare: Peer | undefined, se
               grant_type: "refresh_token",
               client_id: oidc.clientId,
               client_secret: oidc.clientSecret,
-              refresh_token: oidc.refreshTokens[refresh++] ?? "exhausted",
+              refresh_token: nextToken(oidc.refreshTokens),
             }).toString(),
           }),
         },
       ],
     },
+    chainScenario(
+      "R′",
+      `Peer: node-oidc-provider 9, rotating refresh_token grant, ${CONNECTIONS} chains (${chainClient()})`,
+      { clientId: oidc.clientId, clientSecret: oidc.clientSecret, tokens: oidc.refreshTokens },
+      { chains: CONNECTIONS, path: "/token", target: at(oidc) },
+    ),
     {
       id: "Rh",
       name: "Peer: node-oidc-provider 9, client_credentials + private_key_jwt",
@@ -325,7 +402,6 @@ export function limitScenarios(seed: LoadSeed, limit: Peer): Scenario[] {
   const [b, c, e] = ["b", "c", "e"].map((id) => scenarios(seed).find((s) => s.id === id) as Scenario);
   const supply = seed.limitRefresh;
   if (!supply) throw new Error("Peer (L)'s scenarios need its refresh tokens: seedForLoad(…, { limitPeer: true }).");
-  let refresh = 0;
   const tokens = supply.tokens;
   return [
     { ...(b as Scenario), id: "Lb", name: "Peer (L): the limit, private-integration read", ...at(limit) },
@@ -335,7 +411,7 @@ export function limitScenarios(seed: LoadSeed, limit: Peer): Scenario[] {
       id: "Le",
       name: "Peer (L): the limit, rotating refresh_token grant",
       ...at(limit),
-      remaining: () => tokens.length - refresh,
+      remaining: () => remainingOf(tokens),
       requests: [
         {
           method: "POST",
@@ -347,13 +423,50 @@ export function limitScenarios(seed: LoadSeed, limit: Peer): Scenario[] {
               grant_type: "refresh_token",
               client_id: supply.clientId,
               client_secret: supply.clientSecret,
-              refresh_token: tokens[refresh++] ?? "exhausted",
+              refresh_token: nextToken(tokens),
             }).toString(),
           }),
         },
       ],
     },
+    chainScenario(
+      "Le′",
+      `Peer (L): the limit, rotating refresh_token grant, ${CONNECTIONS} chains (${chainClient()})`,
+      supply,
+      {
+        chains: CONNECTIONS,
+        path: "/oauth/token",
+        target: at(limit),
+      },
+    ),
   ];
+}
+
+/** Our second server, whose database is reached through a transaction-mode pooler, and that pooler's process. */
+export interface ThroughPooler {
+  server: Peer;
+  poolerPid?: number;
+  /** Peer (L) on the same pooler (its statements unnamed), when its refreshes are measured there too. */
+  limit?: Peer;
+}
+
+/**
+ * The private-integration read (b) and the refreshes (e) and (e′) again, on our server through a
+ * transaction-mode pooler (bP, eP, e′P), and peer (L)'s refreshes through the same pooler (LeP,
+ * Le′P): the same requests and token supplies as the direct ones.
+ */
+export function pooledScenarios(seed: LoadSeed, pooled: ThroughPooler): Scenario[] {
+  const ours = scenarios(seed);
+  const through = { ...at(pooled.server), ourServer: true, poolerPid: pooled.poolerPid };
+  const again = (from: Scenario[], id: string, target: Partial<Scenario>): Scenario => {
+    const one = from.find((s) => s.id === id) as Scenario;
+    return { ...one, ...target, id: `${id}P`, name: `${one.name}, through PgBouncer` };
+  };
+  const ourRows = ["b", "e", "e′"].map((id) => again(ours, id, through));
+  if (!pooled.limit) return ourRows;
+  const limits = limitScenarios(seed, pooled.limit);
+  const onPooler = { ...at(pooled.limit), poolerPid: pooled.poolerPid };
+  return [...ourRows, ...["Le", "Le′"].map((id) => again(limits, id, onPooler))];
 }
 
 /** Our server, as scripts/support/production-server.ts started it. */
@@ -377,20 +490,26 @@ export async function measure(
   // Let the previous load's last requests finish, so their database time is not counted here.
   await new Promise((r) => setTimeout(r, 1_000));
   const baseUrl = scenario.baseUrl ?? server.baseUrl;
+  const ours = !scenario.baseUrl || scenario.ourServer === true;
   const root = scenario.baseUrl ? scenario.pid : server.process.pid;
   const serving = root === undefined ? undefined : servingProcesses(root, Number(new URL(baseUrl).port));
   if (!serving && process.platform === "linux") {
     console.warn(`[bench] (${scenario.id}): no process of the server's tree listens on ${baseUrl}: no CPU figure.`);
   }
-  const dbTime = async () => (scenario.baseUrl ? { totalMs: 0, calls: 0 } : serverDbTime(server.baseUrl));
+  const dbTime = async () => (ours ? serverDbTime(baseUrl) : { totalMs: 0, calls: 0, stages: undefined });
   const before = await dbTime();
+  // The pooler's process, when there is one, works for PostgreSQL's side of the request.
+  const databaseSide = () => {
+    const processes = postgres && postgresProcesses(postgres);
+    return processes && scenario.poolerPid !== undefined ? [...processes, String(scenario.poolerPid)] : processes;
+  };
   const cpuBefore = {
     server: snapshot(serving ?? []),
-    postgres: snapshot(postgres ? (postgresProcesses(postgres) ?? []) : []),
+    postgres: snapshot(databaseSide() ?? []),
   };
-  const result = await cannon(baseUrl, scenario, seconds);
+  const result = await load(baseUrl, scenario, seconds);
   const serverCpuUs = serving ? usedUs(cpuBefore.server, snapshot(serving)) : undefined;
-  const postgresNow = postgres && postgresProcesses(postgres);
+  const postgresNow = databaseSide();
   const postgresCpuUs = postgresNow ? usedUs(cpuBefore.postgres, snapshot(postgresNow)) : undefined;
   const after = await dbTime();
   if (scenario.remaining && scenario.remaining() < 0) {
@@ -401,16 +520,12 @@ export async function measure(
     console.warn(`[bench] (${scenario.id}) outran its pre-signed assertions: ${made} were signed during the load.`);
   }
   return {
-    total: result.requests.total,
-    seconds: result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
+    ...result,
     dbMs: after.totalMs - before.totalMs,
     dbCalls: after.calls - before.calls,
     serverCpuUs,
     postgresCpuUs,
+    stages: after.stages && Object.keys(after.stages).length ? stagesBetween(before.stages, after.stages) : undefined,
   };
 }
 
@@ -431,6 +546,7 @@ export function combine(scenario: Scenario, rounds: Measurement[]): ScenarioResu
     id: scenario.id,
     name: scenario.name,
     requestsPerSecond: seconds ? total / seconds : 0,
+    mean: total ? sum((r) => r.mean * r.total) / total : 0,
     p50: total ? sum((r) => r.p50 * r.total) / total : 0,
     p99: Math.max(...rounds.map((r) => r.p99)),
     total,
@@ -446,5 +562,10 @@ export function combine(scenario: Scenario, rounds: Measurement[]): ScenarioResu
       rounds.map((r) => r.postgresCpuUs),
       total,
     ),
+    loadCpuUsPerRequest: perRequest(
+      rounds.map((r) => r.loadCpuUs),
+      total,
+    ),
+    stages: rounds.some((r) => r.stages) ? sumStages(rounds.map((r) => r.stages)) : undefined,
   };
 }

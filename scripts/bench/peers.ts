@@ -142,13 +142,19 @@ export async function startBareNext(port: number): Promise<Peer> {
 /**
  * Peer (L), the physical limit: scripts/bench/peers/limit.ts on our own database, in a
  * process (group) of its own. SERVER_SECRET and APP_URL are the bench's, so it hashes tokens as we do.
+ * `unnamed`: its statement runs unnamed (on a transaction-mode pooler).
  */
-export async function startLimitPeer(databaseUrl: string, port: number): Promise<Peer> {
+export async function startLimitPeer(
+  databaseUrl: string,
+  port: number,
+  options: { unnamed?: boolean } = {},
+): Promise<Peer> {
   const logFile = join(mkdtempSync(join(tmpdir(), "bench-limit-")), "peer.log");
   const log = openSync(logFile, "a");
   // One process (tsx as a loader, not a launcher), so it takes the server's V8 flags.
   const args = [...HEAP_FLAGS, "--import", "tsx", "scripts/bench/peers/limit.ts"];
   args.push("--port", String(port), "--database", databaseUrl);
+  if (options.unnamed) args.push("--unnamed");
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ["ignore", log, log],

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { ScenarioResult } from "./load";
 import {
+  chainedTargets,
   type DatabaseRun,
   HAND_KEPT_HEADING,
   installationTokenTargets,
@@ -10,6 +11,7 @@ import {
   table,
   turnOrder,
 } from "./report";
+import { loadGeneratorCost, stageTable } from "./time-report";
 
 describe("bench-results.md: a full run keeps the hand-kept part", () => {
   const generated = "# Benchmark results\n\nMeasured now.\n\n### PGlite (embedded)\n\n| new |\n";
@@ -120,5 +122,100 @@ describe("the order of the turns", () => {
     expect(ids(turnOrder(of("e,g,f,R")))).toBe("e,R,g,f");
     expect(ids(turnOrder(of("g,R,Lb")))).toBe("g,R,Lb");
     expect(ids(turnOrder(of("b,Lb,Le")))).toBe("b,Lb,Le");
+  });
+});
+
+describe("chained refreshes and rows through a pooler (issue 44)", () => {
+  const result = (id: string, rps: number, extra: Partial<ScenarioResult> = {}): ScenarioResult => ({
+    id,
+    name: `scenario ${id}`,
+    requestsPerSecond: rps,
+    p50: 10,
+    p99: 40,
+    total: rps * 10,
+    non2xx: 0,
+    errors: 0,
+    dbMsPerRequest: 1,
+    dbCallsPerRequest: 1,
+    ...extra,
+  });
+  const run = (results: ScenarioResult[]): DatabaseRun => ({
+    database: "postgres",
+    label: "PostgreSQL",
+    duration: 10,
+    connections: 50,
+    results,
+  });
+
+  it("gives the chained peers their turns after (e′), and each row through the pooler after its direct twin", () => {
+    const ids = (list: { id: string }[]) => list.map((s) => s.id).join(",");
+    const all = "b,e,e′,R,R′,Lb,Le,Le′,bP,eP,e′P,LeP,Le′P".split(",").map((id) => ({ id }));
+    expect(ids(turnOrder(all))).toBe("b,Lb,bP,e,R,Le,eP,LeP,e′,R′,Le′,e′P,Le′P");
+  });
+
+  it("checks (e′) against (Le′) and (R′), (e) against (Le), (b) against (Lb), and gives the pooled rows' ratios", () => {
+    const measured = run([
+      result("b", 700),
+      result("e", 900),
+      result("e′", 850),
+      result("Lb", 1000),
+      result("Le", 1000),
+      result("Le′", 1000),
+      result("R′", 400),
+      result("bP", 600),
+      result("eP", 500),
+      result("LeP", 800),
+    ]);
+    expect(chainedTargets(measured)).toBe(
+      "(e′) 0.85 of (Le′): meets 0.85; (e′) 2.13 of (R′): meets 2.00; (e) 0.90 of (Le): meets 0.85; (b) 0.70 of (Lb): meets 0.70; through PgBouncer: (bP) 600 req/s, 0.60 of (Lb), (eP) 500 req/s, 0.63 of (LeP)",
+    );
+    expect(chainedTargets(run([result("e′", 100)]))).toBe(
+      "(e′) against (Le′): not run; (e′) against (R′): not run; (e) against (Le): not run; (b) against (Lb): not run; not run through PgBouncer",
+    );
+  });
+
+  it("shows the chained rows' ratios in the table's columns, to (R′) and to (Le′)", () => {
+    const rows = table(run([result("e′", 800), result("R′", 400), result("Le′", 1000)])).split("\n");
+    expect(rows[2]).toMatch(/\|\s+2\.00 of \(R′\) \|\s+0\.80 of \(Le′\) \|/);
+  });
+
+  it("splits a request's time by stage, per request, beside the client's mean latency", () => {
+    const stages = {
+      request: { count: 100, totalMs: 500 },
+      body: { count: 100, totalMs: 10 },
+      handler: { count: 100, totalMs: 450 },
+      poolWait: { count: 100, totalMs: 100 },
+      roundTrip: { count: 100, totalMs: 300 },
+      sign: { count: 100, totalMs: 20 },
+    };
+    const staged = run([{ ...result("e", 10), total: 100, mean: 8, stages }, result("Le", 20)]);
+    const lines = (stageTable(staged) ?? "").split("\n");
+    expect(lines).toHaveLength(3);
+    // client mean, server, body, handler, pool wait, round trip, signing, handler's own, frame, outside the server
+    expect(lines[2]?.split("|").map((cell) => cell.trim())).toEqual([
+      "",
+      "(e)",
+      "8.00",
+      "5.00",
+      "0.10",
+      "4.50",
+      "1.00",
+      "3.00",
+      "0.20",
+      "0.30",
+      "0.40",
+      "3.00",
+      "",
+    ]);
+    expect(stageTable(run([result("e", 10)]))).toBeUndefined();
+  });
+
+  it("lists the load generator's CPU per request where it was measured", () => {
+    const measured = run([
+      result("e", 10, { loadCpuUsPerRequest: 45.4 }),
+      result("e′", 10, { loadCpuUsPerRequest: 310 }),
+    ]);
+    expect(loadGeneratorCost(measured)).toBe("(e) 45, (e′) 310");
+    expect(loadGeneratorCost(run([result("e", 10)]))).toBeUndefined();
   });
 });

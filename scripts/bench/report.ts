@@ -1,5 +1,8 @@
 import { cpus, freemem, loadavg, platform, release, totalmem } from "node:os";
 import type { ScenarioResult } from "./load";
+import { limitOf, limitPeerIds, peerOf, peerScenarioIds, peerTargets, pooledOf } from "./pairs";
+
+export { turnOrder } from "./pairs";
 
 export interface DatabaseRun {
   database: "pglite" | "postgres";
@@ -32,7 +35,7 @@ export function cpuPerRequest(run: DatabaseRun, result: ScenarioResult): number 
 /** One markdown table per database, columns aligned as Biome formats markdown (it reads fine in a terminal too). */
 export function table(run: DatabaseRun): string {
   // The peers run only with PostgreSQL: no column where neither ran.
-  const peered = run.results.some((r) => r.id === "R" || r.id === "Rh" || r.id === "N");
+  const peered = run.results.some((r) => r.id in peerScenarioIds);
   const limited = run.results.some((r) => r.id in limitPeerIds);
   const header = ["Scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "ratio to (a)"];
   if (peered) header.push("ratio to peer");
@@ -64,58 +67,6 @@ export function markdownTable(header: string[], rows: string[][], right: (column
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
 
-/** (b) again on servers of their own, measured against (b)'s peers: (b′) and the on/off pairs. */
-const B_AGAIN = ["b′", "u", "u′", "m", "m′", "t", "t′"];
-
-/**
- * Which peer each of our scenarios is measured against: (R) the reference OAuth server, (Rh) the
- * same server's installation token, (N) the bare framework.
- */
-const peerOf: Record<string, "R" | "Rh" | "N"> = {
-  a: "N",
-  b: "N",
-  c: "N",
-  ...Object.fromEntries(B_AGAIN.map((id) => [id, "N" as const])),
-  d: "N",
-  e: "R",
-  f: "R",
-  g: "R",
-  h: "Rh",
-};
-/** Issue 11's targets on PostgreSQL, as a ratio to the peer. */
-const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e: 1.0, f: 1.0, g: 1.0 };
-
-/** Peer (L)'s scenarios: the limit of each hot path, and which of ours each measures. */
-const limitPeerIds: Record<string, string> = { Lb: "b", Lc: "c", Le: "e" };
-const limitOf: Record<string, string> = {
-  b: "Lb",
-  ...Object.fromEntries(B_AGAIN.map((id) => [id, "Lb"])),
-  c: "Lc",
-  e: "Le",
-  R: "Le",
-};
-
-/** Each peer's turn comes right after the first scenario of ours measured against it. */
-const turnAfter: Record<string, string> = { ...limitPeerIds };
-for (const [ours, peer] of Object.entries(peerOf)) turnAfter[peer] ??= ours;
-
-/**
- * The order in which the scenarios take their turns: each peer right after the scenario of ours
- * it is first compared with ((N) after (a), (R) and (Le) after (e), (Rh) after (h), (Lb) after
- * (b), (Lc) after (c)), so a ratio's two sides are measured seconds apart rather than a minute. A shared machine's
- * speed moved within minutes (bench-results.md › Issue 28, fourth session). A peer whose scenario
- * is not selected takes its turn last. The tables keep the scenarios' own order.
- */
-export function turnOrder<S extends { id: string }>(scenarios: S[]): S[] {
-  const peers = scenarios.filter((s) => s.id in turnAfter);
-  const order: S[] = [];
-  for (const one of scenarios) {
-    if (one.id in turnAfter) continue;
-    order.push(one, ...peers.filter((peer) => turnAfter[peer.id] === one.id));
-  }
-  return [...order, ...peers.filter((peer) => !order.includes(peer))];
-}
-
 export function ratioToLimit(run: DatabaseRun, result: ScenarioResult): number {
   const limit = run.results.find((r) => r.id === limitOf[result.id]);
   return limit ? result.requestsPerSecond / limit.requestsPerSecond : Number.NaN;
@@ -144,6 +95,26 @@ function checkAgainst(run: DatabaseRun, id: string, against: string, target: num
 export function limitTargets(run: DatabaseRun): string {
   const check = (id: string, against: string, target: number) => checkAgainst(run, id, against, target);
   return [check("b", "Lb", 0.5), check("c", "Lc", 0.8), check("e", "Le", 0.7), check("e", "R", 1.5)].join("; ");
+}
+
+/**
+ * Issue 44's targets on PostgreSQL: the refresh driven as chains against (L)'s and (R)'s, driven
+ * alike; the refresh and the private-integration read against (L)'s; and the same three through a
+ * transaction-mode pooler, given as ratios (no target of their own).
+ */
+export function chainedTargets(run: DatabaseRun): string {
+  const check = (id: string, against: string, target: number) => checkAgainst(run, id, against, target);
+  const targets = [check("e′", "Le′", 0.85), check("e′", "R′", 2), check("e", "Le", 0.85), check("b", "Lb", 0.7)];
+  const pooled = Object.keys(pooledOf).flatMap((id) => {
+    const ours = run.results.find((r) => r.id === id);
+    const limit = run.results.find((r) => r.id === limitOf[id]);
+    if (!ours) return [];
+    const of = limit ? `, ${fixed(ours.requestsPerSecond / limit.requestsPerSecond, 2)} of (${limit.id})` : "";
+    return [`(${id}) ${fixed(ours.requestsPerSecond)} req/s${of}`];
+  });
+  return [...targets, pooled.length ? `through PgBouncer: ${pooled.join(", ")}` : "not run through PgBouncer"].join(
+    "; ",
+  );
 }
 
 /** Issue 40's target on PostgreSQL: an installation token (client_credentials + private_key_jwt) at least 1.5 × (Rh). */

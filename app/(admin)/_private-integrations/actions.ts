@@ -9,14 +9,13 @@ import { type ActionState, actorAction } from "@/lib/auth/actions";
 import { formatDay } from "@/lib/dates/format";
 import { keyReusedMessage, parseIdempotencyKey } from "@/lib/idempotency/keys";
 import type { IntegrationOwner } from "@/lib/integrations/access";
+import { lifecycleActions, type PlainLifecycleKind } from "@/lib/integrations/catalog";
 import { parseRotationOverlap } from "@/lib/integrations/guard-rails";
 import { confirmTokenShown } from "@/lib/integrations/idempotency";
 import {
-  cancelRotation,
   createPrivateIntegration,
-  deletePrivateIntegration,
-  expireOldTokenNow,
   type IssueOptions,
+  lifecycleSteps,
   rotateLater,
   rotateNow,
   updatePrivateIntegration,
@@ -155,29 +154,25 @@ export const confirmShownAction = actorAction(
   { unreadable: "The token dialog sent no key." },
 );
 
-export const expireNowAction = actorAction(target, async (input, actor) => {
-  const owner = ownerOf(input.locationId, actor);
-  const integration = await expireOldTokenNow(actor, owner, input.integrationId);
-  return done(owner, { message: `The old token of “${integration.name}” no longer works.` });
-});
+/**
+ * A lifecycle action that reveals no token (lib/integrations/catalog.ts): its step, answered in the
+ * catalogue's words (`done`).
+ */
+function plainAction(kind: PlainLifecycleKind, options?: { confirmIdentity: true }) {
+  return actorAction(
+    target,
+    async (input, actor) => {
+      const owner = ownerOf(input.locationId, actor);
+      const { name } = await lifecycleSteps[kind](actor, owner, input.integrationId);
+      return done(owner, { message: lifecycleActions[kind].done(name) });
+    },
+    options,
+  );
+}
 
-export const cancelRotationAction = actorAction(target, async (input, actor) => {
-  const owner = ownerOf(input.locationId, actor);
-  const integration = await cancelRotation(actor, owner, input.integrationId);
-  return done(owner, {
-    message: `Rotation of “${integration.name}” cancelled: the new token no longer works; the old one does.`,
-  });
-});
-
-export const removeAction = actorAction(
-  target,
-  async (input, actor) => {
-    const owner = ownerOf(input.locationId, actor);
-    const deleted = await deletePrivateIntegration(actor, owner, input.integrationId);
-    return done(owner, { message: `“${deleted.name}” was deleted; its tokens no longer work.` });
-  },
-  guarded,
-);
+export const expireNowAction = plainAction("expireNow");
+export const cancelRotationAction = plainAction("cancelRotation");
+export const removeAction = plainAction("remove", guarded);
 
 /**
  * An integration's usage for its details, read when they open (ARCHITECTURE.md › Private

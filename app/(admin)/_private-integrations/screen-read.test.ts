@@ -4,6 +4,7 @@ import { dbTiming, resetDbTiming } from "@/lib/db/timing";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import { listAuditPage } from "@/lib/integrations/audit-log";
 import { createPrivateIntegration, rotateLater } from "@/lib/integrations/lifecycle";
+import { defaultListQuery, listPage, triageFactsOfView } from "@/lib/integrations/list-page";
 import { listPrivateIntegrations, readMaximumTokenLifetime } from "@/lib/integrations/read";
 import { addBulkIntegrations } from "@/lib/testing/bulk-integrations";
 import { makeAgency, makeUser } from "@/lib/testing/fixtures";
@@ -13,7 +14,7 @@ import { readIntegrationsScreen } from "./screen-read";
 process.env.BENCH_DB_TIMING = "1";
 
 describe("readIntegrationsScreen: the Private Integrations screen's read", () => {
-  it("reads 500 integrations, Activity and Requests in one round of queries, the same as the reads one by one", async () => {
+  it("reads the page of 500 integrations, Activity and Requests in one round of queries, the same as the reads one by one", async () => {
     const { company, owner } = await makeAgency({ locations: 2, privateIntegrationsLab: true });
     const target: IntegrationOwner = { level: "agency", companyId: company.id };
     const now = new Date();
@@ -23,7 +24,7 @@ describe("readIntegrationsScreen: the Private Integrations screen's read", () =>
 
     resetDbTiming();
     process.env.BENCH_DB_LATENCY_MS = "30";
-    const read = await readIntegrationsScreen(owner, target, now).finally(() => {
+    const read = await readIntegrationsScreen(owner, target, now, defaultListQuery).finally(() => {
       delete process.env.BENCH_DB_LATENCY_MS;
     });
     expect(dbTiming().rounds, "rounds of queries").toBe(1);
@@ -31,10 +32,11 @@ describe("readIntegrationsScreen: the Private Integrations screen's read", () =>
     if (!read.ok) throw new Error(read.message);
     const { screen } = read;
 
-    // The same as each read on its own, which the API and the other screens use.
+    // The same as each read on its own, which the API and the other screens use, paged by the rules.
     const list = await listPrivateIntegrations(owner, target, now);
-    expect(screen.integrations).toEqual(list);
-    expect(screen.integrations).toHaveLength(500);
+    expect(list).toHaveLength(500);
+    expect(screen.list).toEqual(listPage(list, triageFactsOfView, defaultListQuery, now));
+    expect(screen.list.rows).toHaveLength(50);
     // The first 30 were used this hour, the first once, the next twice, …
     expect(Object.fromEntries(screen.requests)).toEqual(
       Object.fromEntries(ids.slice(0, 30).map((id, i) => [id, i + 1])),
@@ -62,31 +64,46 @@ describe("readIntegrationsScreen: the Private Integrations screen's read", () =>
       owner,
       { level: "location", locationId: other.locations[0]!.id },
       now,
+      defaultListQuery,
     );
     expect(elsewhere).toMatchObject({ ok: false, reason: "not_found" });
-    expect(await readIntegrationsScreen(owner, { level: "agency", companyId: other.company.id }, now)).toMatchObject({
+    expect(
+      await readIntegrationsScreen(owner, { level: "agency", companyId: other.company.id }, now, defaultListQuery),
+    ).toMatchObject({
       ok: false,
       reason: "not_found",
     });
 
     // A person without the permission.
     const user = await makeUser(company.id, "agency_user");
-    const refused = await readIntegrationsScreen(user, { level: "agency", companyId: company.id }, now);
+    const refused = await readIntegrationsScreen(
+      user,
+      { level: "agency", companyId: company.id },
+      now,
+      defaultListQuery,
+    );
     expect(refused).toMatchObject({ ok: false, reason: "forbidden" });
     expect(refused).not.toHaveProperty("screen");
 
     // Labs off.
     await setLabsFeature({ companyId: company.id, feature: "private_integrations", enabled: false });
-    expect(await readIntegrationsScreen(owner, { level: "agency", companyId: company.id }, now)).toMatchObject({
+    expect(
+      await readIntegrationsScreen(owner, { level: "agency", companyId: company.id }, now, defaultListQuery),
+    ).toMatchObject({
       ok: false,
       reason: "labs_off",
     });
     await setLabsFeature({ companyId: company.id, feature: "private_integrations", enabled: true });
 
     // A sub-account's own screen reads only its integrations.
-    const sub = await readIntegrationsScreen(owner, { level: "location", locationId: locations[0]!.id }, now);
+    const sub = await readIntegrationsScreen(
+      owner,
+      { level: "location", locationId: locations[0]!.id },
+      now,
+      defaultListQuery,
+    );
     if (!sub.ok) throw new Error(sub.message);
-    expect(sub.screen.integrations).toEqual([]);
+    expect(sub.screen.list).toMatchObject({ rows: [], total: 0, matching: 0, page: 0, pageCount: 1 });
     expect(sub.screen.subAccounts).toEqual([]);
   });
 });

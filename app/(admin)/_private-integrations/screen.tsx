@@ -10,7 +10,7 @@ import { NoPermission, Notice } from "@/components/ui/notice";
 import { requireActor } from "@/lib/auth/session";
 import type { IntegrationOwner } from "@/lib/integrations/access";
 import { type LifecycleKind, lifecycleKinds } from "@/lib/integrations/catalog";
-import { listPage, listQueryOf, triageFactsOfView } from "@/lib/integrations/list-page";
+import { listQueryOf } from "@/lib/integrations/list-page";
 import { scopeGroups } from "@/lib/scopes";
 import * as screenActions from "./actions";
 import { readActivityAction } from "./activity-actions";
@@ -51,7 +51,10 @@ export async function PrivateIntegrationsScreen({
     ? { level: "location", locationId }
     : { level: "agency", companyId: actor.companyId };
   const now = new Date();
-  const access = await readIntegrationsScreen(actor, owner, now);
+  const open = dialogToOpen(searchParams);
+  // Only the page is read and sent: search, filter and order apply to every integration in the database.
+  const query = listQueryOf(searchParams);
+  const access = await readIntegrationsScreen(actor, owner, now, query, open?.integrationId);
   if (!access.ok) {
     // A 404 (each route's not-found.tsx: ./not-found-screen.tsx): a page cannot set its status, notFound() does.
     if (access.reason === "not_found") notFound();
@@ -64,18 +67,8 @@ export async function PrivateIntegrationsScreen({
     );
   }
 
-  const { owner: resolved, integrations, requests, audit, maximumTokenLifetimeDays, subAccounts } = access.screen;
+  const { owner: resolved, list, requests, audit, maximumTokenLifetimeDays, subAccounts } = access.screen;
   const agency = resolved.level === "agency";
-  const open = dialogToOpen(searchParams);
-  // Only the page is sent: search, filter and order apply to every integration here.
-  const query = listQueryOf(searchParams);
-  const list = listPage(
-    integrations,
-    triageFactsOfView,
-    query,
-    now,
-    open ? (i) => i.id === open.integrationId : undefined,
-  );
   // The newest 20 entries of Activity and whether older ones exist: `Show more` reads the rest.
   const auditItems = { entries: audit.entries.map(toAuditItem), more: audit.more };
   return (

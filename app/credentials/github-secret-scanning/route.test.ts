@@ -5,12 +5,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { resetSecretScanningKeys, secretScanningKeyFetches } from "@/lib/credentials/github-secret-scanning";
 import { resetEnvCache } from "@/lib/env";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { getPrivateIntegration } from "@/lib/integrations/read";
 import { generatePrivateIntegrationToken } from "@/lib/integrations/token";
 import { verifyPrivateIntegrationToken } from "@/lib/integrations/verify";
 import { apiClient, expectError, freshAddress } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 
 // GitHub's partner call, outside the versioned API: no Version.
 const api = apiClient(apiRoutes, { version: null });
@@ -75,7 +75,7 @@ const match = (token: string) => ({
   url: "https://github.com/octo-org/docs/issues/12",
   source: "issue",
 });
-const sha256 = (token: string) => createHash("sha256").update(token).digest("hex");
+const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
 
 describe("POST /credentials/github-secret-scanning", () => {
   beforeEach(() => {
@@ -83,21 +83,14 @@ describe("POST /credentials/github-secret-scanning", () => {
   });
 
   it("a good signature: live tokens revoked as true positives, others false positives, with the token's SHA-256", async () => {
-    const { integration, token } = await createPrivateIntegration(
-      A.owner,
-      { level: "agency", companyId: A.company.id },
-      {
-        name: "Pasted in an issue",
-        scopes: ["locations.readonly"],
-      },
-    );
+    const { integration, token } = await makeIntegration(A, { name: "Pasted in an issue" });
     const unknown = generatePrivateIntegrationToken();
     const body = JSON.stringify([match(token), match(unknown)]);
     const answer = await report(body, keyA.id, keyA.privateKey);
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual([
-      { token_hash: sha256(token), token_type: "platform_private_integration_token", label: "true_positive" },
-      { token_hash: sha256(unknown), token_type: "platform_private_integration_token", label: "false_positive" },
+      { token_hash: tokenHash(token), token_type: "platform_private_integration_token", label: "true_positive" },
+      { token_hash: tokenHash(unknown), token_type: "platform_private_integration_token", label: "false_positive" },
     ]);
     expect((await verifyPrivateIntegrationToken(token)).ok).toBe(false);
     const view = await getPrivateIntegration(A.owner, { level: "agency", companyId: A.company.id }, integration.id);
@@ -111,8 +104,8 @@ describe("POST /credentials/github-secret-scanning", () => {
 
   it("several places in one report: labels in the order reported, each reason naming where its token was", async () => {
     const owner = { level: "agency", companyId: A.company.id } as const;
-    const one = await createPrivateIntegration(A.owner, owner, { name: "One", scopes: ["locations.readonly"] });
-    const two = await createPrivateIntegration(A.owner, owner, { name: "Two", scopes: ["locations.readonly"] });
+    const one = await makeIntegration(A, { name: "One" });
+    const two = await makeIntegration(A, { name: "Two" });
     const gist = { ...match(two.token), url: "https://gist.github.com/octo/1", source: "gist" };
     const unknown = generatePrivateIntegrationToken();
     const body = JSON.stringify([match(one.token), match(unknown), gist]);

@@ -3,9 +3,9 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { databaseHandle } from "@/lib/db/client";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 
@@ -35,14 +35,7 @@ describe.runIf(databaseHandle().kind === "postgresql")("a leaked token revoked t
 
   it("a private-integration token and a refresh token's family are refused here within one second", async () => {
     const locationId = A.locations[0]!.id;
-    const { token } = await createPrivateIntegration(
-      A.owner,
-      { level: "location", locationId },
-      {
-        name: "Leaked elsewhere",
-        scopes: ["locations.readonly"],
-      },
-    );
+    const { token } = await makeIntegration(A, { locationId, name: "Leaked elsewhere" });
     const app = await makeApp(A.company.id);
     const tokens = await installAndExchange(A.owner, app, { level: "agency", locationIds: [locationId] });
     const readLocation = () => apiClient(apiRoutes).get(`/locations/${locationId}`, { token });

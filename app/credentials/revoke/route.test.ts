@@ -3,12 +3,12 @@ import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { CREDENTIALS_CALLS_PER_HOUR } from "@/lib/credentials/limit";
 import { db } from "@/lib/db/client";
-import { createPrivateIntegration } from "@/lib/integrations/lifecycle";
 import { getPrivateIntegration } from "@/lib/integrations/read";
 import { generatePrivateIntegrationToken } from "@/lib/integrations/token";
 import { apiClient, expectError, freshAddress } from "@/lib/testing/api-client";
-import { makeAgency, subAccountOwner, type TestAgency, uniqueSuffix } from "@/lib/testing/fixtures";
-import { installAndExchange, makeApp, refreshGrant } from "@/lib/testing/oauth";
+import { makeAgency, subAccountOwner, type TestAgency } from "@/lib/testing/fixtures";
+import { makeIntegration } from "@/lib/testing/integrations";
+import { installAndExchange, makeApp, postRefreshGrant } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 
 const api = apiClient(apiRoutes);
@@ -24,24 +24,19 @@ beforeAll(async () => {
 });
 
 /** Each test calls from an address of its own, so the hourly limit of one does not touch another. */
-const revoke = (json: unknown, peer = freshAddress()) => api.post("/credentials/revoke", { json, peer, version: null });
+const revokeCredentials = (json: unknown, peer = freshAddress()) =>
+  api.post("/credentials/revoke", { json, peer, version: null });
 
 const readLocation = (token: string) => api.get(`/locations/${locationId}`, { token });
 
-const refresh = (refreshToken: string) =>
-  api.post("/oauth/token", { form: refreshGrant(app, refreshToken), version: null });
-
 describe("POST /credentials/revoke", () => {
   it("a live private-integration token and a refresh token stop working at once", async () => {
-    const { integration, token } = await createPrivateIntegration(A.owner, subAccountOwner(locationId), {
-      name: `Leaky ${uniqueSuffix()}`,
-      scopes: ["locations.readonly"],
-    });
+    const { integration, token } = await makeIntegration(A, { locationId });
     const tokens = await installAndExchange(A.owner, app, { level: "agency", locationIds: [locationId] });
     expect((await readLocation(token)).status).toBe(200);
     expect((await verifyAccessToken(tokens.access_token)).ok).toBe(true);
 
-    const answer = await revoke({ credentials: [token, tokens.refresh_token] });
+    const answer = await revokeCredentials({ credentials: [token, tokens.refresh_token] });
     expect(answer.status).toBe(202);
     expect(answer.body).toEqual({ received: 2 });
     expect(answer.headers.get("cache-control")).toBe("no-store");
@@ -49,7 +44,7 @@ describe("POST /credentials/revoke", () => {
     expect((await readLocation(token)).status).toBe(401);
     // The refresh token took its family with it: the access token issued beside it, and itself.
     expect((await verifyAccessToken(tokens.access_token)).ok).toBe(false);
-    const refreshed = await refresh(tokens.refresh_token);
+    const refreshed = await postRefreshGrant(api, app, tokens.refresh_token);
     expect(refreshed.status).toBe(400);
     expect(refreshed.body.error).toBe("invalid_grant");
 
@@ -74,14 +69,11 @@ describe("POST /credentials/revoke", () => {
   });
 
   it("unknown, invalid and already revoked tokens get the same 202 and body as live ones", async () => {
-    const { token } = await createPrivateIntegration(A.owner, subAccountOwner(locationId), {
-      name: "Twice",
-      scopes: ["locations.readonly"],
-    });
-    const live = await revoke({ credentials: [token] });
-    const again = await revoke({ credentials: [token] });
-    const unknown = await revoke({ credentials: [generatePrivateIntegrationToken()] });
-    const invalid = await revoke({ credentials: ["not a token at all"] });
+    const { token } = await makeIntegration(A, { locationId });
+    const live = await revokeCredentials({ credentials: [token] });
+    const again = await revokeCredentials({ credentials: [token] });
+    const unknown = await revokeCredentials({ credentials: [generatePrivateIntegrationToken()] });
+    const invalid = await revokeCredentials({ credentials: ["not a token at all"] });
     for (const answer of [live, again, unknown, invalid]) {
       expect(answer.status).toBe(202);
       expect(answer.text).toBe('{"received":1}');
@@ -95,7 +87,7 @@ describe("POST /credentials/revoke", () => {
     ["a token that is not a string", { credentials: [42] }],
     ["an unknown field", { credentials: ["pit-x"], extra: 1 }],
   ])("%s: 400 invalid_request with SPEC's error body", async (_name, body) => {
-    const answer = await revoke(body);
+    const answer = await revokeCredentials(body);
     expectError(answer, 400, "invalid_request");
   });
 
@@ -115,34 +107,35 @@ describe("POST /credentials/revoke", () => {
     const body = { credentials: [generatePrivateIntegrationToken()] };
     for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR; i++) {
       // Every call counts, malformed ones too.
-      const answer = await revoke(i % 2 ? body : { credentials: [] }, address);
+      const answer = await revokeCredentials(i % 2 ? body : { credentials: [] }, address);
       expect(answer.status).toBe(i % 2 ? 202 : 400);
     }
-    const refused = await revoke(body, address);
+    const refused = await revokeCredentials(body, address);
     expect(refused.status).toBe(429);
     expect(refused.body.error).toBe("rate_limited");
     const retryAfter = Number(refused.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(3600);
-    expect((await revoke(body)).status).toBe(202);
+    expect((await revokeCredentials(body)).status).toBe(202);
   });
 
   it("counts an IPv6 client by its /64: another address of the same /64 is the same caller", async () => {
     const prefix = freshAddress().replace(/::1$/, "");
     const body = { credentials: [generatePrivateIntegrationToken()] };
     for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR; i++) {
-      expect((await revoke(body, `${prefix}::${(i + 1).toString(16)}`)).status).toBe(202);
+      expect((await revokeCredentials(body, `${prefix}::${(i + 1).toString(16)}`)).status).toBe(202);
     }
-    const sameSlash64 = await revoke(body, `${prefix.toUpperCase()}:ffff:ffff:ffff:ffff`);
+    const sameSlash64 = await revokeCredentials(body, `${prefix.toUpperCase()}:ffff:ffff:ffff:ffff`);
     expect(sameSlash64.status).toBe(429);
     expect(sameSlash64.body.error).toBe("rate_limited");
-    expect((await revoke(body)).status).toBe(202);
+    expect((await revokeCredentials(body)).status).toBe(202);
   });
 
   it("the GitHub partner endpoint counts in the same hourly limit", async () => {
     const address = freshAddress();
     const body = { credentials: [generatePrivateIntegrationToken()] };
-    for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR - 1; i++) expect((await revoke(body, address)).status).toBe(202);
+    for (let i = 0; i < CREDENTIALS_CALLS_PER_HOUR - 1; i++)
+      expect((await revokeCredentials(body, address)).status).toBe(202);
     const github = await api.post("/credentials/github-secret-scanning", {
       body: "[]",
       contentType: "application/json",
@@ -150,6 +143,6 @@ describe("POST /credentials/revoke", () => {
       version: null,
     });
     expect(github.status).not.toBe(429);
-    expect((await revoke(body, address)).status).toBe(429);
+    expect((await revokeCredentials(body, address)).status).toBe(429);
   });
 });

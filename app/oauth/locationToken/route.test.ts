@@ -34,7 +34,8 @@ beforeAll(async () => {
   otherAgency = await makeAgency({ locations: 1 });
 });
 
-const exchange = (
+/** POST /oauth/locationToken with the installed app's Company token, unless `bearer` names another (null: none). */
+const exchangeAsCompany = (
   form: Record<string, string | undefined>,
   options: { bearer?: string | null; version?: string | null } = {},
 ) =>
@@ -50,7 +51,7 @@ const forLocation = (index = 0) => ({ companyId: agency.company.id, locationId: 
 
 describe("POST /oauth/locationToken", () => {
   it("exchanges a Company token for a Location token with SPEC.md's fields", async () => {
-    const result = await exchange(forLocation(0));
+    const result = await exchangeAsCompany(forLocation(0));
     expect(result.status).toBe(200);
     expect(result.headers.get("cache-control")).toBe("no-store");
     expect(Object.keys(result.body).sort()).toEqual(
@@ -87,7 +88,7 @@ describe("POST /oauth/locationToken", () => {
   });
 
   it("its refresh token works at /oauth/token and answers in the Location shape", async () => {
-    const result = await exchange(forLocation(1));
+    const result = await exchangeAsCompany(forLocation(1));
     const refreshed = await api.post("/oauth/token", { form: refreshGrant(app, result.body.refresh_token) });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body).toMatchObject({
@@ -98,36 +99,44 @@ describe("POST /oauth/locationToken", () => {
   });
 
   it("without Version: 400 invalid_version", async () => {
-    expectBearerError(await exchange(forLocation(), { version: null }), 400, "invalid_version", /Version header/);
-    expectBearerError(await exchange(forLocation(), { version: "2020-01-01" }), 400, "invalid_version");
+    expectBearerError(
+      await exchangeAsCompany(forLocation(), { version: null }),
+      400,
+      "invalid_version",
+      /Version header/,
+    );
+    expectBearerError(await exchangeAsCompany(forLocation(), { version: "2020-01-01" }), 400, "invalid_version");
   });
 
   it("without a Bearer token, or a bad one: 401 invalid_token", async () => {
-    expectBearerError(await exchange(forLocation(), { bearer: null }), 401, "invalid_token", /Bearer/);
-    expectBearerError(await exchange(forLocation(), { bearer: "a.b.c" }), 401, "invalid_token");
+    expectBearerError(await exchangeAsCompany(forLocation(), { bearer: null }), 401, "invalid_token", /Bearer/);
+    expectBearerError(await exchangeAsCompany(forLocation(), { bearer: "a.b.c" }), 401, "invalid_token");
   });
 
   it("with a Location token: 403 forbidden", async () => {
-    const location = await exchange(forLocation(0));
-    const result = await exchange(forLocation(0), { bearer: location.body.access_token as string });
+    const location = await exchangeAsCompany(forLocation(0));
+    const result = await exchangeAsCompany(forLocation(0), { bearer: location.body.access_token as string });
     expectBearerError(result, 403, "forbidden", /Location token/);
   });
 
   it("with a private-integration token: 403 forbidden", async () => {
-    const result = await exchange(forLocation(0), { bearer: "pit-0123abcd-0123-4567-89ab-0123456789ab" });
+    const result = await exchangeAsCompany(forLocation(0), { bearer: "pit-0123abcd-0123-4567-89ab-0123456789ab" });
     expectBearerError(result, 403, "forbidden", /Private-integration/);
   });
 
   it("with a token of another agency: 403 forbidden", async () => {
-    const result = await exchange({ companyId: otherAgency.company.id, locationId: otherAgency.locations[0]!.id });
+    const result = await exchangeAsCompany({
+      companyId: otherAgency.company.id,
+      locationId: otherAgency.locations[0]!.id,
+    });
     expectBearerError(result, 403, "forbidden", /companyId/);
   });
 
   it("for a sub-account of another agency: 403 forbidden", async () => {
-    const result = await exchange({ companyId: agency.company.id, locationId: otherAgency.locations[0]!.id });
+    const result = await exchangeAsCompany({ companyId: agency.company.id, locationId: otherAgency.locations[0]!.id });
     expectBearerError(result, 403, "forbidden", /not a sub-account of this agency/);
     expectBearerError(
-      await exchange({ companyId: agency.company.id, locationId: "no-such-location" }),
+      await exchangeAsCompany({ companyId: agency.company.id, locationId: "no-such-location" }),
       403,
       "forbidden",
       /not a sub-account of this agency/,
@@ -135,7 +144,7 @@ describe("POST /oauth/locationToken", () => {
   });
 
   it("for a sub-account the app is not installed on: 403 forbidden naming the reason", async () => {
-    expectBearerError(await exchange(forLocation(2)), 403, "forbidden", /not installed on this sub-account/);
+    expectBearerError(await exchangeAsCompany(forLocation(2)), 403, "forbidden", /not installed on this sub-account/);
   });
 
   it("without oauth.write: 403 insufficient_scope with scope=", async () => {
@@ -144,14 +153,19 @@ describe("POST /oauth/locationToken", () => {
       level: "agency",
       locationIds: [agency.locations[0]!.id],
     });
-    const result = await exchange(forLocation(0), { bearer: tokens.access_token });
+    const result = await exchangeAsCompany(forLocation(0), { bearer: tokens.access_token });
     expectBearerError(result, 403, "insufficient_scope", /oauth\.write/);
     expect(result.headers.get("www-authenticate")).toContain('scope="oauth.write"');
   });
 
   it("missing companyId or locationId: 400 invalid_request", async () => {
-    expectBearerError(await exchange({ locationId: agency.locations[0]!.id }), 400, "invalid_request", /companyId/);
-    expectBearerError(await exchange({ companyId: agency.company.id }), 400, "invalid_request", /locationId/);
+    expectBearerError(
+      await exchangeAsCompany({ locationId: agency.locations[0]!.id }),
+      400,
+      "invalid_request",
+      /companyId/,
+    );
+    expectBearerError(await exchangeAsCompany({ companyId: agency.company.id }), 400, "invalid_request", /locationId/);
   });
 
   it("a JSON body: 400 invalid_request", async () => {
@@ -164,7 +178,7 @@ describe("POST /oauth/locationToken", () => {
   });
 
   it("Location tokens die with the Company grant's family and with the uninstall", async () => {
-    const location = await exchange(forLocation(0));
+    const location = await exchangeAsCompany(forLocation(0));
     const token = location.body.access_token as string;
     expect((await verifyAccessToken(token)).ok).toBe(true);
     // Reusing the Company refresh token after rotation revokes the family, children included.
@@ -179,7 +193,7 @@ describe("POST /oauth/locationToken", () => {
       level: "agency",
       locationIds: [agency.locations[0]!.id],
     });
-    const loc = await exchange(forLocation(0), { bearer: fresh.access_token });
+    const loc = await exchangeAsCompany(forLocation(0), { bearer: fresh.access_token });
     expect(loc.status).toBe(200);
     const verified = await verifyAccessToken(fresh.access_token);
     expect(verified.ok).toBe(true);
@@ -198,7 +212,7 @@ describe("POST /oauth/locationToken", () => {
       level: "agency",
       locationIds: [agency.locations[0]!.id, agency.locations[1]!.id],
     });
-    const loc1 = await exchange(forLocation(1), { bearer: fresh.access_token });
+    const loc1 = await exchangeAsCompany(forLocation(1), { bearer: fresh.access_token });
     expect((await verifyAccessToken(loc1.body.access_token as string)).ok).toBe(true);
     await installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[0]!.id] });
     expect(await verifyAccessToken(loc1.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
@@ -216,7 +230,7 @@ describe("every path that revokes a Company grant takes its Location tokens down
     });
     const company = await tokenCall(codeGrant(app, code, "Company"));
     expect(company.status).toBe(200);
-    const child = await exchange(forLocation(0), { bearer: company.body.access_token as string });
+    const child = await exchangeAsCompany(forLocation(0), { bearer: company.body.access_token as string });
     expect(child.status).toBe(200);
     expect((await verifyAccessToken(child.body.access_token as string)).ok).toBe(true);
     return { code, company: company.body, child: child.body };

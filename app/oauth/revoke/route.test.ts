@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 
 const issue = () => installAndExchange(agency.owner, app, { level: "agency", locationIds: [agency.locations[0]!.id] });
-const revoke = (token: string, client = app, extra: Record<string, string> = {}) =>
+const postRevoke = (token: string, client = app, extra: Record<string, string> = {}) =>
   api.post("/oauth/revoke", {
     form: { token, client_id: client.app.clientId, client_secret: client.clientSecret, ...extra },
   });
@@ -29,7 +29,7 @@ const introspect = (token: string, client = app, secret = client.clientSecret) =
 describe("POST /oauth/revoke (RFC 7009)", () => {
   it("revokes one access token; the refresh token keeps working", async () => {
     const tokens = await issue();
-    const result = await revoke(tokens.access_token, app, { token_type_hint: "access_token" });
+    const result = await postRevoke(tokens.access_token, app, { token_type_hint: "access_token" });
     expect(result.status).toBe(200);
     expect(result.text).toBe("");
     expect(result.headers.get("cache-control")).toBe("no-store");
@@ -47,22 +47,22 @@ describe("POST /oauth/revoke (RFC 7009)", () => {
 
   it("revoking a refresh token revokes its grant, access tokens included", async () => {
     const tokens = await issue();
-    expect((await revoke(tokens.refresh_token)).status).toBe(200);
+    expect((await postRevoke(tokens.refresh_token)).status).toBe(200);
     expect(await verifyAccessToken(tokens.access_token)).toEqual({ ok: false, reason: "revoked" });
     expect((await introspect(tokens.refresh_token)).body).toEqual({ active: false });
   });
 
   it("an unknown or already revoked token is a 200 (§2.2)", async () => {
-    expect((await revoke("nope")).status).toBe(200);
-    expect((await revoke("a.b.c")).status).toBe(200);
+    expect((await postRevoke("nope")).status).toBe(200);
+    expect((await postRevoke("a.b.c")).status).toBe(200);
     const tokens = await issue();
-    expect((await revoke(tokens.access_token)).status).toBe(200);
-    expect((await revoke(tokens.access_token)).status).toBe(200);
+    expect((await postRevoke(tokens.access_token)).status).toBe(200);
+    expect((await postRevoke(tokens.access_token)).status).toBe(200);
   });
 
   it("another app's token is refused and stays valid", async () => {
     const tokens = await issue();
-    const result = await revoke(tokens.access_token, otherApp);
+    const result = await postRevoke(tokens.access_token, otherApp);
     expect(result.status).toBe(400);
     expect(result.body.error).toBe("unauthorized_client");
     expect((await verifyAccessToken(tokens.access_token)).ok).toBe(true);
@@ -78,10 +78,10 @@ describe("POST /oauth/revoke (RFC 7009)", () => {
     });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe("invalid_client");
-    const noToken = await revoke("");
+    const noToken = await postRevoke("");
     expect(noToken.status).toBe(400);
     expect(noToken.body.error_description).toMatch(/token is required/);
-    const badHint = await revoke(tokens.access_token, app, { token_type_hint: "id_token" });
+    const badHint = await postRevoke(tokens.access_token, app, { token_type_hint: "id_token" });
     expect(badHint.status).toBe(400);
   });
 });
@@ -116,7 +116,7 @@ describe("POST /oauth/introspect (RFC 7662)", () => {
     expect((await introspect(tokens.access_token, otherApp)).body).toEqual({ active: false });
     expect((await introspect(tokens.refresh_token, otherApp)).body).toEqual({ active: false });
     expect((await introspect("junk")).body).toEqual({ active: false });
-    await revoke(tokens.access_token);
+    await postRevoke(tokens.access_token);
     expect((await introspect(tokens.access_token)).body).toEqual({ active: false });
   });
 

@@ -3,7 +3,7 @@ import * as client from "openid-client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { apiClient } from "@/lib/testing/api-client";
+import { apiClient, inProcessFetch } from "@/lib/testing/api-client";
 import { addTestAppKey, type TestAppKey } from "@/lib/testing/app-keys";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { install, makeApp, pkcePair } from "@/lib/testing/oauth";
@@ -19,17 +19,6 @@ import { install, makeApp, pkcePair } from "@/lib/testing/oauth";
 
 // The libraries' own requests: no Version, their headers and body as they send them.
 const api = apiClient(apiRoutes, { version: null });
-
-async function inProcess(
-  url: string,
-  options: { method?: string; headers?: HeadersInit; body?: unknown },
-): Promise<Response> {
-  const { pathname, search } = new URL(url);
-  // The libraries send a form as URLSearchParams (their types also allow a Uint8Array).
-  const body = (options.body ?? undefined) as BodyInit | undefined;
-  const headers = Object.fromEntries(new Headers(options.headers));
-  return api.send(options.method as "GET" | "POST", `${pathname}${search}`, { headers, body });
-}
 
 let agency: TestAgency;
 let app: CreatedApp;
@@ -53,7 +42,7 @@ describe.each(["ES256", "RS256"] as const)("with an %s key", (alg) => {
       client.discovery(issuer, app.app.clientId, undefined, client.PrivateKeyJwt(key()), {
         algorithm: "oauth2",
         execute: [client.allowInsecureRequests],
-        [client.customFetch]: inProcess,
+        [client.customFetch]: inProcessFetch(api),
       });
 
     it("clientCredentialsGrant with companyId: a 1-hour Company token, no refresh token", async () => {
@@ -122,7 +111,7 @@ describe.each(["ES256", "RS256"] as const)("with an %s key", (alg) => {
   });
 
   describe("oauth4webapi with oauth.PrivateKeyJwt", () => {
-    const options = { [oauth.customFetch]: inProcess, [oauth.allowInsecureRequests]: true };
+    const options = { [oauth.customFetch]: inProcessFetch(api), [oauth.allowInsecureRequests]: true };
     let as: oauth.AuthorizationServer;
     const oauthClient = () => ({ client_id: app.app.clientId });
 

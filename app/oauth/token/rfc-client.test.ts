@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import type { Actor } from "@/lib/accounts/permissions";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { apiClient } from "@/lib/testing/api-client";
+import { apiClient, inProcessFetch } from "@/lib/testing/api-client";
 import type { TestAgency } from "@/lib/testing/fixtures";
 import { agencyUserAndApp, install, pkcePair } from "@/lib/testing/oauth";
 
@@ -16,14 +16,6 @@ import { agencyUserAndApp, install, pkcePair } from "@/lib/testing/oauth";
 
 // The library's own requests: no Version, its headers and body as it sends them.
 const api = apiClient(apiRoutes, { version: null });
-
-const inProcess: client.CustomFetch = async (url, options) => {
-  const { pathname, search } = new URL(url);
-  // The library sends a form as URLSearchParams; its type also allows a Uint8Array of any buffer.
-  const body = (options.body ?? undefined) as BodyInit | undefined;
-  const headers = Object.fromEntries(new Headers(options.headers));
-  return api.send(options.method as "GET" | "POST", `${pathname}${search}`, { headers, body });
-};
 
 let agency: TestAgency;
 let subUser: Actor;
@@ -38,7 +30,7 @@ async function rfcClient(): Promise<client.Configuration> {
   return client.discovery(issuer, app.app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret), {
     algorithm: "oauth2",
     execute: [client.allowInsecureRequests],
-    [client.customFetch]: inProcess,
+    [client.customFetch]: inProcessFetch(api),
   });
 }
 

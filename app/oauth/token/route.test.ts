@@ -4,7 +4,7 @@ import { decodeJwt } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import type { Actor } from "@/lib/accounts/permissions";
-import { json, noStore } from "@/lib/api/handler";
+import { type JsonResponse, json, noStore } from "@/lib/api/handler";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { resetEnvCache } from "@/lib/env";
@@ -22,6 +22,8 @@ import {
   install,
   makeApp,
   pkcePair,
+  postCodeGrant,
+  postRefreshGrant,
   refreshGrant,
   testRedirectUri,
 } from "@/lib/testing/oauth";
@@ -46,12 +48,6 @@ const token = (
   basic?: { id: string; secret: string },
   authorization?: string,
 ) => api.post("/oauth/token", { form, basic, authorization });
-
-const codeExchange = (code: string, extra: Record<string, string | undefined> = {}, client = app) =>
-  token({ ...codeGrant(client, code, "Company"), ...extra });
-
-const refresh = (refreshToken: string, extra: Record<string, string | undefined> = {}, client = app) =>
-  token({ ...refreshGrant(client, refreshToken), ...extra });
 
 const agencyInstall = (locationIds = [agency.locations[0]!.id, agency.locations[1]!.id], extra = {}, now?: Date) =>
   install(agency.owner, app.app.clientId, { level: "agency", locationIds }, extra, now);
@@ -84,7 +80,7 @@ describe("200 response, SPEC.md's table", () => {
   it("Company column (authorization_code)", async () => {
     const chosen = [agency.locations[0]!.id, agency.locations[2]!.id];
     const { code } = await agencyInstall(chosen);
-    const result = await codeExchange(code);
+    const result = await postCodeGrant(api, app, code);
     expect(result.status).toBe(200);
     expect(result.headers.get("cache-control")).toBe("no-store");
     expect(result.headers.get("content-type")).toMatch(/^application\/json/);
@@ -113,7 +109,7 @@ describe("200 response, SPEC.md's table", () => {
 
   it("Location column (authorization_code)", async () => {
     const { code } = await locationInstall();
-    const result = await codeExchange(code, { user_type: "Location" });
+    const result = await postCodeGrant(api, app, code, { user_type: "Location" });
     expect(result.status).toBe(200);
     const body = result.body;
     expect(Object.keys(body).sort()).toEqual([...tokenFields, "locationId"].sort());
@@ -134,8 +130,8 @@ describe("200 response, SPEC.md's table", () => {
 
   it("refresh_token grant answers with the same columns, a new refresh token and a new id", async () => {
     const { code } = await agencyInstall();
-    const first = await codeExchange(code);
-    const second = await refresh(first.body.refresh_token as string);
+    const first = await postCodeGrant(api, app, code);
+    const second = await postRefreshGrant(api, app, first.body.refresh_token as string);
     expect(second.status).toBe(200);
     expect(Object.keys(second.body).sort()).toEqual(Object.keys(first.body).sort());
     expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
@@ -144,11 +140,22 @@ describe("200 response, SPEC.md's table", () => {
     expect(second.body).toMatchObject({ userType: "Company", isBulkInstallation: true, companyId: agency.company.id });
 
     const { code: locCode } = await locationInstall();
-    const loc = await codeExchange(locCode, { user_type: "Location" });
-    const locRefreshed = await refresh(loc.body.refresh_token as string, { user_type: "Location" });
+    const loc = await postCodeGrant(api, app, locCode, { user_type: "Location" });
+    const locRefreshed = await postRefreshGrant(api, app, loc.body.refresh_token as string, { user_type: "Location" });
     expect(locRefreshed.status).toBe(200);
     expect(Object.keys(locRefreshed.body).sort()).toEqual(Object.keys(loc.body).sort());
     expect(locRefreshed.body).toMatchObject({ userType: "Location", locationId: agency.locations[0]!.id });
+  });
+
+  it("a token answer is written uncompressed, even to a client that accepts gzip (it carries credentials)", async () => {
+    const { code } = await agencyInstall();
+    const first = await postCodeGrant(api, app, code);
+    const request = formRequest("/oauth/token", refreshGrant(app, first.body.refresh_token as string), {
+      "accept-encoding": "gzip, deflate",
+    });
+    const answer = (await POST(request, undefined)) as JsonResponse;
+    expect(answer.status).toBe(200);
+    expect(answer.uncompressed).toBe(true);
   });
 
   it("HTTP Basic client authentication works as well as the form", async () => {
@@ -163,7 +170,7 @@ describe("200 response, SPEC.md's table", () => {
   it("a registered redirect_uri and a matching PKCE code_verifier are accepted", async () => {
     const { verifier, challenge } = pkcePair();
     const { code } = await agencyInstall(undefined, { code_challenge: challenge, code_challenge_method: "S256" });
-    const result = await codeExchange(code, { redirect_uri: testRedirectUri, code_verifier: verifier });
+    const result = await postCodeGrant(api, app, code, { redirect_uri: testRedirectUri, code_verifier: verifier });
     expect(result.status).toBe(200);
   });
 });
@@ -172,13 +179,15 @@ describe("scopes follow the installation", () => {
   it("a code issued before a narrowing re-install gets only the scopes the installation grants now", async () => {
     const { code: wide } = await agencyInstall();
     const { code: narrow } = await agencyInstall(undefined, { scope: "oauth.readonly locations.readonly" });
-    const early = await codeExchange(wide);
+    const early = await postCodeGrant(api, app, wide);
     expect(early.status).toBe(200);
     expect(early.body.scope).toBe("oauth.readonly locations.readonly");
     expect(decodeJwt(early.body.access_token as string).scope).toBe("oauth.readonly locations.readonly");
     // Its family stays narrow when it refreshes.
-    expect((await refresh(early.body.refresh_token as string)).body.scope).toBe("oauth.readonly locations.readonly");
-    expect((await codeExchange(narrow)).body.scope).toBe("oauth.readonly locations.readonly");
+    expect((await postRefreshGrant(api, app, early.body.refresh_token as string)).body.scope).toBe(
+      "oauth.readonly locations.readonly",
+    );
+    expect((await postCodeGrant(api, app, narrow)).body.scope).toBe("oauth.readonly locations.readonly");
   });
 });
 
@@ -214,7 +223,7 @@ describe("request errors", () => {
     ["a huge code", { code: "x".repeat(5000) }, 400],
     ["control characters", { code: "\u0000\u0001", user_type: "Company\u0000" }, 400],
   ])("%s: a 4xx, never a 5xx", async (_case, override, status) => {
-    expect((await codeExchange("x", override)).status).toBe(status);
+    expect((await postCodeGrant(api, app, "x", override)).status).toBe(status);
   });
 
   it("a body that is not UTF-8 or too large: 4xx", async () => {
@@ -249,7 +258,7 @@ describe("request errors", () => {
     ["code", { code: undefined }, /code is required/],
   ];
   it.each(missing)("missing %s: 400 invalid_request naming it", async (_field, override, message) => {
-    const result = await codeExchange("some-code", override);
+    const result = await postCodeGrant(api, app, "some-code", override);
     expectTokenError(result, 400, "invalid_request", message);
   });
 
@@ -260,43 +269,53 @@ describe("request errors", () => {
   it.each(noClientAuth)(
     "missing %s: 401 invalid_client naming it (RFC 6749 §5.2)",
     async (_field, override, message) => {
-      const result = await codeExchange("some-code", override);
+      const result = await postCodeGrant(api, app, "some-code", override);
       expectTokenError(result, 401, "invalid_client", message);
       expect(result.headers.get("www-authenticate")).toBeNull();
     },
   );
 
   it("an empty value counts as missing (RFC 6749 §3.2)", async () => {
-    expectTokenError(await codeExchange("", {}), 400, "invalid_request", /code is required/);
+    expectTokenError(await postCodeGrant(api, app, "", {}), 400, "invalid_request", /code is required/);
   });
 
   it("missing refresh_token: 400 invalid_request", async () => {
-    expectTokenError(await refresh(""), 400, "invalid_request", /refresh_token is required/);
+    expectTokenError(await postRefreshGrant(api, app, ""), 400, "invalid_request", /refresh_token is required/);
   });
 
   it("an unknown grant_type: 400 unsupported_grant_type", async () => {
-    const result = await codeExchange("x", { grant_type: "password" });
+    const result = await postCodeGrant(api, app, "x", { grant_type: "password" });
     expectTokenError(result, 400, "unsupported_grant_type", /authorization_code, refresh_token, client_credentials/);
   });
 
   it("an unknown user_type value: 400 invalid_grant (SPEC.md: else invalid_grant)", async () => {
-    expectTokenError(await codeExchange("x", { user_type: "Agency" }), 400, "invalid_grant", /Company or Location/);
+    expectTokenError(
+      await postCodeGrant(api, app, "x", { user_type: "Agency" }),
+      400,
+      "invalid_grant",
+      /Company or Location/,
+    );
   });
 
   it("a malformed code_verifier: 400 invalid_request", async () => {
-    expectTokenError(await codeExchange("x", { code_verifier: "short" }), 400, "invalid_request", /code_verifier/);
+    expectTokenError(
+      await postCodeGrant(api, app, "x", { code_verifier: "short" }),
+      400,
+      "invalid_request",
+      /code_verifier/,
+    );
   });
 });
 
 describe("client authentication errors", () => {
   it("unknown client: 401 invalid_client, no Basic challenge when the form was used", async () => {
-    const result = await codeExchange("x", { client_id: "nope" });
+    const result = await postCodeGrant(api, app, "x", { client_id: "nope" });
     expectTokenError(result, 401, "invalid_client", /client_id/);
     expect(result.headers.get("www-authenticate")).toBeNull();
   });
 
   it("wrong secret in the form: 401 invalid_client", async () => {
-    const result = await codeExchange("x", { client_secret: "wrong" });
+    const result = await postCodeGrant(api, app, "x", { client_secret: "wrong" });
     expectTokenError(result, 401, "invalid_client", /client_secret/);
     expect(result.headers.get("www-authenticate")).toBeNull();
   });
@@ -340,28 +359,28 @@ describe("client authentication errors", () => {
 
 describe("authorization_code grant errors", () => {
   it("an unknown code: 400 invalid_grant", async () => {
-    expectTokenError(await codeExchange("not-a-code"), 400, "invalid_grant", /not valid/);
+    expectTokenError(await postCodeGrant(api, app, "not-a-code"), 400, "invalid_grant", /not valid/);
   });
 
   it("an expired code (older than 10 minutes): invalid_grant", async () => {
     const { code } = await agencyInstall(undefined, {}, new Date(Date.now() - 11 * 60_000));
-    expectTokenError(await codeExchange(code), 400, "invalid_grant", /expired/);
+    expectTokenError(await postCodeGrant(api, app, code), 400, "invalid_grant", /expired/);
   });
 
   it("a code of another app: invalid_grant, and the code still works for its own app", async () => {
     const { code } = await agencyInstall();
-    expectTokenError(await codeExchange(code, {}, otherApp), 400, "invalid_grant", /another app/);
-    expect((await codeExchange(code)).status).toBe(200);
+    expectTokenError(await postCodeGrant(api, otherApp, code, {}), 400, "invalid_grant", /another app/);
+    expect((await postCodeGrant(api, app, code)).status).toBe(200);
   });
 
   it("user_type left out (SPEC.md: optional): the installation's level, Company and Location", async () => {
     const { code } = await agencyInstall();
-    const company = await codeExchange(code, { user_type: undefined });
+    const company = await postCodeGrant(api, app, code, { user_type: undefined });
     expect(company.status).toBe(200);
     expect(company.body).toMatchObject({ userType: "Company", isBulkInstallation: true });
     expect(decodeJwt(company.body.access_token as string).authClass).toBe("Company");
     const { code: locCode } = await locationInstall();
-    const location = await codeExchange(locCode, { user_type: undefined });
+    const location = await postCodeGrant(api, app, locCode, { user_type: undefined });
     expect(location.status).toBe(200);
     expect(location.body).toMatchObject({ userType: "Location", locationId: agency.locations[0]!.id });
     expect(decodeJwt(location.body.access_token as string).authClass).toBe("Location");
@@ -370,34 +389,34 @@ describe("authorization_code grant errors", () => {
   it("user_type not matching the installation: invalid_grant", async () => {
     const { code } = await agencyInstall();
     expectTokenError(
-      await codeExchange(code, { user_type: "Location" }),
+      await postCodeGrant(api, app, code, { user_type: "Location" }),
       400,
       "invalid_grant",
       /user_type must be Company/,
     );
     const { code: locCode } = await locationInstall();
-    expectTokenError(await codeExchange(locCode), 400, "invalid_grant", /user_type must be Location/);
+    expectTokenError(await postCodeGrant(api, app, locCode), 400, "invalid_grant", /user_type must be Location/);
   });
 
   it("a redirect_uri other than the code's: invalid_grant", async () => {
     const { code } = await agencyInstall();
-    const result = await codeExchange(code, { redirect_uri: "http://localhost:4000/callback" });
+    const result = await postCodeGrant(api, app, code, { redirect_uri: "http://localhost:4000/callback" });
     expectTokenError(result, 400, "invalid_grant", /redirect_uri/);
   });
 
   it("PKCE: a missing or wrong code_verifier, or one without a challenge: invalid_grant", async () => {
     const { challenge } = pkcePair();
     const { code } = await agencyInstall(undefined, { code_challenge: challenge, code_challenge_method: "S256" });
-    expectTokenError(await codeExchange(code), 400, "invalid_grant", /code_verifier is required/);
+    expectTokenError(await postCodeGrant(api, app, code), 400, "invalid_grant", /code_verifier is required/);
     expectTokenError(
-      await codeExchange(code, { code_verifier: pkcePair().verifier }),
+      await postCodeGrant(api, app, code, { code_verifier: pkcePair().verifier }),
       400,
       "invalid_grant",
       /does not match/,
     );
     const { code: plain } = await agencyInstall();
     expectTokenError(
-      await codeExchange(plain, { code_verifier: pkcePair().verifier }),
+      await postCodeGrant(api, app, plain, { code_verifier: pkcePair().verifier }),
       400,
       "invalid_grant",
       /without/,
@@ -406,18 +425,18 @@ describe("authorization_code grant errors", () => {
 
   it("a replayed code fails and revokes every token issued from it", async () => {
     const { code } = await agencyInstall();
-    const first = await codeExchange(code);
+    const first = await postCodeGrant(api, app, code);
     expect(first.status).toBe(200);
     const access = first.body.access_token as string;
     expect((await verifyAccessToken(access)).ok).toBe(true);
-    expectTokenError(await codeExchange(code), 400, "invalid_grant", /already used/);
+    expectTokenError(await postCodeGrant(api, app, code), 400, "invalid_grant", /already used/);
     expect(await verifyAccessToken(access)).toEqual({ ok: false, reason: "revoked" });
-    expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+    expectTokenError(await postRefreshGrant(api, app, first.body.refresh_token as string), 400, "invalid_grant");
   });
 
   it("a code replayed after it expired still revokes every token issued from it", async () => {
     const { code } = await agencyInstall();
-    const first = await codeExchange(code);
+    const first = await postCodeGrant(api, app, code);
     expect(first.status).toBe(200);
     const later = new Date(Date.now() + 11 * 60_000);
     const replay = tokenEndpoint(formRequest("/oauth/token", codeGrant(app, code, "Company")), later);
@@ -431,7 +450,7 @@ describe("authorization_code grant errors", () => {
   it("a code of an app uninstalled since: invalid_grant", async () => {
     const { code, installationId } = await locationInstall();
     await uninstallApp({ installationId });
-    expectTokenError(await codeExchange(code, { user_type: "Location" }), 400, "invalid_grant");
+    expectTokenError(await postCodeGrant(api, app, code, { user_type: "Location" }), 400, "invalid_grant");
   });
 
   it("the code is stored only as a keyed hash", async () => {
@@ -443,34 +462,36 @@ describe("authorization_code grant errors", () => {
 
 describe("refresh_token grant errors", () => {
   it("an unknown refresh token, another app's, or a wrong user_type: invalid_grant", async () => {
-    expectTokenError(await refresh("nope"), 400, "invalid_grant", /not valid/);
+    expectTokenError(await postRefreshGrant(api, app, "nope"), 400, "invalid_grant", /not valid/);
     const { code } = await agencyInstall();
-    const first = await codeExchange(code);
+    const first = await postCodeGrant(api, app, code);
     expectTokenError(
-      await refresh(first.body.refresh_token as string, {}, otherApp),
+      await postRefreshGrant(api, otherApp, first.body.refresh_token as string, {}),
       400,
       "invalid_grant",
       /another app/,
     );
     expectTokenError(
-      await refresh(first.body.refresh_token as string, { user_type: "Location" }),
+      await postRefreshGrant(api, app, first.body.refresh_token as string, { user_type: "Location" }),
       400,
       "invalid_grant",
       /user_type/,
     );
-    expect((await refresh(first.body.refresh_token as string, { user_type: "Company" })).status).toBe(200);
+    expect(
+      (await postRefreshGrant(api, app, first.body.refresh_token as string, { user_type: "Company" })).status,
+    ).toBe(200);
   });
 
   it("a refresh token of an uninstalled app: invalid_grant", async () => {
     const { code, installationId } = await locationInstall();
-    const first = await codeExchange(code, { user_type: "Location" });
+    const first = await postCodeGrant(api, app, code, { user_type: "Location" });
     await uninstallApp({ installationId });
-    expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+    expectTokenError(await postRefreshGrant(api, app, first.body.refresh_token as string), 400, "invalid_grant");
   });
 
   it("refresh tokens are stored only as keyed hashes", async () => {
     const { code } = await agencyInstall();
-    const first = await codeExchange(code);
+    const first = await postCodeGrant(api, app, code);
     const row = await db().refreshToken.findUniqueOrThrow({ where: { id: first.body.refreshTokenId as string } });
     expect(row.tokenHash).not.toContain(first.body.refresh_token as string);
     expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBe(365 * 24 * 3_600_000);
@@ -517,10 +538,10 @@ const second = 1000;
 describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () => {
   it("a used refresh token presented again inside the window: 200, a new working pair of the same family, nothing revoked", async () => {
     const { code } = await agencyInstall();
-    const first = await codeExchange(code);
-    const rotated = await refresh(first.body.refresh_token as string);
+    const first = await postCodeGrant(api, app, code);
+    const rotated = await postRefreshGrant(api, app, first.body.refresh_token as string);
     expect(rotated.status).toBe(200);
-    const replay = await refresh(first.body.refresh_token as string);
+    const replay = await postRefreshGrant(api, app, first.body.refresh_token as string);
     expect(replay.status).toBe(200);
     expect(replay.headers.get("cache-control")).toBe("no-store");
     expect(Object.keys(replay.body).sort()).toEqual(Object.keys(rotated.body).sort());
@@ -531,8 +552,8 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
     for (const pair of [first.body, rotated.body, replay.body]) {
       expect((await verifyAccessToken(pair.access_token as string)).ok).toBe(true);
     }
-    expect((await refresh(rotated.body.refresh_token as string)).status).toBe(200);
-    expect((await refresh(replay.body.refresh_token as string)).status).toBe(200);
+    expect((await postRefreshGrant(api, app, rotated.body.refresh_token as string)).status).toBe(200);
+    expect((await postRefreshGrant(api, app, replay.body.refresh_token as string)).status).toBe(200);
   });
 
   it("the window runs from the first use: at 29.999 s a replay gets a pair, at 30 s it is reuse and revokes the whole family", async () => {
@@ -550,36 +571,51 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
     for (const pair of [first.body, rotated.body, inside.body]) {
       expect(await verifyAccessToken(pair.access_token as string)).toEqual({ ok: false, reason: "revoked" });
     }
-    expectTokenError(await refresh(rotated.body.refresh_token as string), 400, "invalid_grant", /revoked/);
-    expectTokenError(await refresh(inside.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+    expectTokenError(
+      await postRefreshGrant(api, app, rotated.body.refresh_token as string),
+      400,
+      "invalid_grant",
+      /revoked/,
+    );
+    expectTokenError(
+      await postRefreshGrant(api, app, inside.body.refresh_token as string),
+      400,
+      "invalid_grant",
+      /revoked/,
+    );
   });
 
   it("a family revoked meanwhile stays revoked: a replay inside the window fails and issues nothing", async () => {
     const { code } = await agencyInstall();
-    const first = await codeExchange(code);
-    const rotated = await refresh(first.body.refresh_token as string);
+    const first = await postCodeGrant(api, app, code);
+    const rotated = await postRefreshGrant(api, app, first.body.refresh_token as string);
     await revokeToken(
       formRequest("/oauth/revoke", { ...clientForm(app), token: rotated.body.refresh_token as string }),
     );
     const before = await db().refreshToken.count({ where: { grantId: await grantOf(first.body) } });
-    expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+    expectTokenError(
+      await postRefreshGrant(api, app, first.body.refresh_token as string),
+      400,
+      "invalid_grant",
+      /revoked/,
+    );
     expect(await db().refreshToken.count({ where: { grantId: await grantOf(first.body) } })).toBe(before);
   });
 
   it("an uninstalled app's used token inside the window: invalid_grant", async () => {
     const { code, installationId } = await locationInstall();
-    const first = await codeExchange(code, { user_type: "Location" });
-    expect((await refresh(first.body.refresh_token as string)).status).toBe(200);
+    const first = await postCodeGrant(api, app, code, { user_type: "Location" });
+    expect((await postRefreshGrant(api, app, first.body.refresh_token as string)).status).toBe(200);
     await uninstallApp({ installationId });
-    expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant");
+    expectTokenError(await postRefreshGrant(api, app, first.body.refresh_token as string), 400, "invalid_grant");
   });
 
   it("another app presenting a used token inside the window: invalid_grant naming it, and nothing is revoked", async () => {
     const { code } = await agencyInstall();
-    const first = await codeExchange(code);
-    const rotated = await refresh(first.body.refresh_token as string);
+    const first = await postCodeGrant(api, app, code);
+    const rotated = await postRefreshGrant(api, app, first.body.refresh_token as string);
     expectTokenError(
-      await refresh(first.body.refresh_token as string, {}, otherApp),
+      await postRefreshGrant(api, otherApp, first.body.refresh_token as string, {}),
       400,
       "invalid_grant",
       /another app/,
@@ -599,19 +635,29 @@ describe("refresh reuse window (REFRESH_TOKEN_REUSE_SECONDS, default 30)", () =>
     const replay = await refreshAt(new Date(expiry), first.body.refresh_token as string);
     expectTokenError(replay, 400, "invalid_grant", /expired/);
     expect((await verifyAccessToken(rotated.body.access_token as string)).ok).toBe(true);
-    expect((await refresh(rotated.body.refresh_token as string)).status).toBe(200);
+    expect((await postRefreshGrant(api, app, rotated.body.refresh_token as string)).status).toBe(200);
   });
 
   it("REFRESH_TOKEN_REUSE_SECONDS=0 (strict): the second presentation is reuse and revokes the whole family", async () => {
     await withReuseWindow("0", async () => {
       const { code } = await agencyInstall();
-      const first = await codeExchange(code);
-      const rotated = await refresh(first.body.refresh_token as string);
+      const first = await postCodeGrant(api, app, code);
+      const rotated = await postRefreshGrant(api, app, first.body.refresh_token as string);
       expect(rotated.status).toBe(200);
-      expectTokenError(await refresh(first.body.refresh_token as string), 400, "invalid_grant", /already used/);
+      expectTokenError(
+        await postRefreshGrant(api, app, first.body.refresh_token as string),
+        400,
+        "invalid_grant",
+        /already used/,
+      );
       // The successor and its access token were revoked with the family.
       expect(await verifyAccessToken(rotated.body.access_token as string)).toEqual({ ok: false, reason: "revoked" });
-      expectTokenError(await refresh(rotated.body.refresh_token as string), 400, "invalid_grant", /revoked/);
+      expectTokenError(
+        await postRefreshGrant(api, app, rotated.body.refresh_token as string),
+        400,
+        "invalid_grant",
+        /revoked/,
+      );
     });
   });
 });
@@ -624,7 +670,7 @@ async function grantOf(answer: Record<string, unknown>): Promise<string> {
 describe("concurrency", () => {
   it("20 simultaneous exchanges of one code give exactly one 200", async () => {
     const { code } = await agencyInstall();
-    const results = await Promise.all(Array.from({ length: 20 }, () => codeExchange(code)));
+    const results = await Promise.all(Array.from({ length: 20 }, () => postCodeGrant(api, app, code)));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 400)).toHaveLength(19);
@@ -633,8 +679,10 @@ describe("concurrency", () => {
 
   it("20 simultaneous uses of one refresh token inside the reuse window: twenty 200s, one family, nothing revoked", async () => {
     const { code } = await agencyInstall();
-    const first = await codeExchange(code);
-    const results = await Promise.all(Array.from({ length: 20 }, () => refresh(first.body.refresh_token as string)));
+    const first = await postCodeGrant(api, app, code);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => postRefreshGrant(api, app, first.body.refresh_token as string)),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const pairs = results.map((r) => r.body);
     expect(new Set(pairs.map((p) => p.refresh_token)).size).toBe(20);
@@ -645,8 +693,10 @@ describe("concurrency", () => {
   it("REFRESH_TOKEN_REUSE_SECONDS=0: 20 simultaneous uses give exactly one 200, and the reuse revokes the family", async () => {
     await withReuseWindow("0", async () => {
       const { code } = await agencyInstall();
-      const first = await codeExchange(code);
-      const results = await Promise.all(Array.from({ length: 20 }, () => refresh(first.body.refresh_token as string)));
+      const first = await postCodeGrant(api, app, code);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => postRefreshGrant(api, app, first.body.refresh_token as string)),
+      );
       const statuses = results.map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(1);
       expect(statuses.filter((s) => s === 400)).toHaveLength(19);

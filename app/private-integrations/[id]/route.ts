@@ -3,8 +3,8 @@ import { tokenErrors } from "@/lib/api/openapi/operation";
 import { parseJson } from "@/lib/api/parse";
 import { routeMethods } from "@/lib/api/route-methods";
 import { tokenRoute } from "@/lib/api/token-route";
-import { coverRule, notCoveredRefusal, visibilityRule } from "@/lib/management-api/operations";
-import { deleteIntegration, updateIntegration } from "@/lib/management-api/private-integrations";
+import { coverRule, lifecycleRoute, notCoveredRefusal, visibilityRule } from "@/lib/management-api/operations";
+import { updateIntegration } from "@/lib/management-api/private-integrations";
 import {
   apiIntegrationIdSchema,
   apiPrivateIntegrationAnswerSchema,
@@ -50,23 +50,5 @@ export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = routeMethods({
       json(await updateIntegration(principal, params.id, await parseJson(request, apiUpdateSchema))),
   ),
   /** DELETE /private-integrations/{id}: the integration and every token of it, at once. */
-  DELETE: tokenRoute<Params>(
-    {
-      operationId: "deletePrivateIntegration",
-      tag: "Private integrations",
-      summary: "Delete a private integration",
-      description: `As Delete on the screen: every token of it stops working at once. ${coverRule}`,
-      scope: "private-integrations.write",
-      only: "agency_private_integration",
-      pathParams: apiIntegrationIdSchema,
-      success: { status: 204, description: "Deleted." },
-      errors: tokenErrors("private-integrations.write", `${callerRefusals} ${labsRefusal} ${notCoveredRefusal}`, {
-        not_found: unknownIdRefusal,
-      }),
-    },
-    async (_request, { principal, params }) => {
-      await deleteIntegration(principal, params.id);
-      return new Response(null, { status: 204 });
-    },
-  ),
+  DELETE: lifecycleRoute("remove"),
 });

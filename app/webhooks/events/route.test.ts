@@ -26,13 +26,15 @@ let agency: TestAgency;
 let app: CreatedApp;
 let otherApp: CreatedApp;
 
-function list(query: string, credentials: CreatedApp | string | null = app): Promise<ApiAnswer> {
+/** GET /webhooks/events?`query` as `credentials`: an app (Basic), an Authorization header as it stands, or none. */
+function listEvents(query: string, credentials: CreatedApp | string | null = app): Promise<ApiAnswer> {
   if (typeof credentials === "string") return api.get(`/webhooks/events${query}`, { authorization: credentials });
   const basic = credentials ? { id: credentials.app.clientId, secret: credentials.clientSecret } : undefined;
   return api.get(`/webhooks/events${query}`, { basic });
 }
 
-async function enqueue(target: CreatedApp, count: number, type = "TEST"): Promise<string[]> {
+/** `count` events of `target`, enqueued one by one, with a payload of nested JSON and awkward characters. */
+async function enqueueEvents(target: CreatedApp, count: number, type = "TEST"): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const written = await db().$transaction((tx) =>
@@ -59,7 +61,7 @@ async function listAll(target: CreatedApp, limit: number, atLeast: number): Prom
         pages = [];
         let after = "";
         for (;;) {
-          const page = await list(`?limit=${limit}${after ? `&after=${after}` : ""}`, target);
+          const page = await listEvents(`?limit=${limit}${after ? `&after=${after}` : ""}`, target);
           expect(page.status).toBe(200);
           pages.push(page.body.events as Event[]);
           if (!page.body.nextCursor) break;
@@ -88,7 +90,7 @@ describe("authentication: the app's client credentials as HTTP Basic", () => {
     ["malformed Basic", "Basic !!!"],
   ])("%s: 401 invalid_client with a Basic challenge", async (_name, credentials) => {
     const value = typeof credentials === "function" ? credentials() : credentials;
-    const result = await list("", value);
+    const result = await listEvents("", value);
     expectError(result, 401, "invalid_client");
     expect(result.headers.get("www-authenticate")).toMatch(/^Basic /);
   });
@@ -103,8 +105,8 @@ describe("authentication: the app's client credentials as HTTP Basic", () => {
 describe("listing", () => {
   let written: string[];
   beforeAll(async () => {
-    written = await enqueue(app, 5);
-    await enqueue(otherApp, 2);
+    written = await enqueueEvents(app, 5);
+    await enqueueEvents(otherApp, 2);
   });
 
   it("lists the app's own events oldest first, each with SPEC.md's fields and the payload as delivered", async () => {
@@ -130,23 +132,23 @@ describe("listing", () => {
   });
 
   it("limit defaults to 100; a full last page still says there is nothing more", async () => {
-    const all = await list("");
+    const all = await listEvents("");
     expect(all.status).toBe(200);
     expect((all.body.events as Event[]).length).toBeLessThanOrEqual(MISSED_EVENTS_DEFAULT_LIMIT);
-    const exact = await list(`?limit=${written.length}`);
+    const exact = await listEvents(`?limit=${written.length}`);
     expect(exact.body.events).toHaveLength(written.length);
     expect(exact.body).not.toHaveProperty("nextCursor");
   });
 
   it("after also takes a webhookId, to resume from the last event processed", async () => {
-    const result = await list(`?after=${written[2]}`);
+    const result = await listEvents(`?after=${written[2]}`);
     expect(result.status).toBe(200);
     expect((result.body.events as Event[]).map((e) => e.webhookId)).toEqual(written.slice(3));
   });
 
   it("shows what happened to each delivery", async () => {
     await db().webhookEvent.update({ where: { id: written[0]! }, data: { status: "failed", attempts: 14 } });
-    const result = await list("?limit=1");
+    const result = await listEvents("?limit=1");
     expect((result.body.events as Event[])[0]).toMatchObject({ webhookId: written[0], status: "failed", attempts: 14 });
   });
 
@@ -162,19 +164,19 @@ describe("listing", () => {
     ["after=00000000-0000-4000-8000-000000000000", /no event of this app/],
     ["before=x", /does not take/],
   ])("?%s is 400 invalid_request", async (query, description) => {
-    expectError(await list(`?${query}`), 400, "invalid_request", description);
+    expectError(await listEvents(`?${query}`), 400, "invalid_request", description);
   });
 
   it("another app's webhookId is no cursor of this app", async () => {
-    const [theirs] = await enqueue(otherApp, 1);
-    expectError(await list(`?after=${theirs}`), 400, "invalid_request", /no event of this app/);
+    const [theirs] = await enqueueEvents(otherApp, 1);
+    expectError(await listEvents(`?after=${theirs}`), 400, "invalid_request", /no event of this app/);
   });
 });
 
 describe.runIf(databaseHandle().kind === "postgresql")("an event that commits late", () => {
   it("is listed after the cursor that was handed out before it committed, never skipped", async () => {
     const lateApp = await makeApp(agency.company.id);
-    const [first] = await enqueue(lateApp, 1);
+    const [first] = await enqueueEvents(lateApp, 1);
     await listAll(lateApp, 500, 1);
 
     let wrote!: () => void;
@@ -203,9 +205,9 @@ describe.runIf(databaseHandle().kind === "postgresql")("an event that commits la
       { timeout: 30_000 },
     );
     await written;
-    const [quick] = await enqueue(lateApp, 1, "QUICK");
+    const [quick] = await enqueueEvents(lateApp, 1, "QUICK");
 
-    const before = await list("", lateApp);
+    const before = await listEvents("", lateApp);
     const seen = (before.body.events as Event[]).map((e) => e.webhookId);
     expect(seen).toContain(first);
     expect(seen).not.toContain(quick);
@@ -215,7 +217,7 @@ describe.runIf(databaseHandle().kind === "postgresql")("an event that commits la
     await slow;
     const pages = await listAll(lateApp, 500, 3);
     expect(pages.flat().map((e) => e.webhookId)).toEqual([first, lateId, quick]);
-    const after = await list(`?after=${seen.at(-1)}`, lateApp);
+    const after = await listEvents(`?after=${seen.at(-1)}`, lateApp);
     expect((after.body.events as Event[]).map((e) => e.webhookId)).toEqual([lateId, quick]);
   });
 });

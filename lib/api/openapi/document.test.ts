@@ -10,7 +10,7 @@ import { tags } from "./tags";
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked loosely
 type Doc = any;
 
-async function document(): Promise<Doc> {
+async function servedDocument(): Promise<Doc> {
   const response = await apiClient(apiRoutes).get("/openapi.json");
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
@@ -19,7 +19,7 @@ async function document(): Promise<Doc> {
 
 describe("/openapi.json", () => {
   it("is an OpenAPI 3.1 document whose every $ref resolves", async () => {
-    const doc = await document();
+    const doc = await servedDocument();
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
     expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
     const refs: string[] = [];
@@ -51,7 +51,7 @@ describe("/openapi.json", () => {
   });
 
   it("documents every method every route of the table serves, but those that say why they are internal", async () => {
-    const doc = await document();
+    const doc = await servedDocument();
     const documented = new Set<string>();
     for (const [path, item] of Object.entries<Doc>(doc.paths)) {
       for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${path.replace(/\/$/, "")}`);
@@ -104,7 +104,7 @@ describe("/openapi.json", () => {
   });
 
   it("documents every error code with its meaning and an example, and each operation's errors", async () => {
-    const doc = await document();
+    const doc = await servedDocument();
     const codes = doc["x-error-codes"].map((e: Doc) => e.code);
     expect(codes.sort()).toEqual(Object.keys(errorStatus).sort());
     for (const entry of doc["x-error-codes"]) {
@@ -144,7 +144,7 @@ describe("/openapi.json", () => {
   });
 
   it("the request and response schemas are the routes' own zod schemas", async () => {
-    const doc = await document();
+    const doc = await servedDocument();
     const newContact = doc.components.schemas.NewContact;
     expect(newContact.required.sort()).toEqual(["email", "firstName", "lastName", "locationId", "phone"]);
     expect(newContact.additionalProperties).toBe(false);

@@ -4,7 +4,7 @@ import { buildOpenApiDocument } from "./document";
 import { apiReference, internalWords, type ReferenceOperation } from "./reference";
 
 /** The smallest document apiReference reads, with `paths` and schemas of the test's own. */
-function document(paths: Record<string, unknown>, schemas: Record<string, unknown> = {}, description = "Intro.") {
+function documentWith(paths: Record<string, unknown>, schemas: Record<string, unknown> = {}, description = "Intro.") {
   return {
     openapi: "3.1.0",
     info: { title: "T", version: "1", description },
@@ -26,7 +26,7 @@ const operation = (extra: Record<string, unknown> = {}) => ({
 });
 
 const only = (paths: Record<string, unknown>, schemas?: Record<string, unknown>): ReferenceOperation => {
-  const operations = apiReference(document(paths, schemas)).tags.flatMap((t) => t.operations);
+  const operations = apiReference(documentWith(paths, schemas)).tags.flatMap((t) => t.operations);
   expect(operations).toHaveLength(1);
   return operations[0]!;
 };
@@ -53,7 +53,7 @@ describe("apiReference: what /docs shows of the OpenAPI document", () => {
 
   it("splits the introduction into paragraphs and numbered lists, leaving out those naming internal words", () => {
     const intro = "Hello `x`.\n\nChecks:\n1. One.\n2. Two.\n\nPlain.\n\nInternal: /api/bench/db-time and SPEC.md.";
-    const reference = apiReference(document({}, {}, intro));
+    const reference = apiReference(documentWith({}, {}, intro));
     expect(reference.intro).toBe("Hello `x`.");
     expect(reference.blocks).toEqual([
       { kind: "list", lead: "Checks:", items: ["One.", "Two."] },
@@ -66,7 +66,7 @@ describe("apiReference: what /docs shows of the OpenAPI document", () => {
 
   it("groups operations by tag in the document's order, with their auth, scope and anchors", () => {
     const reference = apiReference(
-      document({
+      documentWith({
         "/b/{bId}": { get: operation({ tags: ["B"], security: [{ bearer: ["b.read"] }], "x-rate-limited": true }) },
         "/a": { post: operation({ security: [{ clientSecretBasic: [] }, {}] }) },
       }),
@@ -208,7 +208,7 @@ describe("apiReference: what /docs shows of the OpenAPI document", () => {
   });
 
   it("refuses a document whose shape changed, naming the field", () => {
-    const broken = document({ "/x": { get: operation({ summary: 42 }) } });
+    const broken = documentWith({ "/x": { get: operation({ summary: 42 }) } });
     expect(() => apiReference(broken)).toThrow(/summary/);
     expect(() => apiReference({})).toThrow(/paths/);
   });

@@ -1,10 +1,9 @@
 // Over 250 lines on purpose: every passkey ceremony (add, sign in, second step, confirm) answered by
 // one software authenticator, whose set-up the cases share.
-import { randomInt } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { peerAddressHeader } from "@/lib/client-address";
 import { db } from "@/lib/db/client";
-import { memoryCookieJar } from "@/lib/testing/cookie-jar";
+import { freshAddress } from "@/lib/testing/api-client";
+import { browserHeaders, memoryCookieJar } from "@/lib/testing/cookie-jar";
 import { makeAgency, testPassword } from "@/lib/testing/fixtures";
 import { signInOutcome } from "@/lib/testing/refusal";
 import { softAuthenticator } from "@/lib/testing/webauthn";
@@ -23,9 +22,8 @@ import {
   removePasskey,
 } from "./passkeys";
 
-// Addresses of this file's own range: on PostgreSQL the test files share the throttle's table.
-const freshAddress = () => `192.0.2.${randomInt(1, 255)}`;
-const from = (address: string) => ({ [peerAddressHeader]: address, "user-agent": "Mozilla/5.0 Chrome/140.0" });
+// Each ceremony comes from an address of its own (freshAddress): the test files share the throttle's table.
+const chrome = "Mozilla/5.0 Chrome/140.0";
 const minutesAfter = (t: Date, minutes: number) => new Date(t.getTime() + minutes * 60_000);
 
 const newAuthenticator = () => {
@@ -52,7 +50,7 @@ async function signInWithPasskey(
 ) {
   const options = await passkeySignInOptions("sign-in", jar);
   const response = JSON.stringify(authenticator.authenticate(options));
-  return passkeyStep({ flow: "sign-in", response }, from(address), jar);
+  return passkeyStep({ flow: "sign-in", response }, browserHeaders(address, chrome), jar);
 }
 
 describe("adding a passkey", () => {
@@ -171,7 +169,7 @@ describe("signing in with a passkey, no e-mail or password", () => {
     const before = await db().passkey.findUniqueOrThrow({ where: { id: credential.id } });
     const user = await passkeyStep(
       { flow: "sign-in", response: JSON.stringify(authenticator.authenticate(options)) },
-      from(freshAddress()),
+      browserHeaders(freshAddress(), chrome),
       jar,
     );
     expect(user).toMatchObject({ id: owner.id, email: owner.email, browserHash: browserHashOf(jar) });
@@ -185,7 +183,14 @@ describe("signing in with a passkey, no e-mail or password", () => {
     const address = freshAddress();
     const t = new Date();
     const step = (response: unknown, browser: CookieJar, now = t) =>
-      signInOutcome(passkeyStep({ flow: "sign-in", response: JSON.stringify(response) }, from(address), browser, now));
+      signInOutcome(
+        passkeyStep(
+          { flow: "sign-in", response: JSON.stringify(response) },
+          browserHeaders(address, chrome),
+          browser,
+          now,
+        ),
+      );
 
     const used = authenticator.authenticate(await passkeySignInOptions("sign-in", jar, t));
     expect(await step(used, jar)).toBe("signed in");
@@ -214,7 +219,7 @@ describe("signing in with a passkey, no e-mail or password", () => {
     const cloned = authenticator.authenticate(options, undefined, { counter: 1 });
     expect(
       await signInOutcome(
-        passkeyStep({ flow: "sign-in", response: JSON.stringify(cloned) }, from(freshAddress()), jar),
+        passkeyStep({ flow: "sign-in", response: JSON.stringify(cloned) }, browserHeaders(freshAddress(), chrome), jar),
       ),
     ).toBe("passkey-failed");
   });
@@ -235,7 +240,9 @@ describe("signing in with a passkey, no e-mail or password", () => {
     const forged = async () => {
       const answer = authenticator.authenticate(await passkeySignInOptions("sign-in", jar));
       answer.response.signature = answer.response.signature.replace(/^.{8}/, "AAAAAAAA");
-      return signInOutcome(passkeyStep({ flow: "sign-in", response: JSON.stringify(answer) }, from(attacker), jar));
+      return signInOutcome(
+        passkeyStep({ flow: "sign-in", response: JSON.stringify(answer) }, browserHeaders(attacker, chrome), jar),
+      );
     };
     const outcomes: string[] = [];
     for (let i = 0; i < throttlePolicy.accountAtAddress.maxFailures; i++) outcomes.push(await forged());
@@ -252,7 +259,7 @@ describe("signing in with a passkey, no e-mail or password", () => {
 
 describe("a passkey as the second step", () => {
   async function afterPassword(email: string, jar: CookieJar, address: string) {
-    return signInOutcome(passwordStep({ email, password: testPassword }, from(address), jar));
+    return signInOutcome(passwordStep({ email, password: testPassword }, browserHeaders(address, chrome), jar));
   }
 
   it("is offered after the password, limited to the person's passkeys, and ends the step", async () => {
@@ -267,7 +274,9 @@ describe("a passkey as the second step", () => {
     expect((await db().signInChallenge.findUniqueOrThrow({ where: { id: stepId } })).challenge).toBe(options.challenge);
     // No user verification needed after a right password.
     const response = JSON.stringify(authenticator.authenticate(options, undefined, { userVerified: false }));
-    expect(await passkeyStep({ flow: "second-factor", response }, from(address), jar)).toMatchObject({ id: owner.id });
+    expect(await passkeyStep({ flow: "second-factor", response }, browserHeaders(address, chrome), jar)).toMatchObject({
+      id: owner.id,
+    });
     expect(jar.get(secondStepCookie)).toBeUndefined();
     expect(await db().signInChallenge.count({ where: { id: stepId } })).toBe(0);
   });
@@ -282,17 +291,23 @@ describe("a passkey as the second step", () => {
     // The intruder's authenticator answers this step's challenge with the intruder's own passkey.
     const theirs = intruder.authenticator.authenticate(options, intruder.credential);
     expect(
-      await signInOutcome(passkeyStep({ flow: "second-factor", response: JSON.stringify(theirs) }, from(address), jar)),
+      await signInOutcome(
+        passkeyStep({ flow: "second-factor", response: JSON.stringify(theirs) }, browserHeaders(address, chrome), jar),
+      ),
     ).toBe("passkey-failed");
     // That answer used the challenge up; a new one, with the person's own passkey, signs in.
     const stale = JSON.stringify(authenticator.authenticate(options));
-    expect(await signInOutcome(passkeyStep({ flow: "second-factor", response: stale }, from(address), jar))).toBe(
-      "passkey-failed",
-    );
+    expect(
+      await signInOutcome(
+        passkeyStep({ flow: "second-factor", response: stale }, browserHeaders(address, chrome), jar),
+      ),
+    ).toBe("passkey-failed");
     const fresh = JSON.stringify(authenticator.authenticate(await passkeySignInOptions("second-factor", jar)));
-    expect(await signInOutcome(passkeyStep({ flow: "second-factor", response: fresh }, from(address), jar))).toBe(
-      "signed in",
-    );
+    expect(
+      await signInOutcome(
+        passkeyStep({ flow: "second-factor", response: fresh }, browserHeaders(address, chrome), jar),
+      ),
+    ).toBe("signed in");
   });
 
   it("belongs to the browser that passed the password, and only while the step lasts", async () => {
@@ -300,20 +315,24 @@ describe("a passkey as the second step", () => {
     const jar = memoryCookieJar();
     const address = freshAddress();
     const t = new Date();
-    await signInOutcome(passwordStep({ email: owner.email, password: testPassword }, from(address), jar, t));
+    await signInOutcome(
+      passwordStep({ email: owner.email, password: testPassword }, browserHeaders(address, chrome), jar, t),
+    );
     expect(await signInOutcome(passkeySignInOptions("second-factor", memoryCookieJar(), t))).toBe("step-expired");
     const options = await passkeySignInOptions("second-factor", jar, t);
     const response = JSON.stringify(authenticator.authenticate(options));
     const copied = memoryCookieJar({ [secondStepCookie]: jar.get(secondStepCookie) ?? "" });
-    expect(await signInOutcome(passkeyStep({ flow: "second-factor", response }, from(address), copied, t))).toBe(
-      "step-expired",
-    );
     expect(
-      await signInOutcome(passkeyStep({ flow: "second-factor", response }, from(address), jar, minutesAfter(t, 5))),
+      await signInOutcome(passkeyStep({ flow: "second-factor", response }, browserHeaders(address, chrome), copied, t)),
+    ).toBe("step-expired");
+    expect(
+      await signInOutcome(
+        passkeyStep({ flow: "second-factor", response }, browserHeaders(address, chrome), jar, minutesAfter(t, 5)),
+      ),
     ).toBe("step-expired");
     // A recovery code still answers the step (the passkey's challenge aside).
     const code = added.recoveryCodes?.[0] ?? "";
-    expect(await signInOutcome(secondFactorStep({ code }, from(address), jar, t))).toBe("signed in");
+    expect(await signInOutcome(secondFactorStep({ code }, browserHeaders(address, chrome), jar, t))).toBe("signed in");
   });
 });
 

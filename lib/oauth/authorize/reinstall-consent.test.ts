@@ -11,9 +11,16 @@ import { db } from "@/lib/db/client";
 import type { Scope } from "@/lib/scopes";
 import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
-import { codeExchange, formRequest, install, installAndExchange, makeApp, refreshGrant } from "@/lib/testing/oauth";
+import {
+  install,
+  installAndExchange,
+  makeApp,
+  redeemCode,
+  redeemRefreshToken,
+  type TokenAnswer,
+} from "@/lib/testing/oauth";
+import { installationUpdatedEvents } from "@/lib/testing/webhook-payloads";
 import { declineUpdate, getPendingUpdate, listPendingUpdates } from "../app-updates";
-import { tokenEndpoint } from "../token-endpoint";
 import { uninstallApp } from "../uninstall";
 import { installChoiceFor, listedGrant } from "./install-choice";
 import type { InstallTarget } from "./resolve-target";
@@ -32,26 +39,13 @@ const AGENCY_SCOPES: Scope[] = ["oauth.write", "locations.readonly", "contacts.r
 const LOCATION_SCOPES: Scope[] = ["locations.readonly", "contacts.readonly"];
 const ADDED: Scope = "users.readonly";
 
-type TokenBody = Record<string, unknown> & { access_token: string; refresh_token: string; scope: string };
-
 const sorted = (scopes: string) => scopes.split(" ").filter(Boolean).sort();
 
-async function exchange(app: CreatedApp, code: string, userType: "Company" | "Location"): Promise<TokenBody> {
-  return (await tokenEndpoint(codeExchange(app, code, userType))) as TokenBody;
-}
-
-async function refresh(app: CreatedApp, refreshToken: string): Promise<TokenBody> {
-  return (await tokenEndpoint(formRequest("/oauth/token", refreshGrant(app, refreshToken)))) as TokenBody;
-}
-
-async function locationToken(companyToken: string, companyId: string, locationId: string) {
+/** /oauth/locationToken with the Company token: the Location token's scope and version. */
+async function locationTokenGrant(companyToken: string, companyId: string, locationId: string) {
   const answer = await api.post("/oauth/locationToken", { form: { companyId, locationId }, token: companyToken });
   expect(answer.status).toBe(200);
   return { scope: String(answer.body.scope), versionId: decodeJwt(String(answer.body.access_token)).versionId };
-}
-
-function updatedEvents(appId: string) {
-  return db().webhookEvent.findMany({ where: { appId, type: "INSTALLATION_UPDATED" }, select: { payload: true } });
 }
 
 async function newestVersionId(appId: string): Promise<string> {
@@ -73,14 +67,14 @@ interface World {
   newestVersionId: string;
   target: InstallTarget;
   userType: "Company" | "Location";
-  tokens: TokenBody;
+  tokens: TokenAnswer;
 }
 
 /**
  * The app installed by `installer` (an agency install of every sub-account, or a sub-account
  * install of the first), then a version adding ADDED, left pending or declined by `installer`.
  */
-async function world(options: {
+async function installedThenUpdated(options: {
   level: "agency" | "location";
   update: "pending" | "declined";
   installer: (agency: TestAgency) => Promise<Actor>;
@@ -93,7 +87,7 @@ async function world(options: {
       ? { level: "agency", locationIds: [], allLocations: true }
       : { level: "location", locationId: agency.locations[0]!.id };
   const installer = await options.installer(agency);
-  const tokens = (await installAndExchange(installer, app, target)) as TokenBody;
+  const tokens = await installAndExchange(installer, app, target);
   const installation = await db().installation.findFirstOrThrow({
     where: { appId: app.app.id },
     select: { id: true, versionId: true, scopes: true },
@@ -112,7 +106,7 @@ async function world(options: {
   };
 }
 
-const agencyOwner = async (agency: TestAgency) => agency.owner;
+const ownerOf = async (agency: TestAgency) => agency.owner;
 const subAccountAdmin = (agency: TestAgency) =>
   makeUser(agency.company.id, "account_admin", { locationIds: [agency.locations[0]!.id] });
 
@@ -132,27 +126,27 @@ async function expectKeptApprovedGrant(w: World, reinstaller: Actor, declinedVer
   const stored = await db().authorizationCode.findUniqueOrThrow({ where: { codeHash: hashSecret(code) } });
   expect(stored.scopes).not.toContain(ADDED);
 
-  const exchanged = await exchange(w.app, code, w.userType);
+  const exchanged = await redeemCode(w.app, code, w.userType);
   expect(exchanged.scope.split(" ")).not.toContain(ADDED);
   expect(sorted(exchanged.scope)).toEqual(
     w.userType === "Company" ? ["locations.readonly", "oauth.write"] : [...LOCATION_SCOPES].sort(),
   );
   expect(decodeJwt(exchanged.access_token).versionId).toBe(w.approved.versionId);
 
-  const refreshed = await refresh(w.app, exchanged.refresh_token);
+  const refreshed = await redeemRefreshToken(w.app, exchanged.refresh_token);
   expect(refreshed.scope).toBe(exchanged.scope);
   expect(decodeJwt(refreshed.access_token).versionId).toBe(w.approved.versionId);
 
   if (w.userType === "Company") {
-    const location = await locationToken(refreshed.access_token, w.agency.company.id, w.agency.locations[0]!.id);
+    const location = await locationTokenGrant(refreshed.access_token, w.agency.company.id, w.agency.locations[0]!.id);
     expect(sorted(location.scope)).toEqual([...LOCATION_SCOPES].sort());
     expect(location.versionId).toBe(w.approved.versionId);
   }
   // The app's own earlier tokens gained nothing either.
-  const earlier = await refresh(w.app, w.tokens.refresh_token);
+  const earlier = await redeemRefreshToken(w.app, w.tokens.refresh_token);
   expect(earlier.scope.split(" ")).not.toContain(ADDED);
 
-  expect(await updatedEvents(w.app.app.id)).toEqual([]);
+  expect(await installationUpdatedEvents(w.app.app.id)).toEqual([]);
   // The INSTALL events name the version the installation runs.
   const installs = await db().webhookEvent.findMany({ where: { appId: w.app.app.id, type: "INSTALL" } });
   const last = installs.at(-1)!.payload as Record<string, unknown>;
@@ -161,7 +155,7 @@ async function expectKeptApprovedGrant(w: World, reinstaller: Actor, declinedVer
 
 describe.each(["declined", "pending"] as const)("a non-approver re-installs while an update is %s", (update) => {
   it("an agency user's re-install of an agency install keeps its approved version and scopes", async () => {
-    const w = await world({ level: "agency", update, installer: agencyOwner });
+    const w = await installedThenUpdated({ level: "agency", update, installer: ownerOf });
     const agencyUser = await makeUser(w.agency.company.id, "agency_user");
     await expectKeptApprovedGrant(w, agencyUser, update === "declined" ? w.newestVersionId : null);
     // Still for an approver to decide: pending stays offered, declined stays hidden.
@@ -170,7 +164,7 @@ describe.each(["declined", "pending"] as const)("a non-approver re-installs whil
   });
 
   it("a sub-account user's re-install of a sub-account install keeps its approved version and scopes", async () => {
-    const w = await world({ level: "location", update, installer: subAccountAdmin });
+    const w = await installedThenUpdated({ level: "location", update, installer: subAccountAdmin });
     const subUser = await makeUser(w.agency.company.id, "account_user", { locationIds: [w.agency.locations[0]!.id] });
     await expectKeptApprovedGrant(w, subUser, update === "declined" ? w.newestVersionId : null);
     const pending = await getPendingUpdate(w.agency.owner, w.installationId);
@@ -178,7 +172,7 @@ describe.each(["declined", "pending"] as const)("a non-approver re-installs whil
   });
 
   it("the install screen lists the scopes the re-install grants, and names the ones it holds back", async () => {
-    const w = await world({ level: "agency", update, installer: agencyOwner });
+    const w = await installedThenUpdated({ level: "agency", update, installer: ownerOf });
     const agencyUser = await makeUser(w.agency.company.id, "agency_user");
     const choice = await installChoiceFor(agencyUser, w.app.app, [...AGENCY_SCOPES, ADDED]);
     expect(choice).toMatchObject({ allowed: true, level: "agency", scopes: AGENCY_SCOPES, withheld: [ADDED] });
@@ -190,7 +184,7 @@ describe.each(["declined", "pending"] as const)("a non-approver re-installs whil
   });
 
   it("the sub-account screen does the same for each sub-account", async () => {
-    const w = await world({ level: "location", update, installer: subAccountAdmin });
+    const w = await installedThenUpdated({ level: "location", update, installer: subAccountAdmin });
     const [installed, other] = w.agency.locations;
     const subUser = await makeUser(w.agency.company.id, "account_user", { locationIds: [installed!.id, other!.id] });
     const choice = await installChoiceFor(subUser, w.app.app, [...LOCATION_SCOPES, ADDED]);
@@ -225,20 +219,20 @@ async function expectApprovedByReinstall(w: World, approver: Actor) {
   expect(installation).toMatchObject({ versionId: w.newestVersionId, declinedVersionId: null });
   expect(installation.scopes).toContain(ADDED);
 
-  const exchanged = await exchange(w.app, code, w.userType);
+  const exchanged = await redeemCode(w.app, code, w.userType);
   expect(exchanged.scope.split(" ")).toContain(ADDED);
   expect(decodeJwt(exchanged.access_token).versionId).toBe(w.newestVersionId);
   // As an approval does: the grants made before it carry the added scope at their next refresh.
-  const earlier = await refresh(w.app, w.tokens.refresh_token);
+  const earlier = await redeemRefreshToken(w.app, w.tokens.refresh_token);
   expect(earlier.scope.split(" ")).toContain(ADDED);
   if (w.userType === "Company") {
-    const location = await locationToken(earlier.access_token, w.agency.company.id, w.agency.locations[0]!.id);
+    const location = await locationTokenGrant(earlier.access_token, w.agency.company.id, w.agency.locations[0]!.id);
     expect(location.scope.split(" ")).toContain(ADDED);
     expect(location.versionId).toBe(w.newestVersionId);
   }
 
-  const events = await updatedEvents(w.app.app.id);
-  expect(events.map((e) => e.payload)).toEqual([
+  const events = await installationUpdatedEvents(w.app.app.id);
+  expect(events).toEqual([
     {
       type: "INSTALLATION_UPDATED",
       appId: w.app.app.id,
@@ -272,31 +266,31 @@ async function expectApprovedByReinstall(w: World, approver: Actor) {
 
   // Once on the newest version, another re-install is no further approval.
   const again = await install(approver, w.app.app.clientId, w.target);
-  await exchange(w.app, again.code, w.userType);
-  expect(await updatedEvents(w.app.app.id)).toHaveLength(1);
+  await redeemCode(w.app, again.code, w.userType);
+  expect(await installationUpdatedEvents(w.app.app.id)).toHaveLength(1);
 }
 
 describe.each(["declined", "pending"] as const)("an approver re-installs while an update is %s", (update) => {
   it("an agency admin's re-install of an agency install approves the update", async () => {
-    const w = await world({ level: "agency", update, installer: agencyOwner });
+    const w = await installedThenUpdated({ level: "agency", update, installer: ownerOf });
     await expectApprovedByReinstall(w, await makeUser(w.agency.company.id, "agency_admin"));
   });
 
   it("the sub-account's admin re-installing a sub-account install approves the update", async () => {
-    const w = await world({ level: "location", update, installer: subAccountAdmin });
+    const w = await installedThenUpdated({ level: "location", update, installer: subAccountAdmin });
     await expectApprovedByReinstall(w, await subAccountAdmin(w.agency));
   });
 });
 
 describe("a re-install that is a first install again", () => {
   it("after an uninstall, installing is a new install of the newest version", async () => {
-    const w = await world({ level: "agency", update: "declined", installer: agencyOwner });
+    const w = await installedThenUpdated({ level: "agency", update: "declined", installer: ownerOf });
     await uninstallApp({ installationId: w.installationId, actor: w.agency.owner });
     const agencyUser = await makeUser(w.agency.company.id, "agency_user");
     const { code } = await install(agencyUser, w.app.app.clientId, w.target);
-    const exchanged = await exchange(w.app, code, "Company");
+    const exchanged = await redeemCode(w.app, code, "Company");
     expect(exchanged.scope.split(" ")).toContain("oauth.write");
     expect(decodeJwt(exchanged.access_token).versionId).toBe(w.newestVersionId);
-    expect(await updatedEvents(w.app.app.id)).toEqual([]);
+    expect(await installationUpdatedEvents(w.app.app.id)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { withInput } from "@/lib/db/fixed-statement";
 import { newRowId } from "@/lib/db/row-id";
 import { Prisma, type UserType } from "@/lib/generated/prisma/client";
 import { type ScopeLevel, scopesAtLevel } from "@/lib/scopes";
+import { endStage, stageTimingOn } from "@/lib/stage-timing";
 import { type AccessTokenRow, newAccessTokenRow, signAccessToken } from "@/lib/tokens/access-token";
 import type { ActiveSigningKey } from "@/lib/tokens/signing-keys";
 
@@ -106,6 +107,7 @@ export function finishTokens(
   options: { grant: GrantForIssue; clientId: string; versionId: string; scopes: string[]; key: ActiveSigningKey },
 ): IssuedTokens {
   const { grant } = options;
+  const signing = stageTimingOn ? performance.now() : 0;
   const access = signAccessToken(
     tokens.access,
     {
@@ -119,6 +121,7 @@ export function finishTokens(
     },
     options.key,
   );
+  if (stageTimingOn) endStage("sign", signing);
   return {
     accessToken: access.accessToken,
     expiresIn: access.expiresIn,

@@ -3,13 +3,14 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { resetEnvCache } from "@/lib/env";
+import { later } from "@/lib/testing/clock";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 import { tokenEndpoint } from "../token-endpoint";
 import { insideReuseWindow } from "./refresh-token";
 
-const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms);
+const t0 = new Date(Date.UTC(2026, 0, 1));
 
 describe("insideReuseWindow: strictly less than N seconds after the first use; 0 turns it off", () => {
   it.each([
@@ -23,7 +24,7 @@ describe("insideReuseWindow: strictly less than N seconds after the first use; 0
     [-2_000, 0, false],
     [299_999, 300, true],
   ])("used at 0, presented at %i ms, window %i s: %s", (ageMs, seconds, inside) => {
-    expect(insideReuseWindow(at(0), at(ageMs), seconds)).toBe(inside);
+    expect(insideReuseWindow(later(t0, 0), later(t0, ageMs), seconds)).toBe(inside);
   });
 });
 

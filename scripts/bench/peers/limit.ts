@@ -9,7 +9,9 @@
 //   and the access-token row, then an ES256 signature.
 // No revocation, no rate limit, no usage counting, no trace id: what is left is the work itself.
 // Run as its own process by the bench:
-//   tsx scripts/bench/peers/limit.ts --port <n> --database <postgresql://…>
+//   tsx scripts/bench/peers/limit.ts --port <n> --database <postgresql://…> [--unnamed]
+// --unnamed: its statement runs unnamed, as ours does behind a transaction-mode pooler (PgBouncer
+// 1.18 keeps no prepared statement from one transaction to the next).
 // SERVER_SECRET and APP_URL come from the environment (the bench's own); prints "ready" when it serves.
 import {
   createHmac,
@@ -28,7 +30,9 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { LIMIT_ROTATE } from "./limit-statement";
 
-const { values: flags } = parseArgs({ options: { port: { type: "string" }, database: { type: "string" } } });
+const { values: flags } = parseArgs({
+  options: { port: { type: "string" }, database: { type: "string" }, unnamed: { type: "boolean", default: false } },
+});
 if (!flags.port || !flags.database) throw new Error("--port and --database are required.");
 const secret = process.env.SERVER_SECRET;
 const issuer = process.env.APP_URL;
@@ -136,10 +140,7 @@ function readLocation(authorization: string | undefined, locationId: string, res
 const REFRESH_TTL_MS = 365 * 86_400_000;
 const ACCESS_TTL_S = 86_399;
 /** One statement: consume the presented token, then write its successor and the access token's row. */
-const rotate = {
-  name: "limit-rotate",
-  text: LIMIT_ROTATE,
-};
+const rotate = flags.unnamed ? { text: LIMIT_ROTATE } : { name: "limit-rotate", text: LIMIT_ROTATE };
 
 async function refresh(body: string, response: ServerResponse): Promise<void> {
   const form = new URLSearchParams(body);
