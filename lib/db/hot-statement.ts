@@ -224,12 +224,7 @@ export function runHotStatement<T>(
   values: readonly unknown[],
   target: StatementTarget = { pool: databaseHandle().pool, prisma: db() },
 ): Promise<T[]> {
-  const found = statement(text);
-  const { pool, prisma } = target;
-  if (!pool) return prisma.$queryRawUnsafe<T[]>(found.sql, ...values);
-  // Prisma's calls are timed (./timing.ts) and traced (lib/telemetry/db-spans.ts) by the adapter; this one bypasses it.
-  if (tracing() !== undefined) return traceStatement(found.sql, () => timedOnPool<T>(pool, found, values));
-  return timedOnPool<T>(pool, found, values);
+  return runOn<T>(target, statement(text), values);
 }
 
 /**
@@ -242,11 +237,15 @@ export function runStatement<T>(
   values: readonly unknown[],
   target: StatementTarget = { pool: databaseHandle().pool, prisma: db() },
 ): Promise<T[]> {
-  const { pool, prisma } = target;
-  if (!pool) return prisma.$queryRawUnsafe<T[]>(text, ...values);
-  const unnamed: Statement = { sql: text, name: undefined };
-  if (tracing() !== undefined) return traceStatement(text, () => timedOnPool<T>(pool, unnamed, values));
-  return timedOnPool<T>(pool, unnamed, values);
+  return runOn<T>(target, { sql: text, name: undefined }, values);
+}
+
+/** One statement on `target`: past Prisma on a pool, through it on PGlite. */
+function runOn<T>({ pool, prisma }: StatementTarget, found: Statement, values: readonly unknown[]): Promise<T[]> {
+  if (!pool) return prisma.$queryRawUnsafe<T[]>(found.sql, ...values);
+  // Prisma's calls are timed (./timing.ts) and traced (lib/telemetry/db-spans.ts) by the adapter; these bypass it.
+  if (tracing() !== undefined) return traceStatement(found.sql, () => timedOnPool<T>(pool, found, values));
+  return timedOnPool<T>(pool, found, values);
 }
 
 function timedOnPool<T>(pool: pg.Pool, found: Statement, values: readonly unknown[]): Promise<T[]> {

@@ -7,12 +7,11 @@
 // costs. Allocation is read from V8's GC profiler: the heap used at the end, less at the start, plus
 // what each collection freed meanwhile. Warm: the first requests fill the caches (the token, the
 // sub-account), then the same count is measured twice.
-import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { parseArgs } from "node:util";
 import v8 from "node:v8";
-import { freshDatabase } from "./db";
+import { inProcessServerDatabase } from "./db";
 
 const { values: flags } = parseArgs({
   options: { n: { type: "string", default: "20000" }, db: { type: "string", default: "pglite" } },
@@ -74,17 +73,7 @@ async function load(port: number, request: Buffer, count: number): Promise<void>
 
 async function main() {
   const kind = flags.db === "postgres" ? "postgres" : "pglite";
-  const database = await freshDatabase(kind, "bench_alloc");
-  Object.assign(process.env, {
-    DATABASE_URL: database.url,
-    SERVER_SECRET: randomBytes(32).toString("hex"),
-    APP_URL: "http://localhost:3000",
-    LOG_LEVEL: "warn",
-    WEBHOOK_DISPATCHER: "off",
-    // As the bench's server: every request counted, limits too high to refuse.
-    RATE_LIMIT_BURST: "1000000000",
-    RATE_LIMIT_DAILY: "1000000000",
-  });
+  const database = await inProcessServerDatabase(kind, "bench_alloc", { WEBHOOK_DISPATCHER: "off" });
   try {
     const { databaseHandle, disconnectDb } = await import("@/lib/db/client");
     const { deployMigrations } = await import("@/lib/db/migrations");

@@ -2,11 +2,10 @@
 // paths, counted in-process (BENCH_DB_TIMING=1), without an HTTP server or a build. Deterministic,
 // so a change that saves a round trip shows here before any timing does. Warm: the first requests
 // fill the read cache and the signing-key cache, then `N` requests of each kind are counted.
-import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ASSERTIONS_PER_SECOND, AssertionSupply, JWT_BEARER } from "./assertions";
-import { freshDatabase } from "./db";
+import { inProcessServerDatabase } from "./db";
 
 const { values: flags } = parseArgs({
   options: { db: { type: "string", default: "postgres" }, cpu: { type: "string" } },
@@ -32,17 +31,7 @@ function postgresCpuMs(): number {
 
 async function main() {
   const kind = flags.db === "pglite" ? "pglite" : "postgres";
-  const database = await freshDatabase(kind, "bench_calls");
-  Object.assign(process.env, {
-    DATABASE_URL: database.url,
-    SERVER_SECRET: randomBytes(32).toString("hex"),
-    APP_URL: "http://localhost:3000",
-    LOG_LEVEL: "warn",
-    BENCH_DB_TIMING: "1",
-    // As the bench's server: every request counted, limits too high to refuse (installation tokens are rate limited).
-    RATE_LIMIT_BURST: "1000000000",
-    RATE_LIMIT_DAILY: "1000000000",
-  });
+  const database = await inProcessServerDatabase(kind, "bench_calls", { BENCH_DB_TIMING: "1" });
   try {
     const { databaseHandle, disconnectDb } = await import("@/lib/db/client");
     const { deployMigrations } = await import("@/lib/db/migrations");

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,4 +35,26 @@ export async function postgresVersion(): Promise<string | undefined> {
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * A fresh database, and this process set up as the bench's server is (every request counted, rate
+ * limits too high to refuse), for the in-process readings (calls.ts, alloc.ts).
+ */
+export async function inProcessServerDatabase(
+  kind: "pglite" | "postgres",
+  label: string,
+  env: Record<string, string> = {},
+): Promise<BenchDatabase> {
+  const database = await freshDatabase(kind, label);
+  Object.assign(process.env, {
+    DATABASE_URL: database.url,
+    SERVER_SECRET: randomBytes(32).toString("hex"),
+    APP_URL: "http://localhost:3000",
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_BURST: "1000000000",
+    RATE_LIMIT_DAILY: "1000000000",
+    ...env,
+  });
+  return database;
 }

@@ -311,14 +311,7 @@ async function load(baseUrl: string, scenario: Scenario, duration: number, warmu
 }
 
 /** One measured stretch of one scenario. */
-export interface Measurement {
-  total: number;
-  seconds: number;
-  mean: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
+export interface Measurement extends Omit<LoadResult, "loadCpuUs"> {
   dbMs: number;
   dbCalls: number;
   /** CPU over the stretch (µs): see ScenarioResult. */

@@ -37,20 +37,8 @@ describe("bench-results.md: a full run keeps the hand-kept part", () => {
 });
 
 describe("the report's CPU per request (issue 28)", () => {
-  const result = (id: string, rps: number, server?: number, postgres?: number): ScenarioResult => ({
-    id,
-    name: `scenario ${id}`,
-    requestsPerSecond: rps,
-    p50: 10,
-    p99: 40,
-    total: rps * 10,
-    non2xx: 0,
-    errors: 0,
-    dbMsPerRequest: 1.5,
-    dbCallsPerRequest: 1,
-    serverCpuUsPerRequest: server,
-    postgresCpuUsPerRequest: postgres,
-  });
+  const result = (id: string, rps: number, server?: number, postgres?: number): ScenarioResult =>
+    scenarioResult(id, rps, { dbMsPerRequest: 1.5, serverCpuUsPerRequest: server, postgresCpuUsPerRequest: postgres });
   const run = (database: DatabaseRun["database"], results: ScenarioResult[]): DatabaseRun => ({
     database,
     label: database,
@@ -126,19 +114,7 @@ describe("the order of the turns", () => {
 });
 
 describe("chained refreshes and rows through a pooler (issue 44)", () => {
-  const result = (id: string, rps: number, extra: Partial<ScenarioResult> = {}): ScenarioResult => ({
-    id,
-    name: `scenario ${id}`,
-    requestsPerSecond: rps,
-    p50: 10,
-    p99: 40,
-    total: rps * 10,
-    non2xx: 0,
-    errors: 0,
-    dbMsPerRequest: 1,
-    dbCallsPerRequest: 1,
-    ...extra,
-  });
+  const result = scenarioResult;
   const run = (results: ScenarioResult[]): DatabaseRun => ({
     database: "postgres",
     label: "PostgreSQL",
@@ -219,3 +195,20 @@ describe("chained refreshes and rows through a pooler (issue 44)", () => {
     expect(loadGeneratorCost(run([result("e", 10)]))).toBeUndefined();
   });
 });
+
+/** One scenario's row of a report, with what a test varies. */
+function scenarioResult(id: string, rps: number, extra: Partial<ScenarioResult> = {}): ScenarioResult {
+  return {
+    id,
+    name: `scenario ${id}`,
+    requestsPerSecond: rps,
+    p50: 10,
+    p99: 40,
+    total: rps * 10,
+    non2xx: 0,
+    errors: 0,
+    dbMsPerRequest: 1,
+    dbCallsPerRequest: 1,
+    ...extra,
+  };
+}
