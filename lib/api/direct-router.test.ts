@@ -4,10 +4,11 @@ import { Agent, createServer, request as httpRequest, type Server } from "node:h
 import { type AddressInfo, connect } from "node:net";
 import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RawAnswer, rawRequest } from "@/lib/testing/raw-http";
 import { directRouter, FRAME_HEADERS, route } from "./direct-router";
-import { apiRoute, json, sendUncompressed } from "./handler";
+import { apiRoute, json } from "./handler";
 import { MAX_FORM_BYTES, readForm } from "./parse";
 import { routeMethods } from "./route-methods";
 
@@ -34,6 +35,9 @@ const mirror = (name: string) =>
     json({ route: name, method: request.method, params, body: await request.text() }),
   );
 
+/** The Cache-Control of /sized's answers, by index (a query with `%` is left to Next.js). */
+const cacheControls = [undefined, "no-store", "private, no-store", "No-Store", "public, max-age=300", "no-cache"];
+
 let server: Server;
 let base: string;
 let port: number;
@@ -52,12 +56,20 @@ beforeAll(async () => {
       route("/contacts/search", { GET: mirror("search") }),
       route("/contacts/[contactId]", { GET: mirror("contact") }),
       route("/apps/[appId]/versions/[versionId]", { GET: mirror("version") }),
-      route("/document", { GET: apiRoute(async () => json({ text: "a".repeat(4096) })) }),
-      route("/credentials", {
-        GET: apiRoute(async () => {
-          const answer = json({ token: "t".repeat(4096) });
-          sendUncompressed(answer);
-          return answer;
+      route("/document", {
+        GET: apiRoute(async () =>
+          json({ text: "a".repeat(4096) }, { headers: { "cache-control": "public, max-age=300" } }),
+        ),
+      }),
+      // ?size=N&cache=i: an answer of N token characters with cacheControls[i] (none: apiRoute's no-store).
+      route("/sized", {
+        GET: apiRoute(async (request) => {
+          const query = new URL(request.url).searchParams;
+          const cache = cacheControls[Number(query.get("cache"))];
+          return json(
+            { token: "t".repeat(Number(query.get("size"))) },
+            cache ? { headers: { "cache-control": cache } } : {},
+          );
         }),
       }),
       route("/api/health", routeMethods({ GET: apiRoute(async () => json({ status: "ok" })) })),
@@ -90,6 +102,19 @@ function post(path: string, body: string | Uint8Array<ArrayBuffer>, headers: Rec
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
     body,
+  });
+}
+
+/** GET `path` with that Accept-Encoding, the body as it came (compressed or not). */
+function rawGet(path: string, acceptEncoding: string) {
+  return new Promise<{ headers: Record<string, unknown>; body: Buffer }>((done, fail) => {
+    httpRequest(`${base}${path}`, { headers: { "accept-encoding": acceptEncoding } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => done({ headers: res.headers, body: Buffer.concat(chunks) }));
+    })
+      .on("error", fail)
+      .end();
   });
 }
 
@@ -155,31 +180,40 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
   });
 
   it("gzip an answer of 1 KiB or more for a client that accepts it, as Next.js would", async () => {
-    const raw = (path: string, acceptEncoding: string) =>
-      new Promise<{ headers: Record<string, unknown>; body: Buffer }>((done, fail) => {
-        httpRequest(`${base}${path}`, { headers: { "accept-encoding": acceptEncoding } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => done({ headers: res.headers, body: Buffer.concat(chunks) }));
-        })
-          .on("error", fail)
-          .end();
-      });
-    const zipped = await raw("/document", "br, gzip;q=0.8");
+    const zipped = await rawGet("/document", "br, gzip;q=0.8");
     expect(zipped.headers).toMatchObject({ "content-encoding": "gzip", vary: "Accept-Encoding" });
     expect(JSON.parse(gunzipSync(zipped.body).toString())).toEqual({ text: "a".repeat(4096) });
     for (const refused of ["identity", "gzip;q=0", "br, gzip; q=0.0"]) {
-      const plain = await raw("/document", refused);
+      const plain = await rawGet("/document", refused);
       expect(plain.headers["content-encoding"], refused).toBeUndefined();
       expect(JSON.parse(plain.body.toString()).text, refused).toHaveLength(4096);
     }
-    const small = await raw("/locations/loc_1", "gzip");
+    const small = await rawGet("/locations/loc_1", "gzip");
     expect(small.headers["content-encoding"]).toBeUndefined();
     expect(small.headers.vary).toBe("Accept-Encoding");
-    // An answer that carries credentials (the OAuth endpoints' answers) is never compressed.
-    const credentials = await raw("/credentials", "gzip");
-    expect(credentials.headers["content-encoding"]).toBeUndefined();
-    expect(JSON.parse(credentials.body.toString()).token).toHaveLength(4096);
+  });
+
+  it("never compress a private answer (no-store, the API's default), whatever its size or the client's Accept-Encoding", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 6000 }),
+        fc.nat({ max: cacheControls.length - 1 }),
+        fc.constantFrom("gzip", "gzip, deflate, br", "br;q=1, gzip;q=0.5", "identity", "gzip;q=0"),
+        async (size, index, acceptEncoding) => {
+          const cache = cacheControls[index];
+          const answer = await rawGet(`/sized?size=${size}&cache=${index}`, acceptEncoding);
+          const isPrivate = cache === undefined || /no-store/i.test(cache);
+          const gzipped = answer.headers["content-encoding"] === "gzip";
+          if (isPrivate) expect(answer.headers["content-encoding"]).toBeUndefined();
+          // A public answer still is, from 1 KiB, for a client that takes gzip.
+          else expect(gzipped).toBe(size >= 1024 && !/identity|q=0$/.test(acceptEncoding));
+          const body = gzipped ? gunzipSync(answer.body) : answer.body;
+          expect(JSON.parse(body.toString()).token).toHaveLength(size);
+          expect(answer.headers.vary).toBe("Accept-Encoding");
+        },
+      ),
+      { numRuns: 80 },
+    );
   });
 
   it("check the handler's segments against the path it is listed under", () => {

@@ -485,8 +485,7 @@ function send(
     // A string is written as its UTF-8 bytes, as Buffer.from gives them.
     if (hasBody) {
       fields.push("vary", "Accept-Encoding");
-      const compressible = !(result instanceof JsonResponse && result.uncompressed);
-      if (compressible && reachesGzipSize(body) && acceptsGzip(incoming)) {
+      if (!isPrivate(fields) && reachesGzipSize(body) && acceptsGzip(incoming)) {
         gzip(body).then(
           (zipped) => {
             try {
@@ -535,6 +534,15 @@ function declaresNoBody(incoming: IncomingMessage): boolean {
   return (length === undefined || length === "0") && incoming.headers["transfer-encoding"] === undefined;
 }
 
+/** The header block (name, value, …) says `Cache-Control: no-store`. */
+function isPrivate(fields: readonly string[]): boolean {
+  for (let i = 0; i < fields.length; i += 2) {
+    if (fields[i]?.toLowerCase() === "cache-control" && /(?:^|,)\s*no-store\s*(?:$|,)/i.test(fields[i + 1] ?? ""))
+      return true;
+  }
+  return false;
+}
+
 /** At least GZIP_FROM_BYTES bytes; a string's UTF-8 length is counted only when it may be (at most 3 bytes a unit). */
 function reachesGzipSize(body: Buffer | string): boolean {
   if (typeof body !== "string") return body.byteLength >= GZIP_FROM_BYTES;
@@ -542,10 +550,12 @@ function reachesGzipSize(body: Buffer | string): boolean {
 }
 
 /**
- * Answers of at least 1 KiB (the OpenAPI document, the metadata) are gzipped for a client that
- * accepts it, as Next.js compresses; the usual answer of a few hundred bytes is not worth the CPU.
- * Answers that carry credentials (a token response is just over 1 KiB) never are: see
- * JsonResponse's `uncompressed`.
+ * Public answers of at least 1 KiB (the OpenAPI document, the metadata, the JWKS) are gzipped for a
+ * client that accepts it, as Next.js compresses; the usual answer of a few hundred bytes is not
+ * worth the CPU. A private answer (`Cache-Control: no-store`, every API answer that does not choose
+ * otherwise) never is: it may carry a credential (a token answer, a private integration's new
+ * token) beside text the requester chose, and then the compressed sizes give the secret away
+ * (BREACH). Deciding by the answer, not by the route family, covers every answer that carries one.
  */
 const GZIP_FROM_BYTES = 1024;
 const gzip = promisify(gzipCallback);

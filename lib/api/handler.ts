@@ -123,11 +123,6 @@ export function setHeader(response: Response, name: string, value: string): void
   else response.headers.set(name, value);
 }
 
-/** Marks an answer that carries credentials to be written uncompressed (JsonResponse's `uncompressed` says why). */
-export function sendUncompressed(response: Response): void {
-  if (response instanceof JsonResponse) response.uncompressed = true;
-}
-
 /** `Cache-Control: no-store` unless the answer chose its own (a public document). */
 export function withNoStoreDefault(response: Response): Response {
   const has =

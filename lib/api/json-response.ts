@@ -38,13 +38,6 @@ export function json(body: unknown, init: { status?: number; headers?: Record<st
  */
 export class JsonResponse extends Response {
   declare readonly bodyText: string;
-  /**
-   * Written as it is even for a client that accepts gzip (./direct-router.ts): set on the answers
-   * that carry credentials (lib/oauth/http.ts). A secret compressed beside text the requester chose
-   * can be guessed from the answers' sizes (BREACH), and random tokens barely compress, for more
-   * CPU on both ends than the answer saves on the wire.
-   */
-  declare uncompressed: boolean;
   declare private answerStatus: number;
   declare private answerStatusText: string;
   /** Lower-case name → value, as `Headers` would hold them; undefined once `headers` was read. */
@@ -87,7 +80,6 @@ export class JsonResponse extends Response {
         : new Response(null, fields ? { status, statusText: init.statusText } : init);
     if (held && fields) for (const [name, value] of fields) held.headers.append(name, value);
     (self as { bodyText: string }).bodyText = text;
-    self.uncompressed = false;
     self.answerStatus = held?.status ?? status;
     self.answerStatusText = held?.statusText ?? "";
     self.fields = held ? undefined : fields;
@@ -225,7 +217,6 @@ export class JsonResponse extends Response {
     if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
     const init = { status: this.answerStatus };
     const copy = JsonResponse.of(this.bodyText, init, new Map(this.fields ?? []));
-    copy.uncompressed = this.uncompressed;
     if (!this.fields) {
       // `Response.clone` of the bodiless one: an exact copy of the header list (a clone's, of its own).
       copy.fields = undefined;

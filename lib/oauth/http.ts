@@ -1,10 +1,10 @@
-import { type Handler as ApiHandler, apiRoute, noStore, sendUncompressed, setHeader } from "@/lib/api/handler";
+import { type Handler as ApiHandler, apiRoute, noStore, setHeader } from "@/lib/api/handler";
 import type { RouteDeclaration } from "@/lib/api/openapi/operation";
 
 /**
  * Route helpers of the OAuth endpoints. Token-bearing answers (and their errors) must not be
- * cached (RFC 6749 §5.1), so `noStoreRoute` sets Cache-Control: no-store on every response, and
- * they are written uncompressed (lib/api/json-response.ts says why).
+ * cached (RFC 6749 §5.1), so `noStoreRoute` sets Cache-Control: no-store on every response (and
+ * so the direct router never compresses them: lib/api/direct-router.ts says why).
  */
 type Handler = ApiHandler<Record<string, never>>;
 
@@ -16,7 +16,6 @@ export function noStoreRoute(declaration: RouteDeclaration, handler: Handler) {
     const response = await route(request, context);
     // setHeader, not `headers.set`: reading a JsonResponse's `headers` builds its Headers.
     for (const [name, value] of noStoreHeaders) setHeader(response, name, value);
-    sendUncompressed(response);
     return response;
   };
   return Object.assign(withNoStore, { declaration });
