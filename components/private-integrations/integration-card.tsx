@@ -3,7 +3,13 @@
 import type { ReactNode } from "react";
 import { LocalDate, RelativeTime } from "@/components/ui/relative-time";
 import { formatDay } from "@/lib/dates/format";
-import { type IntegrationStatus, type LifecycleKind, statusLabels } from "@/lib/integrations/catalog";
+import {
+  type IntegrationStatus,
+  type LifecycleKind,
+  type StatusTone,
+  statusCatalog,
+  statusLabels,
+} from "@/lib/integrations/catalog";
 import { integrationStatus } from "@/lib/integrations/triage";
 import { pluralDays } from "./format";
 import { RotationPanel } from "./rotation-panel";
@@ -211,17 +217,19 @@ function Badge({ tone, children }: { tone: "green" | "blue" | "amber" | "red" | 
   );
 }
 
-const statusTones: Record<IntegrationStatus, string> = {
-  active: "bg-emerald-50 text-emerald-800 ring-emerald-200",
-  rotating: "bg-blue-50 text-blue-800 ring-blue-200",
-  expired: "bg-red-50 text-red-800 ring-red-200",
-  revoked: "bg-slate-100 text-slate-700 ring-slate-300",
+/** The badge of each tone a status may take in the catalogue. */
+const statusTones: Record<StatusTone, string> = {
+  green: "bg-emerald-50 text-emerald-800 ring-emerald-200",
+  blue: "bg-blue-50 text-blue-800 ring-blue-200",
+  red: "bg-red-50 text-red-800 ring-red-200",
+  slate: "bg-slate-100 text-slate-700 ring-slate-300",
+  amber: "bg-amber-50 text-amber-900 ring-amber-300",
 };
 
 export function StatusBadge({ status }: { status: IntegrationStatus }) {
   return (
     <span
-      className={`inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ${statusTones[status]}`}
+      className={`inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ${statusTones[statusCatalog[status].tone]}`}
     >
       {statusLabels[status]}
     </span>

@@ -7,9 +7,9 @@ import { DataTable } from "@/components/ui/data-table";
 import type { LifecycleKind } from "@/lib/integrations/catalog";
 import { LIST_PAGE_SIZE, type ListQuery, listSearchParams, type SortableColumn } from "@/lib/integrations/list-page";
 import {
+  extraFilters,
   integrationStatus,
   isStatusFilter,
-  leakedFilter,
   rowSignals,
   type StatusFilter,
   statusFilters,
@@ -154,9 +154,13 @@ export function IntegrationTable({
                 {f.label}
               </option>
             ))}
-            {query.status === leakedFilter.value ? (
-              <option value={leakedFilter.value}>{leakedFilter.label}</option>
-            ) : null}
+            {extraFilters
+              .filter((f) => f.value === query.status)
+              .map((f) => (
+                <option key={f.value} value={f.value}>
+                  {f.label}
+                </option>
+              ))}
           </select>
         </label>
         {/* The column headers sort the table; a phone's cards have none, so the same orders are here. */}

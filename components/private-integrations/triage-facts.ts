@@ -17,7 +17,6 @@ export function triageFacts(item: IntegrationItem): TriageFacts {
     tokenCreatedAt: new Date(item.token.createdAt),
     tokenHint: item.token.hint,
     expiresAt: date(item.expiresAt),
-    rotating: item.status === "rotating",
-    revokedAt: date(item.revoked?.at ?? null),
+    status: item.status,
   };
 }

@@ -12,9 +12,19 @@ import { lifecycleOperation } from "@/lib/management-api/operations";
 import { apiPrivateIntegrationSchema } from "@/lib/management-api/shape";
 import { oneAt } from "@/lib/testing/triage-facts";
 import { integrationAuditActions, integrationAuditLabels } from "./audit-log";
-import { integrationStatuses, type LifecycleKind, lifecycleActions, lifecycleKinds, statusLabels } from "./catalog";
+import {
+  type HoldColumns,
+  heldStatuses,
+  integrationStatuses,
+  type LifecycleKind,
+  lifecycleActions,
+  lifecycleKinds,
+  statusCatalog,
+  statusLabels,
+  storedStatus,
+} from "./catalog";
 import { type Reach, requireCovers } from "./no-escalation";
-import { integrationStatus, isStatusFilter } from "./triage";
+import { extraFilters, integrationStatus, isStatusFilter, statusFilters } from "./triage";
 
 // The confirmations refresh the page after a refusal; rendered here, nothing is refused.
 vi.mock("next/navigation", () => ({ useRouter: () => ({ refresh: () => undefined }) }));
@@ -39,6 +49,26 @@ describe("the integration statuses", () => {
     for (const status of integrationStatuses) {
       expect(isStatusFilter(status), status).toBe(true);
       expect(statusLabels[status]).toMatch(/^[A-Z][a-z]+$/);
+    }
+  });
+
+  it("are SPEC.md's `Status` options by their labels, or an extra filter applied by a link", () => {
+    const options = statusFilters.filter((f) => (integrationStatuses as readonly string[]).includes(f.value));
+    const asOptions = integrationStatuses.filter((s) => statusCatalog[s].filter === "option");
+    expect(options).toEqual(asOptions.map((value) => ({ value, label: statusLabels[value] })));
+    expect(extraFilters.map((f) => f.value)).toEqual(integrationStatuses.filter((s) => !asOptions.includes(s)));
+  });
+
+  it("held ones are each stored by a column of their own, the first listed winning", () => {
+    const none = Object.fromEntries(heldStatuses.map((s) => [statusCatalog[s].held.by, null])) as HoldColumns;
+    const columns = heldStatuses.map((s) => statusCatalog[s].held.by);
+    expect(new Set(columns).size).toBe(columns.length);
+    expect(storedStatus(none, false)).toBe("active");
+    expect(storedStatus(none, true)).toBe("rotating");
+    for (const [i, status] of heldStatuses.entries()) {
+      const held = { ...none, ...Object.fromEntries(columns.slice(i).map((c) => [c, new Date(0)])) };
+      expect(storedStatus(held as HoldColumns, true), status).toBe(status);
+      expect(statusCatalog[status].live, status).toBe(false);
     }
   });
 });

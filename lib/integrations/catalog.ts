@@ -1,24 +1,99 @@
 /**
  * The integration's words, each written once: its statuses (SPEC.md's, in the order the screens
- * list them). Every layer (the triage rules, the stored view, the screen's items, the management
- * API's schema) derives its list from here, so a new status is one edit and a compile error
- * wherever it must be handled.
+ * list them) and its lifecycle actions. Every layer (the triage rules, the stored view, the list's
+ * SQL, the token check, the screen's items and badges, the management API's schema) derives its
+ * list from here, so a new status is one entry and a compile error wherever it must be handled.
  */
 
-/** Exactly one of these per integration (SPEC.md › The Private Integrations screen). */
-export const integrationStatuses = ["active", "rotating", "expired", "revoked"] as const;
-export type IntegrationStatus = (typeof integrationStatuses)[number];
+import type { PrivateIntegration } from "@/lib/generated/prisma/client";
+
+/** A column of an integration's row that may hold a moment (set) or nothing. */
+type MomentColumn = {
+  [K in keyof PrivateIntegration]: PrivateIntegration[K] extends Date | null
+    ? null extends PrivateIntegration[K]
+      ? K
+      : never
+    : never;
+}[keyof PrivateIntegration];
+
+/** The badge tones a status may take (components/private-integrations/integration-card.tsx draws them). */
+export type StatusTone = "green" | "blue" | "red" | "slate" | "amber";
+
+interface StatusEntry {
+  /** How the screens name it. */
+  label: string;
+  tone: StatusTone;
+  /** Its tokens open the API: the signals of what will stop them (`Expiring soon`, `Rotation due`) apply. */
+  live: boolean;
+  /**
+   * A status the integration is put in and kept in until an action takes it out: the column of its
+   * row that is set meanwhile, and the words of the 403 `forbidden` every token of it then gets
+   * (lib/integrations/verify.ts). It outranks `Expired`, and the first held status listed wins.
+   */
+  held?: { by: MomentColumn; refusal: string };
+  /** The `Status` filter: one of SPEC.md's options, or applied by a link only, shown as `label` while applied. */
+  filter: "option" | { label: string };
+}
+
+/** Exactly one of these per integration (SPEC.md › The Private Integrations screen), in the screens' order. */
+export const statusCatalog = {
+  active: { label: "Active", tone: "green", live: true, filter: "option" },
+  rotating: { label: "Rotating", tone: "blue", live: true, filter: "option" },
+  expired: { label: "Expired", tone: "red", live: false, filter: "option" },
+  revoked: {
+    label: "Revoked",
+    tone: "slate",
+    live: false,
+    // Reported as leaked: every token of it was revoked with it; only a new token brings it back.
+    held: {
+      by: "revokedAt",
+      refusal:
+        "This private integration was reported as leaked and its tokens revoked. Use the new token from Settings > Private Integrations after “Rotate and expire this token now”.",
+    },
+    filter: { label: "Reported as leaked" },
+  },
+} as const satisfies Record<string, StatusEntry>;
+
+export type IntegrationStatus = keyof typeof statusCatalog;
+/** The statuses as a tuple (the management API's enum), in the catalogue's order. */
+export const integrationStatuses = Object.keys(statusCatalog) as [IntegrationStatus, ...IntegrationStatus[]];
 
 /** What a stored integration says by itself; `expired` is worked out from the clock (lib/integrations/triage.ts). */
 export type StoredStatus = Exclude<IntegrationStatus, "expired">;
 
+/** The statuses a column of the row holds the integration in. */
+export type HeldStatus = {
+  [S in IntegrationStatus]: (typeof statusCatalog)[S] extends { held: object } ? S : never;
+}[IntegrationStatus];
+export const heldStatuses = integrationStatuses.filter((s): s is HeldStatus => "held" in statusCatalog[s]);
+/** The columns that hold an integration in a status, as its row has them. */
+export type HoldColumn = (typeof statusCatalog)[HeldStatus]["held"]["by"];
+export const holdColumns = heldStatuses.map((s) => statusCatalog[s].held.by);
+export type HoldColumns = Record<HoldColumn, Date | null>;
+
+export const isIntegrationStatus = (value: unknown): value is IntegrationStatus =>
+  integrationStatuses.some((s) => s === value);
+export const isHeldStatus = (status: IntegrationStatus): status is HeldStatus => "held" in statusCatalog[status];
+
 /** How the screens name each status. */
-export const statusLabels: Record<IntegrationStatus, string> = {
-  active: "Active",
-  rotating: "Rotating",
-  expired: "Expired",
-  revoked: "Revoked",
-};
+export const statusLabels = Object.fromEntries(integrationStatuses.map((s) => [s, statusCatalog[s].label])) as Record<
+  IntegrationStatus,
+  string
+>;
+
+/**
+ * The stored status of a row: the first held status whose column is set, else `rotating` while an
+ * old token still works, else `active`. lib/integrations/rows.ts says the same in SQL.
+ */
+export function storedStatus(row: HoldColumns, rotating: boolean): StoredStatus {
+  for (const status of heldStatuses) if (row[statusCatalog[status].held.by] !== null) return status;
+  return rotating ? "rotating" : "active";
+}
+
+/** The one status shown: a held status as it is, else `expired` once its `Expires` has passed. */
+export function shownStatus(stored: StoredStatus, expired: boolean): IntegrationStatus {
+  return expired && !isHeldStatus(stored) ? "expired" : stored;
+}
 
 /** The management API's operation that does an action: its route, and the words of its operation in the document. */
 export interface LifecycleApi {

@@ -2,10 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { makeAgency } from "@/lib/testing/fixtures";
+import { heldStatuses, statusCatalog } from "./catalog";
 import { type ListQuery, listOrders, listPage, triageFactsOfView } from "./list-page";
 import { readListPage } from "./list-page-read";
 import { listPrivateIntegrations } from "./read";
-import { leakedFilter, statusFilters } from "./triage";
+import { extraFilters, statusFilters } from "./triage";
 import { toView } from "./views";
 
 /**
@@ -52,12 +53,16 @@ const integration = fc.record({
   scopes: fc.subarray(scopes),
   createdAgo: ago,
   expires: fc.option(expiry, { nil: null }),
-  revoked: sometimes(2),
+  /** Held in a status of the catalogue (one column set each), in two cases of ten. */
+  held: fc.oneof(
+    { arbitrary: fc.constant(null), weight: 8 },
+    { arbitrary: fc.constantFrom(...heldStatuses), weight: 2 },
+  ),
   current: fc.option(token, { nil: null, freq: 8 }),
   previous: fc.option(fc.record({ token, expires: fc.option(offset(-10, 10), { nil: null }) }), { nil: null, freq: 2 }),
 });
 
-const statuses = [...statusFilters.map((f) => f.value), leakedFilter.value];
+const statuses = [...statusFilters, ...extraFilters].map((f) => f.value);
 
 /** A search: words from what the rows hold, in any case, or anything at all. */
 const search = fc.oneof(
@@ -98,8 +103,10 @@ async function store(companyId: string, createdBy: string, anchor: number, rows:
       createdByUserId: createdBy,
       createdAt: at(createdAt),
       expiresAt: expiresAt === null ? null : at(expiresAt),
-      revokedAt: r.revoked ? at(anchor - DAY) : null,
-      revokedReason: r.revoked ? "Reported as leaked." : null,
+      ...Object.fromEntries(
+        heldStatuses.map((status) => [statusCatalog[status].held.by, r.held === status ? at(anchor - DAY) : null]),
+      ),
+      revokedReason: r.held === "revoked" ? "Reported as leaked." : null,
     })),
   });
   await db().privateIntegrationToken.createMany({

@@ -1,11 +1,13 @@
 import { runStatement } from "@/lib/db/hot-statement";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { heldStatuses, integrationStatuses, statusCatalog } from "./catalog";
 import { LIST_PAGE_SIZE, type ListOrder, type ListPage, type ListQuery } from "./list-page";
 import {
   fromJson,
   type IntegrationRowJson,
   integrationRowColumns,
   integrationRowJoins,
+  storedStatusSql,
   toIntegrationRows,
 } from "./rows";
 import {
@@ -38,13 +40,19 @@ const DAY_MS = 86_400_000;
 /** A timestamp(3) column (UTC) as milliseconds since 1970, or null. */
 const ms = (column: string) => Prisma.raw(`(extract(epoch FROM ${column}) * 1000)::int8`);
 
-/** The `Status` filter as a condition on the facts' columns (`inFilter`). */
+/** A list of the catalogue's statuses as SQL text literals (`'active', 'rotating'`). */
+const statusList = (statuses: readonly string[]) => Prisma.raw(statuses.map((s) => `'${s}'`).join(", "));
+
+/** The statuses whose tokens open the API (./catalog.ts `live`). */
+const liveStatuses = statusList(integrationStatuses.filter((s) => statusCatalog[s].live));
+
+/** The `Status` filter as a condition on the facts' columns (`inFilter`): a status is itself. */
 const filterSql: Record<StatusFilter, Prisma.Sql> = {
+  ...(Object.fromEntries(integrationStatuses.map((s) => [s, Prisma.sql`status = ${s}`])) as Record<
+    (typeof integrationStatuses)[number],
+    Prisma.Sql
+  >),
   all: Prisma.sql`true`,
-  active: Prisma.sql`status = 'active'`,
-  rotating: Prisma.sql`status = 'rotating'`,
-  expired: Prisma.sql`is_expired`,
-  revoked: Prisma.sql`is_revoked`,
   "expiring-soon": Prisma.sql`is_expiring_soon`,
   "rotation-due": Prisma.sql`is_rotation_due`,
   unused: Prisma.sql`is_unused`,
@@ -128,10 +136,10 @@ export async function readListPage(
   const statement = Prisma.sql`
     WITH facts AS (
       SELECT pi.id, pi.name, pi."createdAt", ${ms('pi."createdAt"')} AS created_ms,
-        ${ms('pi."expiresAt"')} AS expires_ms, (pi."revokedAt" IS NOT NULL) AS is_revoked,
+        ${ms('pi."expiresAt"')} AS expires_ms,
         ${ms('COALESCE(cur."createdAt", pi."createdAt")')} AS token_ms,
         ${ms('GREATEST(cur."lastUsedAt", prev."lastUsedAt")')} AS last_used_ms,
-        (pi."revokedAt" IS NULL AND prev.id IS NOT NULL) AS rotating, ${searched}
+        ${storedStatusSql("pi", Prisma.sql`prev.id IS NOT NULL`)} AS stored, ${searched}
       FROM "PrivateIntegration" pi
       LEFT JOIN "PrivateIntegrationToken" cur
         ON cur."integrationId" = pi.id AND cur.slot = 'current' AND cur."revokedAt" IS NULL
@@ -141,15 +149,15 @@ export async function readListPage(
       WHERE pi."companyId" = ${where.companyId} AND pi."locationId" IS NOT DISTINCT FROM ${where.locationId}
     ), statuses AS (
       SELECT facts.*,
-        CASE WHEN is_revoked THEN 'revoked' WHEN expires_ms <= ${nowMs}::int8 THEN 'expired'
-          WHEN rotating THEN 'rotating' ELSE 'active' END AS status
+        CASE WHEN stored IN (${statusList(heldStatuses)}) THEN stored WHEN expires_ms <= ${nowMs}::int8 THEN 'expired'
+          ELSE stored END AS status
       FROM facts
     ), kinds AS (
-      SELECT statuses.*, (status = 'expired') AS is_expired,
-        (status IN ('active', 'rotating') AND expires_ms IS NOT NULL
+      SELECT statuses.*, (status = 'revoked') AS is_revoked, (status = 'expired') AS is_expired,
+        (status IN (${liveStatuses}) AND expires_ms IS NOT NULL
           AND floor((expires_ms - 1) / ${DAY_MS}::numeric) - floor(${nowMs}::int8 / ${DAY_MS}::numeric)
             <= ${EXPIRING_SOON_DAYS}) AS is_expiring_soon,
-        (status IN ('active', 'rotating')
+        (status IN (${liveStatuses})
           AND ${nowMs}::int8 - token_ms >= ${ROTATION_DUE_DAYS * DAY_MS}::int8) AS is_rotation_due,
         (status <> 'revoked' AND created_ms <= ${nowMs - UNUSED_DAYS * DAY_MS}::int8
           AND (last_used_ms IS NULL OR last_used_ms < ${nowMs - UNUSED_DAYS * DAY_MS}::int8)) AS is_unused

@@ -158,7 +158,6 @@ export function triageFactsOfView(view: PrivateIntegrationView): TriageFacts {
     tokenCreatedAt: view.token.createdAt,
     tokenHint: view.token.hint,
     expiresAt: view.expiresAt,
-    rotating: view.status === "rotating",
-    revokedAt: view.revoked?.at ?? null,
+    status: view.status,
   };
 }

@@ -1,5 +1,6 @@
 import { db, type Tx } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { heldStatuses, holdColumns, statusCatalog } from "./catalog";
 import type { IntegrationRow, TeamMemberName } from "./views";
 
 /**
@@ -46,19 +47,37 @@ export interface IntegrationRowRaw extends Omit<IntegrationRow, "tokens" | "chos
 export type IntegrationRowJson = Omit<IntegrationRowRaw, (typeof ROW_DATES)[number]> &
   Record<(typeof ROW_DATES)[number], string | null>;
 
-/** The row's own moments; its tokens' are read by `toIntegrationRows`. */
-const ROW_DATES = ["createdAt", "updatedAt", "expiresAt", "revokedAt"] as const;
+/** The row's own moments (those that hold it in a status included); its tokens' are read by `toIntegrationRows`. */
+const ROW_DATES = ["createdAt", "updatedAt", "expiresAt", ...holdColumns] as const;
 
 /** A row read inside JSON, its moments as Dates (as a row of its own reads them). */
 export function fromJson(row: IntegrationRowJson): IntegrationRowRaw {
-  return {
-    ...row,
-    createdAt: utcDate(row.createdAt) as Date,
-    updatedAt: utcDate(row.updatedAt) as Date,
-    expiresAt: utcDate(row.expiresAt),
-    revokedAt: utcDate(row.revokedAt),
-  };
+  const out: Record<string, unknown> = { ...row };
+  for (const column of ROW_DATES) out[column] = utcDate(row[column]);
+  return out as unknown as IntegrationRowRaw;
 }
+
+/** A quoted column of the integration's row under `alias`, named by the catalogue (no input reaches it). */
+const column = (alias: string, name: string) => `${alias}."${name}"`;
+
+/**
+ * The held status of the integration under `alias` (./catalog.ts: the first whose column is set),
+ * or NULL: what `storedStatus` reads before the rotation.
+ */
+export function heldStatusSql(alias: string): Prisma.Sql {
+  const whens = heldStatuses.map(
+    (status) => `WHEN ${column(alias, statusCatalog[status].held.by)} IS NOT NULL THEN '${status}'`,
+  );
+  return Prisma.raw(whens.length ? `(CASE ${whens.join(" ")} END)` : "NULL::text");
+}
+
+/** `storedStatus` in SQL: the held status, else `rotating` where `rotating` (a condition) holds, else `active`. */
+export function storedStatusSql(alias: string, rotating: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`COALESCE(${heldStatusSql(alias)}, CASE WHEN ${rotating} THEN 'rotating' ELSE 'active' END)`;
+}
+
+/** The columns that hold an integration in a status, for a select list. */
+const holdColumnsSql = Prisma.raw(holdColumns.map((name) => column("pi", name)).join(", "));
 
 /**
  * The columns of one row (`pi`): its own, its live tokens and chosen sub-accounts as JSON, and its
@@ -66,7 +85,7 @@ export function fromJson(row: IntegrationRowJson): IntegrationRowRaw {
  */
 export const integrationRowColumns = Prisma.sql`pi.id, pi."companyId", pi."locationId", pi.name, pi.description, pi.scopes,
       pi."createdByUserId", pi."createdByIntegrationId", pi."createdAt", pi."updatedAt", pi."expiresAt",
-      pi."allSubAccounts", pi."allowedIpAddresses", pi."revokedAt", pi."revokedReason",
+      pi."allSubAccounts", pi."allowedIpAddresses", ${holdColumnsSql}, pi."revokedReason",
       COALESCE((SELECT json_agg(${tokenJson} ORDER BY t."createdAt", t.id) FROM "PrivateIntegrationToken" t
         WHERE t."integrationId" = pi.id AND t.slot IS NOT NULL), '[]') AS tokens,
       COALESCE((SELECT json_agg(json_build_object('locationId', l.id, 'name', l.name) ORDER BY l.name, l.id)

@@ -57,7 +57,7 @@ describe("rowSignals: what a row says besides its status", () => {
     [
       "revoked: reported as leaked, nothing else",
       {
-        revokedAt: ago(1),
+        status: "revoked",
         createdAt: ago(200),
         tokenCreatedAt: ago(200),
         lastUsedAt: null,
@@ -83,7 +83,7 @@ describe("the default order: most urgent first", () => {
       make({ name: "expiring 2", expiresAt: expiresOnDay(2) }),
       make({ name: "expired long ago", expiresAt: ago(20) }),
       make({ name: "expired yesterday", expiresAt: ago(1) }),
-      make({ name: "leaked", revokedAt: ago(3) }),
+      make({ name: "leaked", status: "revoked" }),
     ];
     expect(sortByUrgency(rows, (r) => r, now).map((r) => r.name)).toEqual([
       "leaked",

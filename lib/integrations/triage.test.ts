@@ -36,10 +36,10 @@ describe("daysUntilExpiry: an Expires date N whole UTC days after today reads `i
 describe("integrationStatus: exactly one of Active, Rotating, Expired, Revoked", () => {
   const cases: [string, Partial<TriageFacts>, string][] = [
     ["a working integration", {}, "active"],
-    ["a rotation in progress", { rotating: true }, "rotating"],
+    ["a rotation in progress", { status: "rotating" }, "rotating"],
     ["past its Expires date", { expiresAt: ago(0.5) }, "expired"],
-    ["past its Expires date while rotating", { expiresAt: ago(0.5), rotating: true }, "expired"],
-    ["revoked", { revokedAt: ago(1), expiresAt: ago(0.5) }, "revoked"],
+    ["past its Expires date while rotating", { expiresAt: ago(0.5), status: "rotating" }, "expired"],
+    ["revoked", { status: "revoked", expiresAt: ago(0.5) }, "revoked"],
   ];
   it.each(cases)("%s: %s", (_, over, status) => {
     expect(integrationStatus(make(over), now)).toBe(status);
@@ -49,7 +49,7 @@ describe("integrationStatus: exactly one of Active, Rotating, Expired, Revoked",
 describe("the Status filter", () => {
   const rows: Record<string, TriageFacts> = {
     active: make({}),
-    rotating: make({ rotating: true }),
+    rotating: make({ status: "rotating" }),
     expired: make({ expiresAt: ago(2) }),
     expiringIn14: make({ expiresAt: expiresOnDay(14) }),
     expiringIn15: make({ expiresAt: expiresOnDay(15) }),
@@ -58,7 +58,7 @@ describe("the Status filter", () => {
     unusedNever: make({ createdAt: ago(30), tokenCreatedAt: ago(30), lastUsedAt: null }),
     unusedOld: make({ createdAt: ago(45), tokenCreatedAt: ago(45), lastUsedAt: ago(31) }),
     newAndUnused: make({ createdAt: ago(29), lastUsedAt: null }),
-    revokedOldUnused: make({ revokedAt: ago(1), createdAt: ago(120), tokenCreatedAt: ago(120), lastUsedAt: null }),
+    revokedOldUnused: make({ status: "revoked", createdAt: ago(120), tokenCreatedAt: ago(120), lastUsedAt: null }),
   };
   const expected: Record<StatusFilter, string[]> = {
     all: Object.keys(rows),

@@ -5,7 +5,14 @@
  * server and the browser agree and the rules are tested without a screen.
  */
 
-import type { IntegrationStatus } from "./catalog";
+import {
+  type IntegrationStatus,
+  integrationStatuses,
+  isIntegrationStatus,
+  type StoredStatus,
+  shownStatus,
+  statusCatalog,
+} from "./catalog";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -29,9 +36,8 @@ export interface TriageFacts {
   tokenHint: string;
   /** The moment its tokens stop working (the end of the `Expires` day), or null for never. */
   expiresAt: string | Date | null;
-  /** A rotation is in progress (the old token still works). */
-  rotating: boolean;
-  revokedAt?: string | Date | null;
+  /** What the integration says by itself (./catalog.ts `storedStatus`): held, rotating or active. */
+  status: StoredStatus;
 }
 
 const time = (value: string | Date) => (typeof value === "string" ? Date.parse(value) : value.getTime());
@@ -54,9 +60,7 @@ export function isExpired(facts: Pick<TriageFacts, "expiresAt">, now: Date): boo
 }
 
 export function integrationStatus(facts: TriageFacts, now: Date): IntegrationStatus {
-  if (facts.revokedAt) return "revoked";
-  if (isExpired(facts, now)) return "expired";
-  return facts.rotating ? "rotating" : "active";
+  return shownStatus(facts.status, isExpired(facts, now));
 }
 
 /**
@@ -66,7 +70,11 @@ export function integrationStatus(facts: TriageFacts, now: Date): IntegrationSta
 export const attentionKinds = ["revoked", "expired", "expiring-soon", "rotation-due", "unused"] as const;
 export type AttentionKind = (typeof attentionKinds)[number];
 
-/** The `Status` filter's options, exactly SPEC.md's, by value. */
+/** The filters that are not a status: what needs doing besides it. */
+type SignalFilter = "expiring-soon" | "rotation-due" | "unused";
+export type StatusFilter = "all" | IntegrationStatus | SignalFilter;
+
+/** The `Status` filter's options, exactly SPEC.md's, by value (catalog.test.ts: its statuses are the catalogue's options). */
 export const statusFilters = [
   { value: "all", label: "All" },
   { value: "active", label: "Active" },
@@ -75,30 +83,27 @@ export const statusFilters = [
   { value: "expired", label: "Expired" },
   { value: "rotation-due", label: "Rotation due" },
   { value: "unused", label: "Unused" },
-] as const;
+] as const satisfies readonly { value: StatusFilter; label: string }[];
 /**
- * Revoked integrations: not among SPEC.md's `Status` options; the `Needs attention` line applies
- * it (the select then shows it as an extra option while it is applied).
+ * The statuses that are not among SPEC.md's `Status` options (the revoked, `Reported as leaked`):
+ * a link applies one (`Needs attention`), and the select then shows it as an extra option.
  */
-export const leakedFilter = { value: "revoked", label: "Reported as leaked" } as const;
-export type StatusFilter = (typeof statusFilters)[number]["value"] | typeof leakedFilter.value;
+export const extraFilters = integrationStatuses.flatMap((value) => {
+  const { filter } = statusCatalog[value];
+  return typeof filter === "string" ? [] : [{ value, label: filter.label }];
+});
 
 export function isStatusFilter(value: unknown): value is StatusFilter {
-  return value === leakedFilter.value || statusFilters.some((f) => f.value === value);
+  return statusFilters.some((f) => f.value === value) || extraFilters.some((f) => f.value === value);
 }
 
 /** Whether an integration is in one filter (`all` takes every one). */
 export function inFilter(facts: TriageFacts, filter: StatusFilter, now: Date): boolean {
   const status = integrationStatus(facts, now);
-  const live = status === "active" || status === "rotating";
+  if (filter === "all") return true;
+  if (isIntegrationStatus(filter)) return status === filter;
+  const live = statusCatalog[status].live;
   switch (filter) {
-    case "all":
-      return true;
-    case "active":
-    case "rotating":
-    case "expired":
-    case "revoked":
-      return status === filter;
     case "expiring-soon": {
       const days = daysUntilExpiry(facts.expiresAt, now);
       return live && days !== null && days <= EXPIRING_SOON_DAYS;

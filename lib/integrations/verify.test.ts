@@ -6,6 +6,7 @@ import { later } from "@/lib/testing/clock";
 import { waitFor } from "@/lib/testing/elsewhere";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { makeIntegration } from "@/lib/testing/integrations";
+import { heldStatuses, statusCatalog } from "./catalog";
 import { NO_GUARD_RAILS, writeGuardRails } from "./guard-rails";
 import { rotateLater } from "./lifecycle";
 import { getPrivateIntegration } from "./read";
@@ -183,6 +184,7 @@ describe("the token lookup", () => {
       companyId: company.id,
       locationId: null,
       scopes: stored.integration.scopes,
+      heldAs: null,
       integrationExpiresAt: stored.integration.expiresAt,
       allowedIpAddresses: stored.integration.allowedIpAddresses,
       allowedLocationIds: stored.integration.allSubAccounts ? null : [],
@@ -207,5 +209,28 @@ describe("the token lookup", () => {
       allowedLocationIds: chosen,
     });
     expect(await lookupToken(hashSecret("pit-unknown"))).toBeUndefined();
+  });
+});
+
+describe("an integration held in a status (the catalogue's `held`)", () => {
+  it.each(heldStatuses)("%s: every token of it is refused with 403 and the catalogue's words", async (status) => {
+    const { owner } = await makeAgency({ privateIntegrationsLab: true });
+    const { token, integration } = await makeIntegration(
+      { owner },
+      { name: "Held", scopes: ["locations.readonly"], now: t0 },
+    );
+    expect((await verifyPrivateIntegrationToken(token, t0)).ok).toBe(true);
+    const { by, refusal } = statusCatalog[status].held;
+    // Only the integration's column: the refusal is the status's, whatever its tokens say.
+    await changeCachedState(() =>
+      db().privateIntegration.update({ where: { id: integration.id }, data: { [by]: t0 } }),
+    );
+    expect(await lookupToken(hashSecret(token))).toMatchObject({ heldAs: status });
+    expect(await verifyPrivateIntegrationToken(token, later(t0, 1000))).toEqual({
+      ok: false,
+      reason: "refused",
+      refusal: { code: "forbidden", description: refusal },
+      integrationId: integration.id,
+    });
   });
 });

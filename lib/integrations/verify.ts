@@ -7,8 +7,10 @@ import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { scopesAtLevel } from "@/lib/scopes";
 import type { Principal, VerifyResult } from "@/lib/tokens/principal";
+import { type HeldStatus, statusCatalog } from "./catalog";
 import { addressNotAllowedDescription, expiredIntegrationDescription } from "./guard-rails";
 import { isAddressAllowed } from "./ip-allowlist";
+import { heldStatusSql } from "./rows";
 import { isPrivateIntegrationToken } from "./token";
 
 /** lastUsedAt is written at most this often per token. */
@@ -26,6 +28,8 @@ interface TokenLookupRow {
   companyId: string;
   locationId: string | null;
   scopes: string[];
+  /** The status a column of the integration holds it in (./catalog.ts), whose refusal every token gets. */
+  heldAs: HeldStatus | null;
   /** The guard rails (lib/integrations/guard-rails.ts), cached with the row. */
   integrationExpiresAt: Date | null;
   allowedIpAddresses: string[];
@@ -88,6 +92,10 @@ function decide(row: TokenLookupRow | undefined, now: Date, context: Verificatio
   // The integration is known from here on: its usage counts these refusals too.
   const integrationId = row.integrationId;
   if (row.revokedAt !== null || row.slot === null) return { ok: false, reason: "revoked", integrationId };
+  if (row.heldAs !== null) {
+    const description = statusCatalog[row.heldAs].held.refusal;
+    return { ok: false, reason: "refused", refusal: { code: "forbidden", description }, integrationId };
+  }
   const expiresAt = row.expiresAt === null ? null : new Date(row.expiresAt);
   if (expiresAt && expiresAt.getTime() <= now.getTime()) return { ok: false, reason: "expired", integrationId };
   const integrationExpiresAt = row.integrationExpiresAt === null ? null : new Date(row.integrationExpiresAt);
@@ -146,11 +154,14 @@ function earliest(a: Date | null, b: Date | null): Date | undefined {
   return a.getTime() <= b.getTime() ? a : b;
 }
 
+/** The integration's held status, in the lookup's SQL. */
+const HELD_AS = heldStatusSql("i").sql;
+
 /** Past Prisma's runtime on PostgreSQL (lib/db/hot-statement.ts): it runs on a cache miss of each request. */
 export async function lookupToken(tokenHash: string): Promise<TokenLookupRow | undefined> {
   const rows = await runHotStatement<TokenLookupRow>(
     `SELECT t.id, t.slot::text AS slot, t."expiresAt", t."revokedAt", t."lastUsedAt", t."rotatedOutAt",
-           i.id AS "integrationId", i."companyId", i."locationId", i.scopes,
+           i.id AS "integrationId", i."companyId", i."locationId", i.scopes, ${HELD_AS} AS "heldAs",
            i."expiresAt" AS "integrationExpiresAt",
            COALESCE(i."allowedIpAddresses", ARRAY[]::text[]) AS "allowedIpAddresses",
            CASE WHEN i."allSubAccounts" THEN NULL ELSE ARRAY(

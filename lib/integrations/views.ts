@@ -1,5 +1,5 @@
 import type { Scope } from "@/lib/scopes";
-import type { StoredStatus } from "./catalog";
+import { type HoldColumns, type StoredStatus, storedStatus } from "./catalog";
 import { type ExpiryStatus, expiryStatus } from "./guard-rails";
 
 /** A person named on the screens: creator, audit-log actor. */
@@ -82,7 +82,8 @@ export interface TokenRow {
   shownAt: Date | null;
 }
 
-export interface IntegrationRow {
+/** An integration's row as the views read it: its columns that hold it in a status (./catalog.ts) included. */
+export interface IntegrationRow extends HoldColumns {
   id: string;
   companyId: string;
   locationId: string | null;
@@ -97,7 +98,6 @@ export interface IntegrationRow {
   expiresAt: Date | null;
   allSubAccounts: boolean;
   allowedIpAddresses: string[];
-  revokedAt: Date | null;
   revokedReason: string | null;
   chosenLocations: { locationId: string; location: { name: string } }[];
   tokens: TokenRow[];
@@ -157,7 +157,7 @@ export function toView(
             integration: true,
           })
         : null,
-    status: row.revokedAt ? "revoked" : previous ? "rotating" : "active",
+    status: storedStatus(row, previous !== undefined),
     revoked: row.revokedAt ? { at: row.revokedAt, reason: row.revokedReason ?? "Reported as leaked." } : null,
     token: {
       ...(current ? pick(current) : { id: "", hint: "—", createdAt: row.createdAt, lastUsedAt: null }),

@@ -1,7 +1,7 @@
 // Over 250 lines on purpose: every shape of the management API with its OpenAPI examples, read
 // together as the contract of SPEC.md › Private integrations under automation.
 import { z } from "zod";
-import { integrationStatuses } from "@/lib/integrations/catalog";
+import { integrationStatuses, shownStatus } from "@/lib/integrations/catalog";
 import { ROTATION_OVERLAP_CHOICES } from "@/lib/integrations/expiry";
 import { expiresDateOf } from "@/lib/integrations/guard-rails";
 import type { PrivateIntegrationInput } from "@/lib/integrations/schemas";
@@ -224,8 +224,8 @@ export function toApiIntegration(view: PrivateIntegrationView): ApiPrivateIntegr
     description: view.description,
     scopes: view.scopes,
     locationId: view.locationId,
-    // SPEC.md's one status, in the screens' order: Revoked, then Expired, then the rotation.
-    status: view.status === "revoked" ? "revoked" : view.expiry.kind === "expired" ? "expired" : view.status,
+    // SPEC.md's one status: a held one (Revoked), then Expired, then the rotation.
+    status: shownStatus(view.status, view.expiry.kind === "expired"),
     tokenHint: hasToken ? view.token.hint.slice(-4) : null,
     createdAt: view.createdAt.toISOString(),
     lastUsedAt: view.lastUsedAt?.toISOString() ?? null,

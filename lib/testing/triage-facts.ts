@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { integrationStatuses, type StoredStatus } from "@/lib/integrations/catalog";
 import type { TriageFacts } from "@/lib/integrations/triage";
 
 /** Generated integrations for the triage rules' properties (lib/integrations/*.test.ts). */
@@ -22,9 +23,12 @@ export const triageFactsWith = (over: Partial<TriageFacts>): TriageFacts => ({
   tokenCreatedAt: daysAgo(10),
   tokenHint: "pit-…9f3a",
   expiresAt: null,
-  rotating: false,
+  status: "active",
   ...over,
 });
+
+/** Every status an integration may store (the catalogue's, but the clock's `expired`). */
+const storedStatuses = integrationStatuses.filter((s): s is StoredStatus => s !== "expired");
 
 /** An instant within a few years of 2026, any time of day. */
 export const clock = fc.integer({ min: Date.UTC(2024, 0, 1), max: Date.UTC(2029, 0, 1) }).map((ms) => new Date(ms));
@@ -41,8 +45,7 @@ export const factsAt = (at: Date) =>
       tokenShare: fc.double({ min: 0, max: 1, noNaN: true }),
       usedShare: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
       expiresDay: fc.option(fc.integer({ min: -40, max: 60 }), { nil: null }),
-      rotating: fc.boolean(),
-      revoked: fc.boolean(),
+      status: fc.constantFrom(...storedStatuses),
     })
     .map((r): TriageFacts => {
       const created = at.getTime() - r.createdDaysAgo * DAY;
@@ -57,8 +60,7 @@ export const factsAt = (at: Date) =>
         lastUsedAt: r.usedShare === null ? null : since(r.usedShare),
         tokenHint: `pit-…${r.hint}`,
         expiresAt: r.expiresDay === null ? null : new Date(today + (r.expiresDay + 1) * DAY),
-        rotating: r.rotating,
-        revokedAt: r.revoked ? new Date(at.getTime() - DAY) : null,
+        status: r.status,
       };
     });
 
