@@ -7,6 +7,7 @@ import {
   matchesSearch,
   needsAttention,
   type StatusFilter,
+  type statusFilters,
   type TriageFacts,
 } from "./triage";
 
@@ -60,7 +61,8 @@ describe("the Status filter", () => {
     newAndUnused: make({ createdAt: ago(29), lastUsedAt: null }),
     revokedOldUnused: make({ status: "revoked", createdAt: ago(120), tokenCreatedAt: ago(120), lastUsedAt: null }),
   };
-  const expected: Record<StatusFilter, string[]> = {
+  // SPEC.md's options and the revoked (`Reported as leaked`); every status's own filter is the same rule.
+  const expected: Record<(typeof statusFilters)[number]["value"] | "revoked", string[]> = {
     all: Object.keys(rows),
     active: [
       "active",
