@@ -62,7 +62,7 @@ const column = (alias: string, name: string) => `${alias}."${name}"`;
 
 /**
  * The held status of the integration under `alias` (./catalog.ts: the first whose column is set),
- * or NULL: what `storedStatus` reads before the rotation.
+ * or NULL when none is (`storedStatus` then reads the rotation).
  */
 export function heldStatusSql(alias: string): Prisma.Sql {
   const whens = heldStatuses.map(

@@ -50,7 +50,8 @@ export function verificationContext(headers: Headers): VerificationContext {
 
 /**
  * Checks `Authorization: Bearer pit-…`: one query by the unique keyed hash (joined to its
- * integration), then slot, revocation and expiry against `now`. Labs being off does not stop
+ * integration), then slot, revocation, a status the integration is held in (./catalog.ts `held`:
+ * 403 in its words) and expiry against `now`. Labs being off does not stop
  * existing tokens. The scopes are the integration's current ones, so an edit applies at once.
  * Then the integration's guard rails: its `Expires` (401 naming the date) and `Allowed IP
  * addresses` against `context.clientAddress` (403; without a context the address is unknown, which
