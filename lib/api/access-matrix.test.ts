@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { deletePrivateIntegration, rotateLater, rotateNow } from "@/lib/integrations/lifecycle";
+import { remove, rotateLater, rotateNow } from "@/lib/integrations/lifecycle";
 import { ROTATION_OVERLAP_MS } from "@/lib/integrations/views";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { type ApiAnswer, apiClient, expectBearerError, getLocation } from "@/lib/testing/api-client";
@@ -71,7 +71,7 @@ beforeAll(async () => {
 
   const deleted = await makeIntegration(A, { locationId: L1, name: "Deleted" });
   tokens.deleted = deleted.token;
-  await deletePrivateIntegration(A.owner, subOwner, deleted.integration.id);
+  await remove(A.owner, subOwner, deleted.integration.id);
 
   tokens.lackingScope = (
     await makeIntegration(A, { locationId: L1, name: "Narrow", scopes: ["contacts.readonly"] })

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import { databaseHandle } from "@/lib/db/client";
-import { expireOldTokenNow, rotateLater, updatePrivateIntegration } from "@/lib/integrations/lifecycle";
+import { expireNow, rotateLater, updatePrivateIntegration } from "@/lib/integrations/lifecycle";
 import { tokenHint } from "@/lib/integrations/token";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
 import { uninstallApp } from "@/lib/oauth/uninstall";
@@ -97,7 +97,7 @@ describe("changes apply to the very next request (no verification cache)", () =>
     const rotated = await rotateLater(A.owner, subAccountOwner(locationId), integration.id);
     expect((await getLocation(api, token, locationId)).status).toBe(200);
     expect((await getLocation(api, rotated.token, locationId)).status).toBe(200);
-    await expireOldTokenNow(A.owner, subAccountOwner(locationId), integration.id);
+    await expireNow(A.owner, subAccountOwner(locationId), integration.id);
     expect((await getLocation(api, token, locationId)).status).toBe(401);
     expect((await getLocation(api, rotated.token, locationId)).status).toBe(200);
   });

@@ -135,7 +135,7 @@ describe("the instance that makes a change refuses the token at once", () => {
         const pi = await subAccountIntegration(w);
         await lifecycle.rotateLater(w.owner, pi.owner, pi.id);
         await untilCached(pi.token);
-        await lifecycle.expireOldTokenNow(w.owner, pi.owner, pi.id);
+        await lifecycle.expireNow(w.owner, pi.owner, pi.id);
         return { token: pi.token };
       },
     ],
@@ -149,10 +149,7 @@ describe("the instance that makes a change refuses the token at once", () => {
         return { token };
       },
     ],
-    [
-      "private integration deleted",
-      changedIntegration((w, pi) => lifecycle.deletePrivateIntegration(w.owner, pi.owner, pi.id)),
-    ],
+    ["private integration deleted", changedIntegration((w, pi) => lifecycle.remove(w.owner, pi.owner, pi.id))],
     [
       "scope removed by an edit: the token keeps working without it",
       async (w) => {

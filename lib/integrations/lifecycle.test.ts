@@ -12,8 +12,8 @@ import { listAuditLog } from "./audit-log";
 import {
   cancelRotation,
   createPrivateIntegration,
-  deletePrivateIntegration,
-  expireOldTokenNow,
+  expireNow,
+  remove,
   rotateLater,
   rotateNow,
   updatePrivateIntegration,
@@ -191,7 +191,7 @@ describe("rotating → `Expire Now`, confirmed → active", () => {
   it("stops the old token at once and keeps the new one", async () => {
     const { owner, target, integration, first } = await agencyWithIntegration();
     const { token: second } = await rotateLater(owner, target, integration.id, later(t0, DAY));
-    const view = await expireOldTokenNow(owner, target, integration.id, later(t0, 2 * DAY));
+    const view = await expireNow(owner, target, integration.id, later(t0, 2 * DAY));
     expect(view).toMatchObject({ status: "active", previousToken: null });
     expect(await working({ first, second }, later(t0, 2 * DAY))).toEqual(["second"]);
     expect(await reason(first, later(t0, 2 * DAY))).toBe("revoked");
@@ -200,9 +200,9 @@ describe("rotating → `Expire Now`, confirmed → active", () => {
 
   it("refuses when no rotation is in progress, including after the 7 days", async () => {
     const { owner, target, integration } = await agencyWithIntegration();
-    await expect(expireOldTokenNow(owner, target, integration.id, t0)).rejects.toMatchObject({ kind: "conflict" });
+    await expect(expireNow(owner, target, integration.id, t0)).rejects.toMatchObject({ kind: "conflict" });
     await rotateLater(owner, target, integration.id, t0);
-    await expect(expireOldTokenNow(owner, target, integration.id, later(t0, 7 * DAY))).rejects.toMatchObject({
+    await expect(expireNow(owner, target, integration.id, later(t0, 7 * DAY))).rejects.toMatchObject({
       kind: "conflict",
     });
   });
@@ -297,7 +297,7 @@ describe("any → `Delete`, confirmed → deleted", () => {
     const tokens: Record<string, string> = { first };
     if (state === "rotating") tokens.second = (await rotateLater(owner, target, integration.id, t0)).token;
     expect((await working(tokens, later(t0, HOUR))).length).toBe(state === "rotating" ? 2 : 1);
-    await deletePrivateIntegration(owner, target, integration.id, later(t0, HOUR));
+    await remove(owner, target, integration.id, later(t0, HOUR));
     expect(await working(tokens, later(t0, HOUR))).toEqual([]);
     expect(await reason(first, later(t0, HOUR))).toBe("unknown");
     expect(await listPrivateIntegrations(owner, target, later(t0, HOUR))).toEqual([]);

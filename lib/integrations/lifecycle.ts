@@ -488,7 +488,7 @@ function previousTokenOfRotation(row: IntegrationRow, now: Date) {
 }
 
 /** `Expire Now` during a rotation: the old token stops working at once; the new one stays. */
-export const expireOldTokenNow: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
+export const expireNow: Step<PrivateIntegrationView> = (actor, owner, id, now = new Date()) =>
   changeIntegration(actor, owner, id, now, () => ({
     audit: lifecycleActions.expireNow.audit.action,
     acts: "expireNow",
@@ -517,12 +517,7 @@ export const cancelRotation: Step<PrivateIntegrationView> = (actor, owner, id, n
   }));
 
 /** `Delete`: the integration and every token of it are gone at once. */
-export const deletePrivateIntegration: Step<{ id: string; name: string }> = async (
-  actor,
-  owner,
-  id,
-  now = new Date(),
-) => {
+export const remove: Step<{ id: string; name: string }> = async (actor, owner, id, now = new Date()) => {
   const deleted = await changeIntegration(actor, owner, id, now, () => ({
     audit: lifecycleActions.remove.audit.action,
     acts: "remove",
@@ -543,7 +538,7 @@ export const deletePrivateIntegration: Step<{ id: string; name: string }> = asyn
 export const lifecycleSteps = {
   rotateLater,
   rotateNow,
-  expireNow: expireOldTokenNow,
+  expireNow,
   cancelRotation,
-  remove: deletePrivateIntegration,
+  remove,
 } satisfies Record<LifecycleKind, Step<unknown>> & Record<PlainLifecycleKind, Step<{ id: string; name: string }>>;

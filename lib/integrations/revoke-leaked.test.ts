@@ -5,8 +5,8 @@ import { makeIntegration } from "@/lib/testing/integrations";
 import { listAuditLog } from "./audit-log";
 import {
   cancelRotation,
-  deletePrivateIntegration,
-  expireOldTokenNow,
+  expireNow,
+  remove,
   revokedRefusal,
   rotateLater,
   rotateNow,
@@ -66,7 +66,7 @@ describe("a private integration reported as leaked", () => {
 
   it.each([
     ["Rotate and expire this token later", (id: string) => rotateLater(A.owner, agencyOwner(A), id)],
-    ["Expire Now", (id: string) => expireOldTokenNow(A.owner, agencyOwner(A), id)],
+    ["Expire Now", (id: string) => expireNow(A.owner, agencyOwner(A), id)],
     ["Cancel rotation", (id: string) => cancelRotation(A.owner, agencyOwner(A), id)],
   ])("%s is refused with a message that names the way back", async (_name, action) => {
     const { integration } = await leaked();
@@ -81,7 +81,7 @@ describe("a private integration reported as leaked", () => {
     });
     expect(edited.status).toBe("revoked");
     expect((await verifyPrivateIntegrationToken(token)).ok).toBe(false);
-    await expect(deletePrivateIntegration(A.owner, agencyOwner(A), integration.id)).resolves.toMatchObject({
+    await expect(remove(A.owner, agencyOwner(A), integration.id)).resolves.toMatchObject({
       id: integration.id,
     });
   });

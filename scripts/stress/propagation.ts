@@ -1,7 +1,7 @@
 // A change made through one instance is refused by the other within a second, read cache and all.
 import { endOtherSessions } from "@/lib/auth/sessions";
 import { db } from "@/lib/db/client";
-import { createPrivateIntegration, deletePrivateIntegration } from "@/lib/integrations/lifecycle";
+import { createPrivateIntegration, remove } from "@/lib/integrations/lifecycle";
 import { signInCookie } from "../bench/server";
 import { check, results, sizes } from "./context";
 import { type Instance, sleep } from "./instances";
@@ -32,7 +32,7 @@ export async function propagation(one: Instance, two: Instance, world: World) {
       return;
     }
     // Deleted through instance 1's code (lib, same PostgreSQL); the clock starts when the delete commits.
-    await deletePrivateIntegration(world.owner, owner, created.integration.id);
+    await remove(world.owner, owner, created.integration.id);
     const ms = await timeUntil(async () => (await getLocation(two.url, locationId, created.token)) === 401);
     integrationTimes.push(ms ?? Number.POSITIVE_INFINITY);
   }
