@@ -175,12 +175,17 @@ async function runOne(kind: Kind): Promise<DatabaseRun> {
     const { seedForLoad } = await import("./bench/seed");
     await deployMigrations(databaseHandle().adapterFactory);
     // Refresh tokens are single-use: enough for the fastest rate this machine could plausibly reach
-    // ((L)'s refresh ran out of 3,000 a second on a quiet machine, and a peer answering refusals
-    // is not comparable: the targets line says so).
-    const tokensNeeded = Math.ceil((duration + warmup + 1) * 5_000);
+    // ((L)'s refresh has outrun a smaller supply on a quiet machine, and a peer answering refusals
+    // is not comparable: the targets line says so), for each scenario that draws on the supply: the
+    // refreshes direct and through the pooler take turns on one (the chains only start from it).
+    const tokensNeeded = Math.ceil((duration + warmup + 1) * 8_000);
+    const runs = (id: string) => selected(id) && (kind === "postgres" || !POOLED_IDS.includes(id));
+    const drawing = (ids: string[]) => tokensNeeded * Math.max(1, ids.filter(runs).length);
     // Peer (L), the limit, on our own database: PostgreSQL only, as the other peers.
     const limitPeer = kind === "postgres" && ["Lb", "Lc", "Le", "Le′", "LeP", "Le′P"].some(selected);
-    const seed = await seedForLoad(tokensNeeded, say, { limitPeer });
+    const seed = await seedForLoad(drawing(["e", "eP"]), say, {
+      limitPeer: limitPeer ? drawing(["Le", "LeP"]) : undefined,
+    });
     // PGlite allows one process per data directory: the server takes it from here.
     await disconnectDb();
 

@@ -394,7 +394,7 @@ export function peerScenarios(oidc: OidcProviderPeer, bare: Peer | undefined, se
 export function limitScenarios(seed: LoadSeed, limit: Peer): Scenario[] {
   const [b, c, e] = ["b", "c", "e"].map((id) => scenarios(seed).find((s) => s.id === id) as Scenario);
   const supply = seed.limitRefresh;
-  if (!supply) throw new Error("Peer (L)'s scenarios need its refresh tokens: seedForLoad(…, { limitPeer: true }).");
+  if (!supply) throw new Error("Peer (L)'s scenarios need its refresh tokens: seedForLoad(…, { limitPeer: <count> }).");
   const tokens = supply.tokens;
   return [
     { ...(b as Scenario), id: "Lb", name: "Peer (L): the limit, private-integration read", ...at(limit) },

@@ -76,7 +76,7 @@ async function main() {
     const { tokenEndpoint } = await import("@/lib/oauth/token-endpoint");
     const { formRequest } = await import("@/lib/testing/oauth");
     await deployMigrations(databaseHandle().adapterFactory);
-    const seed = await seedForLoad(N + 10, () => {}, { limitPeer: true });
+    const seed = await seedForLoad(N + 10, () => {}, { limitPeer: N + 10 });
     const limitSeed = seed.limitRefresh!;
     const sqlTokens = [...limitSeed.tokens.splice(0, Math.floor(limitSeed.tokens.length / 2))];
     await new Promise((r) => setTimeout(r, 500));

@@ -106,11 +106,15 @@ async function seedRefreshTokens(template: TokenGrant, count: number, now: Date)
   return tokens;
 }
 
-/** `options.limitPeer`: seed peer (L)'s own refresh-token supply too (only the runs that start (L) consume it). */
+/**
+ * `refreshTokenCount` refresh tokens for our refreshes, and as many authorization codes;
+ * `options.limitPeer`: that many for peer (L)'s own refresh-token supply too (only the runs that
+ * start (L) consume it).
+ */
 export async function seedForLoad(
   refreshTokenCount: number,
   progress: (m: string) => void,
-  options: { limitPeer?: boolean } = {},
+  options: { limitPeer?: number } = {},
 ): Promise<LoadSeed> {
   const agency = await makeAgency({ locations: 3, privateIntegrationsLab: true });
   const companyId = agency.company.id;
@@ -145,7 +149,7 @@ export async function seedForLoad(
   const now = new Date();
   const tokens = await seedRefreshTokens(template, refreshTokenCount, now);
   // The same supply again for peer (L), which consumes tokens of our tables by its own statement.
-  const limitTokens = options.limitPeer ? await seedRefreshTokens(template, refreshTokenCount, now) : undefined;
+  const limitTokens = options.limitPeer ? await seedRefreshTokens(template, options.limitPeer, now) : undefined;
   // Codes of an app of their own, so their grants never share a family with the other scenarios'.
   const codeApp = await makeApp(companyId);
   const { code } = await install(user, codeApp.app.clientId, { level: "location", locationId });
