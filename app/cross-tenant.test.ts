@@ -27,7 +27,7 @@ import { appFilesNamed } from "@/lib/testing/source-tree";
 import { leftToNext } from "@/scripts/route-table";
 
 /**
- * Issue 14, point 4: one tenant cannot reach another's data, in the spirit of documenso's
+ * One tenant cannot reach another's data, in the spirit of documenso's
  * test-unauthorized-api-access. Every server action (every export of app/**\/actions.ts) is called
  * as agency B's owner and as a sub-account user of A without the permission, with A's ids; every
  * method every route module (app/**\/route.ts) exports is called with each of B's four token kinds
@@ -1000,7 +1000,7 @@ describe("routes", () => {
     });
 
   /**
-   * The probe proves something only if it fails a handler that ignores its scoping. Issue 22: a
+   * The probe proves something only if it fails a handler that ignores its scoping. Once, a
    * DELETE on /contacts/{id} that deletes whatever id it is given passed when the probe sent only
    * B's Company token (refused for its level before the handler ran). Plugged into the probe with
    * all four kinds, it fails; and a GET that reads any tenant's contact fails it too.

@@ -19,7 +19,7 @@ import { expect as baseExpect, test } from "./support/test";
 import { createAgency, createUser, signIn } from "./support/world";
 
 /**
- * Issue 14, point 3: axe-core (WCAG 2.1 A and AA) on every screen in each of its states, failing
+ * axe-core (WCAG 2.1 A and AA) on every screen in each of its states, failing
  * on serious or critical findings; and a keyboard-only walk through create, rotate and delete of
  * a private integration. The last test checks that every page of app/ was visited, so a new
  * screen without a check fails here.

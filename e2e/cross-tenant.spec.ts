@@ -11,7 +11,7 @@ import { expect as baseExpect, test } from "./support/test";
 import { createAgency, createUser, type E2eAgency, signIn } from "./support/world";
 
 /**
- * Issue 14, point 4 through the running server: signed in as agency B (and as a sub-account user
+ * One tenant cannot reach another's data, through the running server: signed in as agency B (and as a sub-account user
  * of A without the permission), A's screens are refused; with B's tokens, A's ids are refused by
  * every API route; afterwards A's tokens, code-issued grants and data are as they were. Every
  * server action is called with the wrong actor in app/cross-tenant.test.ts (Next.js calls them

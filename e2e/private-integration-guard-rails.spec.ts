@@ -14,7 +14,7 @@ import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
 /**
- * Issue 12: an agency integration with every guard rail, set through the screens, and each refusal
+ * An agency integration with every guard rail, set through the screens, and each refusal
  * over real HTTP. Requests go to the production server on loopback from chosen 127.a.b.c addresses
  * (`localAddress`), so the server sees different peers; a forged X-Forwarded-For would not count.
  */

@@ -13,7 +13,7 @@ import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
 /**
- * Issue 27: the management API seen from the screens, and README › Rotating from a secret manager
+ * The management API seen from the screens, and README › Rotating from a secret manager
  * run as written. A person creates the rotating job's own integration on the screen; that
  * integration creates another through the API (it appears on the screen, the Activity naming the
  * integration as the actor), rotates it later with the README's curl (the screen reads Rotating),

@@ -12,7 +12,7 @@ import { test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
 /**
- * Issue 25: an integration close to its expiry is noticed by the reminder check (every 2 s on the
+ * An integration close to its expiry is noticed by the reminder check (every 2 s on the
  * e2e server), shown in the header and on /settings/notifications, whose link opens the right
  * dialog on the Private Integrations screen.
  */

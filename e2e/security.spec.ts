@@ -16,7 +16,7 @@ import { expect, test } from "./support/test";
 import { createAgency, e2ePassword, signIn } from "./support/world";
 
 /**
- * Issue 15 through the real production server (scripts/start.ts → scripts/serve.mjs): the client
+ * Through the real production server (scripts/start.ts → scripts/serve.mjs): the client
  * address is the connection's peer whatever the request claims, and no page can be framed.
  *
  * Every call goes to loopback only. Linux answers on all of 127.0.0.0/8, so a client that binds

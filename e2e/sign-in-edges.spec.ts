@@ -4,7 +4,7 @@ import { expect, test } from "./support/test";
 import { createAgency, createUser, e2ePassword, signIn } from "./support/world";
 
 /**
- * Issue 22 in Chromium against the production server (SPEC.md › The edges of the HTTP server):
+ * In Chromium, against the production server (SPEC.md › The edges of the HTTP server):
  * after sign-in the browser only goes to a path of this origin, and signing out ends the session
  * on the server. And a signed-in person's "not found" screens answer 404.
  */

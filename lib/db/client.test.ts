@@ -11,7 +11,7 @@ describe("the database", () => {
 });
 
 /**
- * Issue 22: on a busy machine the CLI failed with "Transaction API error: Unable to start a
+ * On a busy machine the CLI failed with "Transaction API error: Unable to start a
  * transaction in the given time" (Prisma waits 2 s by default). A database kept busy for longer
  * than that (PGlite's thread starting and then running a 3-second statement; every connection of
  * PostgreSQL's pool taken by one) must make a transaction wait, never fail it.

@@ -7,7 +7,7 @@ import { makeAgency, uniqueSuffix } from "@/lib/testing/fixtures";
 import { findAppByClientId } from "./client-lookup";
 
 /**
- * Issue 10 part 1: existing apps get client ids of the platform's shape `<appId>-<suffix>` in the
+ * Existing apps get client ids of the platform's shape `<appId>-<suffix>` in the
  * migration. Here the migration's own UPDATE runs again over rows made with the old shapes.
  */
 function clientIdMigrationSql(): string {

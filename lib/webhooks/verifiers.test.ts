@@ -14,7 +14,7 @@ import { dispatchDueEvents } from "./dispatcher";
 import { PREVIOUS_WEBHOOK_SECRET_GRACE_MS, webhookSecretStatus, webhookSecretsForSigning } from "./webhook-secret";
 
 /**
- * Issue 10: the webhooks verify with the libraries app developers already use, over real HTTP.
+ * The webhooks verify with the libraries app developers already use, over real HTTP.
  * A real receiver gets real deliveries; `standardwebhooks` checks `v1` under the secret `createApp`
  * returned, node:crypto checks `x-ghl-signature` under the PEM the route serves, and the platform's
  * SDK (its WebhookManager middleware, configured with our client_id and PEM) accepts the INSTALL.

@@ -26,7 +26,7 @@ import {
 } from "./signing-key";
 
 /**
- * Issue 14, point 1 (webhook half): `webhook-key:rotate`. For WEBHOOK_KEY_OVERLAP_MS after a
+ * `webhook-key:rotate`. For WEBHOOK_KEY_OVERLAP_MS after a
  * rotation both keys sign `v1a` and are published; `x-ghl-signature` and the PEM stay under the old
  * key (receivers pinned to it keep verifying), then the new key takes over and the old one is gone.
  * On PostgreSQL every test file shares one database: rotations hold the webhook-key test lock, and

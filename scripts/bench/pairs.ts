@@ -24,7 +24,7 @@ export const peerOf: Record<string, keyof typeof peerScenarioIds> = {
   g: "R",
   h: "Rh",
 };
-/** Issue 11's targets on PostgreSQL, as a ratio to the peer. */
+/** The first targets on PostgreSQL, as a ratio to the peer. */
 export const peerTargets: Record<string, number> = { a: 0.95, b: 0.8, c: 0.8, d: 0.5, e: 1.0, f: 1.0, g: 1.0 };
 
 /**
@@ -67,7 +67,7 @@ for (const [ours, peer] of Object.entries(peerOf)) turnAfter[peer] ??= ours;
  * The order in which the scenarios take their turns: each peer right after the scenario of ours
  * it is first compared with ((N) after (a), (R) and (Le) after (e), (Rh) after (h), (Lb) after
  * (b), (Lc) after (c)), so a ratio's two sides are measured seconds apart rather than a minute. A shared machine's
- * speed moved within minutes (bench-results.md › Issue 28, fourth session). A peer whose scenario
+ * speed moved within minutes (bench-results.md, the hot paths beside (L) on a noisy machine). A peer whose scenario
  * is not selected takes its turn last. The tables keep the scenarios' own order.
  */
 export function turnOrder<S extends { id: string }>(scenarios: S[]): S[] {

@@ -72,7 +72,7 @@ export function ratioToLimit(run: DatabaseRun, result: ScenarioResult): number {
   return limit ? result.requestsPerSecond / limit.requestsPerSecond : Number.NaN;
 }
 
-/** Issue 28's targets on PostgreSQL: each hot path against its limit, and refresh against (R). */
+/** The hot paths' targets on PostgreSQL: each hot path against its limit, and refresh against (R). */
 /**
  * Our scenario `id` against the peer's `against`, measured in the same run: the throughput ratio
  * against `target`, and beside it the CPU per request (server + PostgreSQL) of each.
@@ -98,7 +98,7 @@ export function limitTargets(run: DatabaseRun): string {
 }
 
 /**
- * Issue 44's targets on PostgreSQL: the refresh driven as chains against (L)'s and (R)'s, driven
+ * The chained refresh's targets on PostgreSQL: the refresh driven as chains against (L)'s and (R)'s, driven
  * alike; the refresh and the private-integration read against (L)'s; and the same three through a
  * transaction-mode pooler, given as ratios (no target of their own).
  */
@@ -117,7 +117,7 @@ export function chainedTargets(run: DatabaseRun): string {
   );
 }
 
-/** Issue 40's target on PostgreSQL: an installation token (client_credentials + private_key_jwt) at least 1.5 × (Rh). */
+/** The installation token's target on PostgreSQL: an installation token (client_credentials + private_key_jwt) at least 1.5 × (Rh). */
 export function installationTokenTargets(run: DatabaseRun): string {
   return checkAgainst(run, "h", "Rh", 1.5);
 }
@@ -157,8 +157,8 @@ export function machine(postgres?: string): string {
     .join(", ");
 }
 
-/** Issue 11's PGlite targets: every scenario's p99 within 300 ms at 50 connections, refresh at least half PostgreSQL's. */
-/** Issue 25: (u) usage counting on against (u′) off, measured alike in one run: within 5%. */
+/** The embedded database's targets: every scenario's p99 within 300 ms at 50 connections, refresh at least half PostgreSQL's. */
+/** The cost of usage counting: (u) on against (u′) off, measured alike in one run: within 5%. */
 export function usageCountingCost(run: DatabaseRun): string {
   const on = run.results.find((r) => r.id === "u");
   const off = run.results.find((r) => r.id === "u′");
