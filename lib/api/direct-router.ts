@@ -485,7 +485,8 @@ function send(
     // A string is written as its UTF-8 bytes, as Buffer.from gives them.
     if (hasBody) {
       fields.push("vary", "Accept-Encoding");
-      if (!isPrivate(fields) && reachesGzipSize(body) && acceptsGzip(incoming)) {
+      // The header scan last: the usual answer is under the size and stops at the first test.
+      if (reachesGzipSize(body) && acceptsGzip(incoming) && !isPrivate(fields)) {
         gzip(body).then(
           (zipped) => {
             try {

@@ -129,7 +129,7 @@ describe.skipIf(skipped)(`failover to a promoted synchronous standby${skipped ? 
       });
     }
     // Refused within a second (SPEC.md), never left hanging; the slowest is allowed a second more
-    // for a CI machine whose two cores run other suites at once (about 20-300 ms measured).
+    // for a CI machine whose two cores run other suites at once (the figures: bench-results.md).
     expect(p95RefusalMs).toBeLessThan(1_000);
     expect(slowestRefusalMs).toBeLessThan(2_000);
     // The same process goes on, on the promoted standby.

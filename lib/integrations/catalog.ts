@@ -21,6 +21,15 @@ type MomentColumn = {
 /** The badge tones a status may take (components/private-integrations/integration-card.tsx draws them). */
 export type StatusTone = "green" | "blue" | "red" | "slate" | "amber";
 
+export interface HeldEntry {
+  by: MomentColumn;
+  /**
+   * The words of the 403 `forbidden` each live token of it gets (lib/integrations/verify.ts). None
+   * for a status that revokes its tokens as it is entered: their own revocation answers first.
+   */
+  refusal?: string;
+}
+
 interface StatusEntry {
   /** How the screens name it. */
   label: string;
@@ -29,10 +38,9 @@ interface StatusEntry {
   live: boolean;
   /**
    * A status the integration is put in and kept in until an action takes it out: the column of its
-   * row that is set meanwhile, and the words of the 403 `forbidden` every token of it then gets
-   * (lib/integrations/verify.ts). It outranks `Expired`, and the first held status listed wins.
+   * row that is set meanwhile. It outranks `Expired`, and the first held status listed wins.
    */
-  held?: { by: MomentColumn; refusal: string };
+  held?: HeldEntry;
   /** The `Status` filter: one of SPEC.md's options, or applied by a link only, shown as `label` while applied. */
   filter: "option" | { label: string };
 }
@@ -46,12 +54,9 @@ export const statusCatalog = {
     label: "Revoked",
     tone: "slate",
     live: false,
-    // Reported as leaked: every token of it was revoked with it; only a new token brings it back.
-    held: {
-      by: "revokedAt",
-      refusal:
-        "This private integration was reported as leaked and its tokens revoked. Use the new token from Settings > Private Integrations after “Rotate and expire this token now”.",
-    },
+    // Reported as leaked: every token of it was revoked with it (so no words of its own: a token's
+    // check answers `revoked`); only a new token brings it back.
+    held: { by: "revokedAt" },
     filter: { label: "Reported as leaked" },
   },
 } as const satisfies Record<string, StatusEntry>;

@@ -7,7 +7,7 @@ import { createPrivateIntegration, rotateNow, updatePrivateIntegration } from ".
 import { setMaximumTokenLifetime } from "./maximum-lifetime";
 import { getPrivateIntegration, listPrivateIntegrations } from "./read";
 
-/** Point 1's lib layer: an agency integration acting through the management API (no routes yet). */
+/** The lib layer: an agency integration acting through the management API (no routes yet). */
 let A: TestAgency;
 let B: TestAgency;
 let locationId: string;

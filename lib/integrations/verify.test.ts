@@ -6,7 +6,7 @@ import { later } from "@/lib/testing/clock";
 import { waitFor } from "@/lib/testing/elsewhere";
 import { makeAgency } from "@/lib/testing/fixtures";
 import { makeIntegration } from "@/lib/testing/integrations";
-import { heldStatuses, statusCatalog } from "./catalog";
+import { type HeldEntry, heldStatuses, statusCatalog } from "./catalog";
 import { NO_GUARD_RAILS, writeGuardRails } from "./guard-rails";
 import { rotateLater } from "./lifecycle";
 import { getPrivateIntegration } from "./read";
@@ -213,24 +213,29 @@ describe("the token lookup", () => {
 });
 
 describe("an integration held in a status (the catalogue's `held`)", () => {
-  it.each(heldStatuses)("%s: every token of it is refused with 403 and the catalogue's words", async (status) => {
+  it.each(heldStatuses)("%s: every token of it is refused, in the catalogue's words or as revoked", async (status) => {
     const { owner } = await makeAgency({ privateIntegrationsLab: true });
     const { token, integration } = await makeIntegration(
       { owner },
       { name: "Held", scopes: ["locations.readonly"], now: t0 },
     );
     expect((await verifyPrivateIntegrationToken(token, t0)).ok).toBe(true);
-    const { by, refusal } = statusCatalog[status].held;
+    const { by, refusal }: HeldEntry = statusCatalog[status].held;
     // Only the integration's column: the refusal is the status's, whatever its tokens say.
     await changeCachedState(() =>
       db().privateIntegration.update({ where: { id: integration.id }, data: { [by]: t0 } }),
     );
     expect(await lookupToken(hashSecret(token))).toMatchObject({ heldAs: status });
-    expect(await verifyPrivateIntegrationToken(token, later(t0, 1000))).toEqual({
-      ok: false,
-      reason: "refused",
-      refusal: { code: "forbidden", description: refusal },
-      integrationId: integration.id,
-    });
+    // A status without words of its own revokes its tokens as it is entered; one left live is refused so.
+    const expected =
+      refusal === undefined
+        ? { ok: false, reason: "revoked", integrationId: integration.id }
+        : {
+            ok: false,
+            reason: "refused",
+            refusal: { code: "forbidden", description: refusal },
+            integrationId: integration.id,
+          };
+    expect(await verifyPrivateIntegrationToken(token, later(t0, 1000))).toEqual(expected);
   });
 });

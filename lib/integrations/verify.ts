@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { scopesAtLevel } from "@/lib/scopes";
 import type { Principal, VerifyResult } from "@/lib/tokens/principal";
-import { type HeldStatus, statusCatalog } from "./catalog";
+import { type HeldEntry, type HeldStatus, statusCatalog } from "./catalog";
 import { addressNotAllowedDescription, expiredIntegrationDescription } from "./guard-rails";
 import { isAddressAllowed } from "./ip-allowlist";
 import { heldStatusSql } from "./rows";
@@ -94,7 +94,9 @@ function decide(row: TokenLookupRow | undefined, now: Date, context: Verificatio
   const integrationId = row.integrationId;
   if (row.revokedAt !== null || row.slot === null) return { ok: false, reason: "revoked", integrationId };
   if (row.heldAs !== null) {
-    const description = statusCatalog[row.heldAs].held.refusal;
+    const { refusal: description }: HeldEntry = statusCatalog[row.heldAs].held;
+    // A status without words of its own revokes its tokens as it is entered.
+    if (description === undefined) return { ok: false, reason: "revoked", integrationId };
     return { ok: false, reason: "refused", refusal: { code: "forbidden", description }, integrationId };
   }
   const expiresAt = row.expiresAt === null ? null : new Date(row.expiresAt);

@@ -83,7 +83,7 @@ describe("Versions", () => {
     ]);
     expect(versions[0]!.createdAt).toEqual(t2);
     expect(versions[1]!.createdAt).toEqual(t1);
-    // Point 4: the removal-only version applied at once to the one installation (it had approved nothing).
+    // The removal-only version applied at once to the one installation (it had approved nothing).
     expect(installations).toBe(1);
     expect(onNewestVersion).toBe(0);
   });

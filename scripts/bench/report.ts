@@ -72,7 +72,6 @@ export function ratioToLimit(run: DatabaseRun, result: ScenarioResult): number {
   return limit ? result.requestsPerSecond / limit.requestsPerSecond : Number.NaN;
 }
 
-/** The hot paths' targets on PostgreSQL: each hot path against its limit, and refresh against (R). */
 /**
  * Our scenario `id` against the peer's `against`, measured in the same run: the throughput ratio
  * against `target`, and beside it the CPU per request (server + PostgreSQL) of each.
@@ -92,6 +91,7 @@ function checkAgainst(run: DatabaseRun, id: string, against: string, target: num
   return `(${id}) ${fixed(ratio, 2)} of (${against})${cpuRatio}: ${ratio >= target ? "meets" : "misses"} ${fixed(target, 2)}`;
 }
 
+/** The hot paths' targets on PostgreSQL: each hot path against its limit, and refresh against (R). */
 export function limitTargets(run: DatabaseRun): string {
   const check = (id: string, against: string, target: number) => checkAgainst(run, id, against, target);
   return [check("b", "Lb", 0.5), check("c", "Lc", 0.8), check("e", "Le", 0.7), check("e", "R", 1.5)].join("; ");
@@ -157,7 +157,6 @@ export function machine(postgres?: string): string {
     .join(", ");
 }
 
-/** The embedded database's targets: every scenario's p99 within 300 ms at 50 connections, refresh at least half PostgreSQL's. */
 /** The cost of usage counting: (u) on against (u′) off, measured alike in one run: within 5%. */
 export function usageCountingCost(run: DatabaseRun): string {
   const on = run.results.find((r) => r.id === "u");
@@ -192,6 +191,7 @@ export function onOffPair(run: DatabaseRun, onId: string, offId: string) {
   return { on: onRate, off: offRate, ratio: onRate / offRate, cpu };
 }
 
+/** The embedded database's targets: every scenario's p99 within 300 ms at 50 connections, refresh at least half PostgreSQL's. */
 export function pgliteTargets(pglite: DatabaseRun, postgres: DatabaseRun | undefined): string {
   // The API's target: (s) is a screen, rendered by Next.js, measured for its own row.
   const slow = pglite.results.filter((r) => r.id !== "s" && r.p99 > 300);
