@@ -10,6 +10,7 @@ import { freshPostgresDatabase } from "../scripts/support/database";
 import { type ProductionServer, startProductionServer } from "../scripts/support/production-server";
 import { e2eBaseUrl, e2eDir, e2ePort, seededOwner } from "./support/env";
 import { type Answer, send } from "./support/http";
+import { fillNewIntegration, takeShownToken } from "./support/private-integrations";
 import { rememberSecret } from "./support/secrets";
 import { checkSecretsAtRest } from "./support/secrets-at-rest";
 import { expect, test } from "./support/test";
@@ -546,5 +547,30 @@ test.describe("no page can be framed", () => {
       .count()
       .catch(() => 0);
     expect(passwordFields).toBe(0);
+  });
+});
+
+test.describe("BREACH: an answer that shows a secret is never compressed", () => {
+  test("a screen's server action that shows a new token comes back uncompressed; its page stays compressed", async ({
+    page,
+  }) => {
+    const agency = await createAgency({ labs: true });
+    await signIn(page, agency.owner.email);
+    const path = "/settings/private-integrations";
+    await page.goto(path);
+    // Next.js compresses the screen itself for a browser that accepts it (nothing secret is on it).
+    const screen = await page.request.get(path, { headers: { "accept-encoding": "gzip" } });
+    expect(screen.headers()["content-encoding"]).toBe("gzip");
+
+    const form = await fillNewIntegration(page, "Never compressed");
+    const action = page.waitForResponse(
+      (response) => response.request().method() === "POST" && response.request().headers()["next-action"] !== undefined,
+    );
+    await form.getByRole("button", { name: "Create", exact: true }).click();
+    const answer = await action;
+    // Chromium asked for it compressed; the answer carries the new token beside the name typed above.
+    expect(await answer.request().headerValue("accept-encoding")).toMatch(/gzip/);
+    expect(await answer.headerValue("content-encoding")).toBeNull();
+    await takeShownToken(page);
   });
 });

@@ -80,11 +80,13 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     if (direct(request, response)) return;
     const forwardedHost = request.headers["x-forwarded-host"];
+    const acceptEncoding = request.headers["accept-encoding"];
     response
       .writeHead(404, {
         "x-served-by": "next",
         "x-url": request.url,
         ...(forwardedHost ? { "x-forwarded-host-seen": forwardedHost } : {}),
+        ...(acceptEncoding ? { "x-accept-encoding-seen": acceptEncoding } : {}),
       })
       .end();
   });
@@ -490,6 +492,27 @@ describe("the server's edge (SPEC.md › The edges of the HTTP server)", () => {
     // The page's own origin, and APP_URL's (the router's origin), reach Next.js (this test server's 404).
     expect((await action(`http://127.0.0.1:${port}`)).status).toBe(404);
     expect((await action("http://localhost:3000")).status).toBe(404);
+  });
+
+  it("hand Next.js a screen's POST without Accept-Encoding (its answer may show a secret: BREACH), its GETs with it", async () => {
+    const seen = async (method: string, path: string, headers: Record<string, string> = {}) => {
+      const sent = await rawRequest(
+        port,
+        `${method} ${path} HTTP/1.1\r\n${host()}\r\nAccept-Encoding: gzip, br\r\nOrigin: http://localhost:3000\r\n${Object.entries(
+          headers,
+        )
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join(
+            "",
+          )}Content-Type: text/plain;charset=UTF-8\r\nContent-Length: ${method === "POST" ? 2 : 0}\r\nConnection: close`,
+        method === "POST" ? "[]" : "",
+      );
+      expect(sent.headers["x-served-by"]).toBe("next");
+      return sent.headers["x-accept-encoding-seen"];
+    };
+    expect(await seen("POST", "/settings/private-integrations", { "Next-Action": "abc" })).toBeUndefined();
+    expect(await seen("POST", "/settings/private-integrations")).toBeUndefined();
+    expect(await seen("GET", "/settings/private-integrations")).toBe("gzip, br");
   });
 
   it("refuse a form posted to a screen from another origin, without JavaScript too: 403 forbidden", async () => {

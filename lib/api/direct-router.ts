@@ -244,6 +244,10 @@ export function directRouter(
     }
     const handler = found?.route.handlers[method as Method];
     if (!found || !handler) {
+      // A screen's POST (a server action, or a form without JavaScript) may show a secret once beside
+      // text the person typed: Next.js must not compress its answer (BREACH), as the API never
+      // compresses a private one. Its pages (GET) keep their compression: none shows a secret.
+      if (method === "POST") delete request.headers["accept-encoding"];
       if (started !== 0) countWhenFinished(response, pattern, method, started);
       return false;
     }
