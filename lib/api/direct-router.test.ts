@@ -495,22 +495,23 @@ describe("the server's edge (SPEC.md › The edges of the HTTP server)", () => {
   });
 
   it("hand Next.js a screen's POST without Accept-Encoding (its answer may show a secret: BREACH), its GETs with it", async () => {
-    const seen = async (method: string, path: string, headers: Record<string, string> = {}) => {
-      const sent = await rawRequest(
-        port,
-        `${method} ${path} HTTP/1.1\r\n${host()}\r\nAccept-Encoding: gzip, br\r\nOrigin: http://localhost:3000\r\n${Object.entries(
-          headers,
-        )
-          .map(([name, value]) => `${name}: ${value}\r\n`)
-          .join(
-            "",
-          )}Content-Type: text/plain;charset=UTF-8\r\nContent-Length: ${method === "POST" ? 2 : 0}\r\nConnection: close`,
-        method === "POST" ? "[]" : "",
-      );
+    const seen = async (method: string, path: string, extra = "") => {
+      const body = method === "POST" ? "[]" : "";
+      const head = [
+        `${method} ${path} HTTP/1.1`,
+        host(),
+        "Accept-Encoding: gzip, br",
+        "Origin: http://localhost:3000",
+        ...(extra ? [extra] : []),
+        "Content-Type: text/plain;charset=UTF-8",
+        `Content-Length: ${body.length}`,
+        "Connection: close",
+      ].join("\r\n");
+      const sent = await rawRequest(port, head, body);
       expect(sent.headers["x-served-by"]).toBe("next");
       return sent.headers["x-accept-encoding-seen"];
     };
-    expect(await seen("POST", "/settings/private-integrations", { "Next-Action": "abc" })).toBeUndefined();
+    expect(await seen("POST", "/settings/private-integrations", "Next-Action: abc")).toBeUndefined();
     expect(await seen("POST", "/settings/private-integrations")).toBeUndefined();
     expect(await seen("GET", "/settings/private-integrations")).toBe("gzip, br");
   });

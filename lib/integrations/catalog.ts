@@ -24,10 +24,11 @@ export type StatusTone = "green" | "blue" | "red" | "slate" | "amber";
 export interface HeldEntry {
   by: MomentColumn;
   /**
-   * The words of the 403 `forbidden` each live token of it gets (lib/integrations/verify.ts). None
-   * for a status that revokes its tokens as it is entered: their own revocation answers first.
+   * What every token of it gets, whatever the token's own state (lib/integrations/verify.ts): the
+   * error code (`invalid_token` where its tokens were revoked with it, `forbidden` where they are
+   * only held back) and words that say why and what to do.
    */
-  refusal?: string;
+  refusal: { code: "invalid_token" | "forbidden"; description: string };
 }
 
 interface StatusEntry {
@@ -54,9 +55,15 @@ export const statusCatalog = {
     label: "Revoked",
     tone: "slate",
     live: false,
-    // Reported as leaked: every token of it was revoked with it (so no words of its own: a token's
-    // check answers `revoked`); only a new token brings it back.
-    held: { by: "revokedAt" },
+    // Reported as leaked: every token of it was revoked with it; only a new token brings it back.
+    held: {
+      by: "revokedAt",
+      refusal: {
+        code: "invalid_token",
+        description:
+          "This private-integration token was reported as leaked and revoked, with every token of its integration. Get a new token with “Rotate and expire this token now” under Settings > Private Integrations.",
+      },
+    },
     filter: { label: "Reported as leaked" },
   },
 } as const satisfies Record<string, StatusEntry>;

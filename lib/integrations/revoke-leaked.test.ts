@@ -34,7 +34,16 @@ describe("a private integration reported as leaked", () => {
   it("reads Revoked with the reason and the time; every token of it is refused", async () => {
     const { integration, token, revoked, now } = await leaked();
     expect(revoked).toEqual([expect.objectContaining({ integrationId: integration.id, name: "Leaky" })]);
-    expect((await verifyPrivateIntegrationToken(token)).ok).toBe(false);
+    // 401 invalid_token in words that say it was reported and what brings the integration back.
+    expect(await verifyPrivateIntegrationToken(token)).toEqual({
+      ok: false,
+      reason: "refused",
+      refusal: {
+        code: "invalid_token",
+        description: expect.stringMatching(/reported as leaked.*Rotate and expire this token now/),
+      },
+      integrationId: integration.id,
+    });
     const view = await getPrivateIntegration(A.owner, agencyOwner(A), integration.id);
     expect(view.status).toBe("revoked");
     expect(view.revoked).toEqual({ at: now, reason });
@@ -44,8 +53,13 @@ describe("a private integration reported as leaked", () => {
     const created = await makeIntegration(A, { name: "Rotating" });
     const rotated = await rotateLater(A.owner, agencyOwner(A), created.integration.id);
     await revokeLeakedIntegrationTokens([hashSecret(created.token)], reason, new Date());
-    expect((await verifyPrivateIntegrationToken(created.token)).ok).toBe(false);
-    expect((await verifyPrivateIntegrationToken(rotated.token)).ok).toBe(false);
+    // Both say why: the integration was reported, not only the token that was.
+    for (const token of [created.token, rotated.token]) {
+      expect(await verifyPrivateIntegrationToken(token)).toMatchObject({
+        ok: false,
+        refusal: { code: "invalid_token", description: expect.stringMatching(/reported as leaked/) },
+      });
+    }
   });
 
   it("only Rotate and expire this token now brings it back, with a new token", async () => {
@@ -54,7 +68,12 @@ describe("a private integration reported as leaked", () => {
     expect(restored.integration.status).toBe("active");
     expect(restored.integration.revoked).toBeNull();
     expect((await verifyPrivateIntegrationToken(restored.token)).ok).toBe(true);
-    expect((await verifyPrivateIntegrationToken(token)).ok).toBe(false);
+    // Brought back, the leaked token is an old one of the integration's, no longer said to be leaked.
+    expect(await verifyPrivateIntegrationToken(token)).toEqual({
+      ok: false,
+      reason: "revoked",
+      integrationId: integration.id,
+    });
     const audit = await listAuditLog(A.owner, agencyOwner(A), { integrationId: integration.id });
     expect(audit.map((a) => a.action)).toEqual([
       "private_integration_rotated_now",

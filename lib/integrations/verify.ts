@@ -50,8 +50,8 @@ export function verificationContext(headers: Headers): VerificationContext {
 
 /**
  * Checks `Authorization: Bearer pit-…`: one query by the unique keyed hash (joined to its
- * integration), then slot, revocation, a status the integration is held in (./catalog.ts `held`:
- * 403 in its words) and expiry against `now`. Labs being off does not stop
+ * integration), then a status the integration is held in (./catalog.ts `held`: its code and
+ * words, whatever the token's own state), slot, revocation and expiry against `now`. Labs being off does not stop
  * existing tokens. The scopes are the integration's current ones, so an edit applies at once.
  * Then the integration's guard rails: its `Expires` (401 naming the date) and `Allowed IP
  * addresses` against `context.clientAddress` (403; without a context the address is unknown, which
@@ -92,13 +92,13 @@ function decide(row: TokenLookupRow | undefined, now: Date, context: Verificatio
   if (!row) return { ok: false, reason: "unknown" };
   // The integration is known from here on: its usage counts these refusals too.
   const integrationId = row.integrationId;
-  if (row.revokedAt !== null || row.slot === null) return { ok: false, reason: "revoked", integrationId };
+  // A held status first: its words say why every token of it stops (reported as leaked, say),
+  // where the token's own revocation could only say it was rotated out.
   if (row.heldAs !== null) {
-    const { refusal: description }: HeldEntry = statusCatalog[row.heldAs].held;
-    // A status without words of its own revokes its tokens as it is entered.
-    if (description === undefined) return { ok: false, reason: "revoked", integrationId };
-    return { ok: false, reason: "refused", refusal: { code: "forbidden", description }, integrationId };
+    const { refusal }: HeldEntry = statusCatalog[row.heldAs].held;
+    return { ok: false, reason: "refused", refusal, integrationId };
   }
+  if (row.revokedAt !== null || row.slot === null) return { ok: false, reason: "revoked", integrationId };
   const expiresAt = row.expiresAt === null ? null : new Date(row.expiresAt);
   if (expiresAt && expiresAt.getTime() <= now.getTime()) return { ok: false, reason: "expired", integrationId };
   const integrationExpiresAt = row.integrationExpiresAt === null ? null : new Date(row.integrationExpiresAt);

@@ -5,7 +5,7 @@ import { CREDENTIALS_CALLS_PER_HOUR } from "@/lib/credentials/limit";
 import { db } from "@/lib/db/client";
 import { getPrivateIntegration } from "@/lib/integrations/read";
 import { generatePrivateIntegrationToken } from "@/lib/integrations/token";
-import { apiClient, expectError, freshAddress } from "@/lib/testing/api-client";
+import { apiClient, expectBearerError, expectError, freshAddress } from "@/lib/testing/api-client";
 import { makeAgency, subAccountOwner, type TestAgency } from "@/lib/testing/fixtures";
 import { makeIntegration } from "@/lib/testing/integrations";
 import { installAndExchange, makeApp, postRefreshGrant } from "@/lib/testing/oauth";
@@ -41,7 +41,13 @@ describe("POST /credentials/revoke", () => {
     expect(answer.body).toEqual({ received: 2 });
     expect(answer.headers.get("cache-control")).toBe("no-store");
 
-    expect((await readLocation(token)).status).toBe(401);
+    // The caller is told why and what brings the integration back.
+    expectBearerError(
+      await readLocation(token),
+      401,
+      "invalid_token",
+      /reported as leaked.*“Rotate and expire this token now” under Settings > Private Integrations/,
+    );
     // The refresh token took its family with it: the access token issued beside it, and itself.
     expect((await verifyAccessToken(tokens.access_token)).ok).toBe(false);
     const refreshed = await postRefreshGrant(api, app, tokens.refresh_token);
