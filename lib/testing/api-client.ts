@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomInt } from "node:crypto";
 import { expect } from "vitest";
 import { type DirectRoute, type Method, routeFinder } from "@/lib/api/direct-router";
 import { isInternal } from "@/lib/api/openapi/operation";
@@ -130,7 +130,9 @@ export const operatorCommand = (api: ApiClient, command: string, flags: Record<s
  * An address of its own (IPv6 documentation range), for tests that must not share a per-address
  * limit: in a /64 of its own, since limits count an IPv6 address by its /64.
  */
-export const freshAddress = () => `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
+export const freshAddress = () => `2001:db8:${addressGroup()}:${addressGroup()}::1`;
+/** A group of an IPv6 address as its canonical text writes it (RFC 5952: no leading zero, never 0). */
+const addressGroup = () => (1 + randomInt(0xffff)).toString(16);
 
 function buildRequest(method: Method, path: string, options: ApiRequest): Request {
   const headers: Record<string, string> = {};
