@@ -37,6 +37,10 @@ export async function expectAccessible(page: Page, label: string, tags: string[]
       new Promise((done) => setTimeout(done, 2_000)),
     ]),
   );
+  // Next.js streams a page's metadata: just after a navigation or a refresh the <title> may not be
+  // in yet (axe caught one `document-title` so, once, on a retried CI run). Wait for it a moment; a
+  // page that never gets one is still reported below.
+  await page.waitForFunction(() => document.title.trim() !== "", undefined, { timeout: 3_000 }).catch(() => undefined);
   // Legacy mode: one axe.run in the page (axe still reaches every frame) instead of a partial run
   // per frame finished in a new blank page; the same findings, in less time (bench-results.md ›
   // Figures the code rests on).
