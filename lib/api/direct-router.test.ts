@@ -516,6 +516,46 @@ describe("the server's edge (SPEC.md › The edges of the HTTP server)", () => {
     expect(await seen("GET", "/settings/private-integrations")).toBe("gzip, br");
   });
 
+  it("hand Next.js any request without Accept-Encoding exactly when it is a POST, whatever its path, action or encodings", async () => {
+    let reachedNext = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"),
+        fc.constantFrom(
+          "/",
+          "/settings/private-integrations",
+          "/labs",
+          "/nowhere",
+          "/oauth/token",
+          "/locations/x",
+          "/sized?q=%",
+        ),
+        fc.boolean(),
+        fc.constantFrom("gzip", "br", "gzip, deflate, br", "br;q=1, gzip;q=0.5", "identity", "*", "GZIP"),
+        async (method, path, action, acceptEncoding) => {
+          const body = method === "GET" ? "" : "[]";
+          const head = [
+            `${method} ${path} HTTP/1.1`,
+            host(),
+            `Accept-Encoding: ${acceptEncoding}`,
+            "Origin: http://localhost:3000",
+            ...(action ? ["Next-Action: abc"] : []),
+            "Content-Type: text/plain;charset=UTF-8",
+            `Content-Length: ${body.length}`,
+            "Connection: close",
+          ].join("\r\n");
+          const sent = await rawRequest(port, head, body);
+          // What the router answers itself (an API route, a method nothing serves) is not Next.js's to compress.
+          if (sent.headers["x-served-by"] !== "next") return;
+          reachedNext++;
+          expect(sent.headers["x-accept-encoding-seen"]).toBe(method === "POST" ? undefined : acceptEncoding);
+        },
+      ),
+      { numRuns: 120 },
+    );
+    expect(reachedNext).toBeGreaterThan(30);
+  });
+
   it("refuse a form posted to a screen from another origin, without JavaScript too: 403 forbidden", async () => {
     const form = (path: string, type: string, origin?: string) =>
       rawRequest(
