@@ -8,6 +8,7 @@
  */
 
 import type { PrivateIntegration } from "@/lib/generated/prisma/client";
+import type { TokenRefusal } from "@/lib/tokens/principal";
 
 /** A column of an integration's row that may hold a moment (set) or nothing. */
 type MomentColumn = {
@@ -24,11 +25,10 @@ export type StatusTone = "green" | "blue" | "red" | "slate" | "amber";
 export interface HeldEntry {
   by: MomentColumn;
   /**
-   * What every token of it gets, whatever the token's own state (lib/integrations/verify.ts): the
-   * error code (`invalid_token` where its tokens were revoked with it, `forbidden` where they are
-   * only held back) and words that say why and what to do.
+   * What every token of it gets, whatever the token's own state (lib/integrations/verify.ts):
+   * `invalid_token` where its tokens were revoked with it, `forbidden` where they are only held back.
    */
-  refusal: { code: "invalid_token" | "forbidden"; description: string };
+  refusal: TokenRefusal;
 }
 
 interface StatusEntry {

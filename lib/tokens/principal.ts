@@ -43,6 +43,15 @@ export function rateLimitSubject(principal: Principal): string {
 }
 
 /**
+ * A refusal that carries its own words: the error code (`invalid_token` where the token is dead,
+ * `forbidden` where it is only held back) and a description that says why and what to do.
+ */
+export interface TokenRefusal {
+  code: "invalid_token" | "forbidden";
+  description: string;
+}
+
+/**
  * What verifying one Bearer token says; `reason` picks the error description, never more. A
  * private integration's guard rail (lib/integrations/guard-rails.ts) refuses with its own answer.
  */
@@ -52,7 +61,7 @@ export type VerifyResult =
   | {
       ok: false;
       reason: "refused";
-      refusal: { code: "invalid_token" | "forbidden"; description: string };
+      refusal: TokenRefusal;
       /** The integration whose token was refused (its usage counts the refusal). */
       integrationId?: string;
     };
