@@ -132,11 +132,10 @@ export async function deployMigrationsFor(handle: DatabaseHandle): Promise<strin
 }
 
 /**
- * Writes the SQL that takes the migration history to the current schema as a new migration
- * folder; returns its path, or undefined when the schema has not changed. The shadow database is
- * PGlite in memory, so no server is needed.
+ * The SQL that takes the migration history to the current schema, or undefined when the
+ * migrations already build it. The shadow database is PGlite in memory, so no server is needed.
  */
-export async function createMigration(name: string, now = new Date()): Promise<string | undefined> {
+export async function pendingMigrationSql(): Promise<string | undefined> {
   const pglite = new PGlite("memory://");
   try {
     const factory = new PrismaPGlite(pglite) as unknown as SqlMigrationAwareDriverAdapterFactory;
@@ -152,14 +151,24 @@ export async function createMigration(name: string, now = new Date()): Promise<s
       return result.stdout ?? "";
     });
     if (!sql.trim() || /^-- This is an empty migration\.?\s*$/.test(sql.trim())) return undefined;
-    const stamp = now.toISOString().replace(/\D/g, "").slice(0, 14);
-    const safeName = name.replace(/[^a-zA-Z0-9_]+/g, "_").toLowerCase();
-    const dir = join(migrationsDir, `${stamp}_${safeName}`);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "migration.sql"), sql);
-    writeFileSync(join(migrationsDir, "migration_lock.toml"), lockfileContent);
-    return dir;
+    return sql;
   } finally {
     await pglite.close();
   }
+}
+
+/**
+ * Writes `pendingMigrationSql` as a new migration folder; returns its path, or undefined when the
+ * schema has not changed.
+ */
+export async function createMigration(name: string, now = new Date()): Promise<string | undefined> {
+  const sql = await pendingMigrationSql();
+  if (sql === undefined) return undefined;
+  const stamp = now.toISOString().replace(/\D/g, "").slice(0, 14);
+  const safeName = name.replace(/[^a-zA-Z0-9_]+/g, "_").toLowerCase();
+  const dir = join(migrationsDir, `${stamp}_${safeName}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "migration.sql"), sql);
+  writeFileSync(join(migrationsDir, "migration_lock.toml"), lockfileContent);
+  return dir;
 }
