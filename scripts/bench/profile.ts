@@ -1,11 +1,24 @@
 // Summarises a V8 CPU profile (`npm run bench -- --cpu-prof <dir>` writes one for the server):
-// self time by package or source folder, and the heaviest functions.
+// self time by package or source folder, and the heaviest functions; with --inclusive, the time
+// spent in each function and everything it called; with --callers <regex>, the stacks under which
+// the matching functions spent their own time. Frames of the build's minified chunks are named
+// through its source maps (lib/oauth/client-auth.ts:95 authenticateClient, not `p _07w….js:105`).
 // Usage: npx tsx scripts/bench/profile.ts <file.cpuprofile> [top=25] [from seconds=0: skip start-up]
-import { readFileSync } from "node:fs";
+//          [--inclusive] [--callers <regex>]
+import { existsSync, readFileSync } from "node:fs";
+import { SourceMap } from "node:module";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+  columnNumber: number;
+}
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
   children?: number[];
 }
 interface Profile {
@@ -14,11 +27,21 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, topArg, fromArg] = process.argv.slice(2);
-if (!file) throw new Error("Usage: tsx scripts/bench/profile.ts <file.cpuprofile> [top]");
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { inclusive: { type: "boolean" }, callers: { type: "string" } },
+});
+const [file, topArg, fromArg] = positionals;
+if (!file) {
+  throw new Error(
+    "Usage: tsx scripts/bench/profile.ts <file.cpuprofile> [top] [from] [--inclusive] [--callers <regex>]",
+  );
+}
 const top = Number(topArg ?? 25);
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parentOf = new Map<number, number>();
+for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
 
 /** Where the code lives: a package, a folder of this project, Node's own, or V8's (GC, idle). */
 function place(url: string, name: string): string {
@@ -29,15 +52,56 @@ function place(url: string, name: string): string {
     return inner?.[1] ? `${pkg[1]} (${inner[1]})` : (pkg[1] as string);
   }
   if (url.startsWith("node:")) return "node:";
-  const chunk = /\.next\/server\/(.*)/.exec(url);
+  const chunk = /\.next[^/]*\/server\/(.*)/.exec(url);
   if (chunk) return `.next/server (our code and bundled packages)`;
   return url.replace(/^file:\/\/.*?\/(scripts|lib|app)\//, "$1/");
 }
 
+/** Each chunk's source map, read once (undefined where the build wrote none). */
+const maps = new Map<string, SourceMap | undefined>();
+
+function sourceMapOf(url: string): SourceMap | undefined {
+  if (!maps.has(url)) {
+    let map: SourceMap | undefined;
+    try {
+      const path = `${fileURLToPath(url)}.map`;
+      if (existsSync(path)) map = new SourceMap(JSON.parse(readFileSync(path, "utf8")));
+    } catch {
+      map = undefined;
+    }
+    maps.set(url, map);
+  }
+  return maps.get(url);
+}
+
+/** A frame as a reader knows it: the original file and line where the build's map says so. */
+function frameName({ functionName, url, lineNumber, columnNumber }: CallFrame): string {
+  if (/\.next[^/]*\/server\//.test(url)) {
+    const entry = sourceMapOf(url)?.findEntry(lineNumber, columnNumber);
+    // The map names the nearest mapping at or before the function's start: one from further back
+    // (another line, or many columns before in a chunk's long line) is another function's.
+    const near = entry && "generatedLine" in entry && entry.generatedLine === lineNumber;
+    if (near && "originalSource" in entry && columnNumber - entry.generatedColumn <= 8) {
+      const source = entry.originalSource.replace(/^(\.\.\/)+/, "").replace(/^node_modules\//, "");
+      const name = ("name" in entry && typeof entry.name === "string" && entry.name) || functionName || "(anonymous)";
+      return `${name} ${source}:${entry.originalLine + 1}`;
+    }
+  }
+  return `${functionName || "(anonymous)"} ${url.split("/").slice(-2).join("/")}:${lineNumber + 1}`;
+}
+
+const names = new Map(profile.nodes.map((n) => [n.id, frameName(n.callFrame)]));
+const idle = new Set(["(idle)", "(program)"]);
+const callersPattern = flags.callers ? new RegExp(flags.callers) : undefined;
+
 const selfByPlace = new Map<string, number>();
 const selfByFunction = new Map<string, number>();
+const inclusive = new Map<string, number>();
+const callerStacks = new Map<string, number>();
+const add = (map: Map<string, number>, key: string, us: number) => map.set(key, (map.get(key) ?? 0) + us);
 const from = Number(fromArg ?? 0) * 1e6;
 let total = 0;
+let busy = 0;
 let at = 0;
 profile.samples.forEach((id, i) => {
   const node = byId.get(id);
@@ -45,19 +109,36 @@ profile.samples.forEach((id, i) => {
   at += delta;
   if (!node || at < from) return;
   total += delta;
-  const { functionName, url, lineNumber } = node.callFrame;
-  const where = place(url, functionName);
-  selfByPlace.set(where, (selfByPlace.get(where) ?? 0) + delta);
-  const fn = `${functionName || "(anonymous)"} ${url.split("/").slice(-2).join("/")}:${lineNumber + 1}`;
-  selfByFunction.set(fn, (selfByFunction.get(fn) ?? 0) + delta);
+  const { functionName, url } = node.callFrame;
+  const name = names.get(id) as string;
+  add(selfByPlace, place(url, functionName), delta);
+  add(selfByFunction, name, delta);
+  if (idle.has(functionName)) return;
+  busy += delta;
+  // Each function once per sample, however often it recurs in the stack.
+  const seen = new Set<string>();
+  const stack: string[] = [];
+  for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+    const frame = names.get(at) as string;
+    if (!seen.has(frame)) add(inclusive, frame, delta);
+    seen.add(frame);
+    if (at !== id && stack.length < 8) stack.push(frame);
+  }
+  if (callersPattern?.test(name)) add(callerStacks, `${name}\n    < ${stack.join("\n    < ")}`, delta);
 });
 
-const print = (title: string, entries: Map<string, number>) => {
+const print = (title: string, entries: Map<string, number>, of = total) => {
   console.log(`\n${title}`);
   for (const [name, us] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    console.log(`${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${name}`);
+    console.log(`${((100 * us) / of).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${name}`);
   }
 };
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
+console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (not idle)`);
 print("Self time by place", selfByPlace);
 print("Self time by function", selfByFunction);
+if (flags.inclusive) {
+  inclusive.delete("(root) :0");
+  print("Inclusive time by function (share of the busy time)", inclusive, busy);
+}
+if (callersPattern)
+  print(`Where the time of /${flags.callers}/ was spent (share of the busy time)`, callerStacks, busy);
