@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
@@ -164,6 +165,36 @@ describe("verifyAccessToken", () => {
     ["an impossible length (4n+1)", "eyJh.eyJhY.YWI", false],
   ])("isCanonicalJwt: %s", (_name, token, expected) => {
     expect(isCanonicalJwt(token)).toBe(expected);
+  });
+
+  it("refuses every edit of an issued token: a character replaced, inserted or removed anywhere, or the token cut", async () => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ ";
+    const edit = fc.record({
+      kind: fc.constantFrom("replace", "insert", "remove", "cut"),
+      at: fc.nat(),
+      char: fc.constantFrom(...alphabet),
+      token: fc.constantFrom(company.access_token, location.access_token),
+    });
+    await fc.assert(
+      fc.asyncProperty(edit, async ({ kind, at, char, token }) => {
+        const i = at % token.length;
+        const edited =
+          kind === "replace"
+            ? token.slice(0, i) + char + token.slice(i + 1)
+            : kind === "insert"
+              ? token.slice(0, i) + char + token.slice(i)
+              : kind === "remove"
+                ? token.slice(0, i) + token.slice(i + 1)
+                : token.slice(0, i);
+        fc.pre(edited !== token);
+        const result = await verifyAccessToken(edited);
+        expect(result.ok).toBe(false);
+        // A refusal that names no state of ours: the edit is not a token we issued.
+        expect(["malformed", "unknown"]).toContain(result.ok ? "" : result.reason);
+      }),
+      { numRuns: 400 },
+    );
+    expect((await verifyAccessToken(company.access_token)).ok).toBe(true);
   });
 
   it("refuses a tampered payload", async () => {
