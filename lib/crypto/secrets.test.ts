@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decrypt, encrypt, hashSecret, safeEqual, secretMatchesHash } from "./secrets";
 
@@ -15,6 +16,27 @@ describe("keyed hashes of secrets", () => {
     expect(safeEqual("abc", "abcd")).toBe(false);
     expect(safeEqual("abc", "abc")).toBe(true);
   });
+
+  it("for any two strings, any Unicode: equal exactly when they are, and a hash matches exactly its own secret", () => {
+    // Pairs that differ by one character as often as at random: the case a byte-wise slip would miss.
+    const pair = fc.oneof(
+      fc.tuple(fc.string({ unit: "binary" }), fc.string({ unit: "binary" })),
+      fc
+        .tuple(fc.string({ unit: "binary", minLength: 1 }), fc.nat(), fc.string({ unit: "binary", maxLength: 1 }))
+        .map(([a, at, c]) => [a, a.slice(0, at % a.length) + c + a.slice((at % a.length) + 1)] as [string, string]),
+      fc.string({ unit: "binary" }).map((a) => [a, a] as [string, string]),
+    );
+    fc.assert(
+      fc.property(pair, ([a, b]) => {
+        // Compared as UTF-8 bytes: a lone surrogate is written as U+FFFD, so two strings that differ
+        // only there are one secret on the wire and at rest alike.
+        const same = Buffer.from(a, "utf8").equals(Buffer.from(b, "utf8"));
+        expect(safeEqual(a, b)).toBe(same);
+        expect(secretMatchesHash(a, hashSecret(b))).toBe(same);
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe("encryption at rest", () => {
@@ -26,6 +48,23 @@ describe("encryption at rest", () => {
     // Always another first character: a body that already started with "A" stayed intact (one run in 64).
     const tampered = `${body?.startsWith("A") ? "B" : "A"}${body?.slice(1)}`;
     expect(() => decrypt([v, iv, tag, tampered].join("."))).toThrow();
+  });
+
+  it("round-trips any text, and refuses the sealed value with any one character changed", () => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.";
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.nat(), fc.constantFrom(...alphabet), (text, at, char) => {
+        const sealed = encrypt(text);
+        expect(decrypt(sealed)).toBe(text);
+        const i = at % sealed.length;
+        const edited = sealed.slice(0, i) + char + sealed.slice(i + 1);
+        // A base64url character's spare bits can change without changing a byte: that is the same value.
+        const parts = (value: string) => value.split(".").map((part) => Buffer.from(part, "base64url").toString("hex"));
+        fc.pre(parts(edited).join(".") !== parts(sealed).join("."));
+        expect(() => decrypt(edited)).toThrow();
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

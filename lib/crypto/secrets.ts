@@ -80,8 +80,12 @@ export function encrypt(plaintext: string, purpose = "at-rest-encryption"): stri
 }
 
 export function decrypt(sealed: string, purpose = "at-rest-encryption"): string {
-  const [version, iv, tag, body] = sealed.split(".");
-  if (version !== "v1" || !iv || !tag || !body) throw new Error("Unrecognised encrypted value.");
+  const parts = sealed.split(".");
+  const [version, iv, tag, body] = parts;
+  // The body may be empty (an empty text sealed); nothing else may be, and nothing may follow it.
+  if (parts.length !== 4 || version !== "v1" || !iv || !tag || body === undefined) {
+    throw new Error("Unrecognised encrypted value.");
+  }
   const decipher = createDecipheriv("aes-256-gcm", derivedKey(purpose), Buffer.from(iv, "base64url"));
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
   return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
