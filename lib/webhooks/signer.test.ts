@@ -1,5 +1,6 @@
 import { createPublicKey, generateKeyPairSync, verify } from "node:crypto";
 import { WebhookManager } from "@gohighlevel/api-client/dist/lib/webhook/webhook-manager";
+import fc from "fast-check";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
@@ -128,6 +129,29 @@ describe("the verifiers app developers already use", () => {
     expect(() => new Webhook(current).verify(`${body} `, headers)).toThrow(/No matching signature/);
     // Our own v1a verifier still finds its signature among the v1 ones.
     expect(verifyWebhookSignature({ headers, body, keys: await webhookKeysJwks() })).toBe(true);
+  });
+
+  it("for any JSON body, Standard Webhooks and our v1a verifier accept it as signed and refuse it with one character changed", async () => {
+    const key = await currentWebhookSigningKey();
+    const jwks = await webhookKeysJwks();
+    const secret = newWebhookSecret();
+    fc.assert(
+      fc.property(fc.json(), fc.nat(), fc.constantFrom("a", "0", " ", '"', "é", "\\"), (json, at, char) => {
+        const timestamp = Math.floor(Date.now() / 1000);
+        const headers = webhookSignatureHeaders(
+          { id, timestamp, body: json },
+          { secrets: [secret], keys: [key.privateKey] },
+        );
+        expect(new Webhook(secret).verify(json, headers)).toEqual(JSON.parse(json));
+        expect(verifyWebhookSignature({ headers, body: json, keys: jwks })).toBe(true);
+        const i = at % json.length;
+        const edited = json.slice(0, i) + char + json.slice(i + 1);
+        fc.pre(edited !== json);
+        expect(() => new Webhook(secret).verify(edited, headers)).toThrow(/No matching signature/);
+        expect(verifyWebhookSignature({ headers, body: edited, keys: jwks })).toBe(false);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("x-ghl-signature is Ed25519 over the body bytes alone: node:crypto and the platform's SDK verify it", async () => {
