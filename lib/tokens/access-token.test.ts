@@ -6,6 +6,7 @@ import { appUrl } from "@/lib/env";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { applyEdit, textEdit } from "@/lib/testing/text-edits";
 import { ACCESS_TOKEN_TTL_SECONDS, isCanonicalJwt, verifyAccessToken } from "./access-token";
 import { accessTokenJwks, activeSigningKey, verificationKey } from "./signing-keys";
 
@@ -169,28 +170,14 @@ describe("verifyAccessToken", () => {
 
   it("refuses every edit of an issued token: a character replaced, inserted or removed anywhere, or the token cut", async () => {
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ ";
-    const edit = fc.record({
-      kind: fc.constantFrom("replace", "insert", "remove", "cut"),
-      at: fc.nat(),
-      char: fc.constantFrom(...alphabet),
-      token: fc.constantFrom(company.access_token, location.access_token),
-    });
+    const issued = fc.constantFrom(company.access_token, location.access_token);
     await fc.assert(
-      fc.asyncProperty(edit, async ({ kind, at, char, token }) => {
-        const i = at % token.length;
-        const edited =
-          kind === "replace"
-            ? token.slice(0, i) + char + token.slice(i + 1)
-            : kind === "insert"
-              ? token.slice(0, i) + char + token.slice(i)
-              : kind === "remove"
-                ? token.slice(0, i) + token.slice(i + 1)
-                : token.slice(0, i);
+      fc.asyncProperty(issued, textEdit(alphabet), async (token, edit) => {
+        const edited = applyEdit(token, edit);
         fc.pre(edited !== token);
         const result = await verifyAccessToken(edited);
-        expect(result.ok).toBe(false);
         // A refusal that names no state of ours: the edit is not a token we issued.
-        expect(["malformed", "unknown"]).toContain(result.ok ? "" : result.reason);
+        expect(result.ok ? "accepted" : result.reason).toMatch(/^(malformed|unknown)$/);
       }),
       { numRuns: 400 },
     );
