@@ -4,7 +4,7 @@ import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { apiClient } from "@/lib/testing/api-client";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
-import { installAndExchange, makeApp } from "@/lib/testing/oauth";
+import { installAndExchange, makeApp, postRefreshGrant } from "@/lib/testing/oauth";
 import { applyEdit, textEdit } from "@/lib/testing/text-edits";
 
 /**
@@ -23,16 +23,6 @@ beforeAll(async () => {
   app = await makeApp(agency.company.id);
 });
 
-const refreshWith = (refreshToken: string) =>
-  api.post("/oauth/token", {
-    form: {
-      grant_type: "refresh_token",
-      client_id: app.app.clientId,
-      client_secret: app.clientSecret,
-      refresh_token: refreshToken,
-    },
-  });
-
 describe("an edited refresh token", () => {
   it("is 400 invalid_grant wherever it is edited, and its family's live token still refreshes", async () => {
     const issued = await installAndExchange(agency.owner, app, {
@@ -45,7 +35,7 @@ describe("an edited refresh token", () => {
       fc.asyncProperty(textEdit(alphabet), async (edit) => {
         const edited = applyEdit(live, edit);
         fc.pre(edited !== live);
-        const answer = await refreshWith(edited);
+        const answer = await postRefreshGrant(api, app, edited);
         expect(answer.status).toBe(400);
         // Cut to nothing, it is no token at all: the parameter is missing.
         expect(answer.body.error).toBe(edited === "" ? "invalid_request" : "invalid_grant");
@@ -53,7 +43,7 @@ describe("an edited refresh token", () => {
       }),
       { numRuns: 150 },
     );
-    const refreshed = await refreshWith(live);
+    const refreshed = await postRefreshGrant(api, app, live);
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
     expect(refreshed.body.refresh_token).toEqual(expect.any(String));
   }, 120_000);
