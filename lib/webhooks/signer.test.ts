@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
+import { applyEdit } from "@/lib/testing/text-edits";
 import { verifyWebhookSignature, webhookSignatureHeaders } from "./signer";
 import {
   currentWebhookSigningKey,
@@ -144,8 +145,7 @@ describe("the verifiers app developers already use", () => {
         );
         expect(new Webhook(secret).verify(json, headers)).toEqual(JSON.parse(json));
         expect(verifyWebhookSignature({ headers, body: json, keys: jwks })).toBe(true);
-        const i = at % json.length;
-        const edited = json.slice(0, i) + char + json.slice(i + 1);
+        const edited = applyEdit(json, { kind: "replace", at, char });
         fc.pre(edited !== json);
         expect(() => new Webhook(secret).verify(edited, headers)).toThrow(/No matching signature/);
         expect(verifyWebhookSignature({ headers, body: edited, keys: jwks })).toBe(false);
