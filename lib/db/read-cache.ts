@@ -25,6 +25,10 @@ import { listenForStateChanges, type StateListener } from "./state-listener";
  *   began, so even a notification lost on a half-open connection is outlived by less than a second.
  * - A read that overlaps a notification is not stored (generation check), so a read of the old
  *   state just before a commit cannot put it back after the cache was emptied.
+ * - Requests that miss the same key while its read is out wait for that read instead of each
+ *   making its own (when an entry ends, every request in flight misses it at once), but only a
+ *   read begun since the last notification: none is answered from state older than one it
+ *   could have read itself.
  *
  * On PGlite one process owns the database; its notifications come through PGlite's own LISTEN.
  *
@@ -38,6 +42,8 @@ const MAX_ENTRIES = 10_000;
 
 interface CacheState {
   entries: LRUCache<string, { value: unknown }>;
+  /** Reads out to the database, by key, with the generation they began in. */
+  reading: Map<string, { generation: number; value: Promise<unknown> }>;
   /** Bumped by every invalidation; a read stores its result only if it did not change meanwhile. */
   generation: number;
   /** Token-state changes of this process in flight: the cache is bypassed while any is. */
@@ -58,6 +64,7 @@ const holder = globalThis as typeof globalThis & { __readCache?: CacheState };
 function state(): CacheState {
   holder.__readCache ??= {
     entries: new LRUCache({ max: MAX_ENTRIES }),
+    reading: new Map(),
     generation: 0,
     changing: 0,
     notifications: 0,
@@ -96,14 +103,35 @@ function usable(s: CacheState): boolean {
  * or a fresh one. Only results `cacheable` accepts (the token was valid, the row exists) are kept;
  * the caller still checks time-dependent rules (expiry) and access on every use.
  */
-export async function cachedRead<T>(key: string, load: () => Promise<T>, cacheable: (value: T) => boolean): Promise<T> {
+export function cachedRead<T>(key: string, load: () => Promise<T>, cacheable: (value: T) => boolean): Promise<T> {
   const s = state();
-  if (!usable(s)) return load();
+  if (!usable(s)) return loadAndStore(s, key, undefined, load, cacheable);
   const hit = s.entries.get(key);
-  if (hit) return hit.value as T;
+  if (hit) return Promise.resolve(hit.value as T);
   const generation = s.generation;
+  const out = s.reading.get(key);
+  if (out?.generation === generation) return out.value as Promise<T>;
+  const value = loadAndStore(s, key, generation, load, cacheable);
+  const reading = { generation, value };
+  s.reading.set(key, reading);
+  const done = () => {
+    if (s.reading.get(key) === reading) s.reading.delete(key);
+  };
+  value.then(done, done);
+  return value;
+}
+
+/** `load()`'s answer, kept for `key` when it may be (`generation`: the cache's when the read began; none: not kept). */
+async function loadAndStore<T>(
+  s: CacheState,
+  key: string,
+  generation: number | undefined,
+  load: () => Promise<T>,
+  cacheable: (value: T) => boolean,
+): Promise<T> {
   const readStarted = performance.now();
   const value = await load();
+  if (generation === undefined) return value;
   const ttl = READ_CACHE_TTL_MS - (performance.now() - readStarted);
   if (ttl > 0 && cacheable(value) && s.generation === generation && usable(s)) {
     s.entries.set(key, { value }, { ttl });
