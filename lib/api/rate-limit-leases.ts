@@ -51,6 +51,10 @@ export class BurstLease {
   last = 0;
   /** The highest count the counter returned. */
   known = 0;
+  /** How many numbers a claim takes ahead of need (`growAhead`). */
+  ahead = FIRST_AHEAD;
+  /** A request found none of its numbers held and waited: the next claim takes further ahead. */
+  ranDry = false;
 
   constructor(
     readonly limit: number,
@@ -91,6 +95,10 @@ export class DailyLease {
   last = 0;
   /** The highest count the counter returned. */
   known = 0;
+  /** How many numbers a claim takes ahead of need (`growAhead`). */
+  ahead = FIRST_AHEAD;
+  /** A request found none of its numbers held and waited: the next claim takes further ahead. */
+  ranDry = false;
 
   constructor(readonly expiresAt: number) {}
 
@@ -109,12 +117,16 @@ export class DailyLease {
 
 /**
  * How many numbers to claim beyond the waiting requests, so that the next ones are decided without
- * a round trip: only while the counter is below half its limit (`known` is its last count here;
- * undefined when this instance has not seen it yet). From half the limit on, each claim is exactly
- * the waiting requests, so every instance decides the last half of a window on exact counts.
+ * a round trip: at most `ahead` (the lease's), and only while the counter is below half its limit
+ * (`known` is its last count here; undefined when this instance has not seen it yet). From half the
+ * limit on, each claim is exactly the waiting requests, so every instance decides the last half of
+ * a window on exact counts.
  */
-export function claimAhead(waiting: number, windows: { known: number | undefined; limit: number }[]): number {
-  let ahead = MAX_AHEAD;
+export function claimAhead(
+  waiting: number,
+  windows: { known: number | undefined; limit: number }[],
+  ahead: number = FIRST_AHEAD,
+): number {
   for (const { known, limit } of windows) {
     if (known === undefined) return 0;
     ahead = Math.min(ahead, Math.floor(limit / 2) - known - waiting);
@@ -123,9 +135,27 @@ export function claimAhead(waiting: number, windows: { known: number | undefined
 }
 
 /**
- * At most this many numbers claimed ahead per window: what other instances may find claimed and
- * not yet used, should this one get no more requests of the subject in the window.
+ * A lease whose numbers ran out before its next claim came back (requests had to wait) claims
+ * twice as many ahead from then on, up to MAX_AHEAD: a subject busy on this instance is decided
+ * at once however fast its requests come, one seldom seen holds few numbers.
  */
-export const MAX_AHEAD = 64;
+export function growAhead(lease: { ahead: number; ranDry: boolean }): void {
+  if (!lease.ranDry) return;
+  lease.ranDry = false;
+  lease.ahead = Math.min(MAX_AHEAD, lease.ahead * 2);
+}
+
 /** A new claim goes out, ahead of need, when fewer numbers than this are held. */
-export const CLAIM_AGAIN_BELOW = 16;
+export function claimAgainBelow(lease: { ahead: number }): number {
+  return lease.ahead / 4;
+}
+
+/** Numbers claimed ahead per window at first. */
+export const FIRST_AHEAD = 64;
+/**
+ * At most this many numbers claimed ahead per window: what other instances may find claimed and
+ * not yet used, should this one get no more requests of the subject in the window. A lease gets
+ * there only after running out of numbers at every size below it, so only an instance that was
+ * taking hundreds of a subject's numbers per round trip holds this many.
+ */
+export const MAX_AHEAD = 1024;

@@ -3,7 +3,7 @@
 // protocol; split, each half would be read without the other.
 import { describeError, log } from "@/lib/log";
 import { counterQuery, type Query } from "./rate-limit-connections";
-import { BurstLease, CLAIM_AGAIN_BELOW, claimAhead, DailyLease } from "./rate-limit-leases";
+import { BurstLease, claimAgainBelow, claimAhead, DailyLease, growAhead } from "./rate-limit-leases";
 
 export { counterQuery, countersOn, type Query } from "./rate-limit-connections";
 
@@ -85,9 +85,10 @@ function batchKey(burst: WindowHit | undefined, daily: WindowHit | undefined): s
  * - Requests that find no number held wait for the claim in flight (one per pair of windows) and
  *   then take the numbers in arrival order: a busy subject costs one round trip per claim, never
  *   one per request, and its row is never contended within one instance.
- * - While a window's count is below half its limit, a claim also takes up to MAX_AHEAD numbers
- *   for the requests to come, and the next claim goes out before they run out: those requests are
- *   decided at once, without a round trip. From half the limit on, claims are exactly the waiting
+ * - While a window's count is below half its limit, a claim also takes numbers for the requests
+ *   to come (64 at first, twice as many each time they ran out before the next claim came back, up
+ *   to MAX_AHEAD), and the next claim goes out before they run out: those requests are decided at
+ *   once, without a round trip. From half the limit on, claims are exactly the waiting
  *   requests.
  * - Alone, an instance decides exactly as single increments would. Beside others, a window may
  *   refuse up to MAX_AHEAD requests per other instance early, when that instance claimed numbers
@@ -135,6 +136,9 @@ export class DatabaseCounterStore implements CounterStore {
     if (counts) return Promise.resolve(counts);
     const key = batchKey(burst, daily);
     const pair = this.pairs.get(key) ?? this.pairOf(key, burst, daily, burstLimit, dailyLimit);
+    // The lease whose numbers a request takes first ran out before its next claim came back.
+    const lease = burst ? this.bursts.get(burst.key) : daily && this.days.get(daily.key);
+    if (lease) lease.ranDry = true;
     return new Promise<Counts>((resolve, reject) => {
       pair.waiting.push({ resolve, reject });
       this.claim(key, pair);
@@ -174,9 +178,9 @@ export class DatabaseCounterStore implements CounterStore {
 
   private shouldClaimAgain(burst: WindowHit | undefined, daily: WindowHit | undefined): boolean {
     const burstLease = burst && this.bursts.get(burst.key);
-    if (burstLease) return !burstLease.exhausted && burstLease.held.count < CLAIM_AGAIN_BELOW;
+    if (burstLease) return !burstLease.exhausted && burstLease.held.count < claimAgainBelow(burstLease);
     const dayLease = daily && this.days.get(daily.key);
-    return dayLease !== undefined && dayLease.held.count < CLAIM_AGAIN_BELOW;
+    return dayLease !== undefined && dayLease.held.count < claimAgainBelow(dayLease);
   }
 
   /** Sends one claim for the pair's waiting requests (and ahead, below half the limits), unless one is out. */
@@ -191,7 +195,9 @@ export class DatabaseCounterStore implements CounterStore {
     const windows = [];
     if (burst) windows.push({ known: burstLease?.known, limit: pair.burstLimit });
     if (daily) windows.push({ known: dayLease?.known, limit: pair.dailyLimit });
-    const n = waiting + claimAhead(waiting, windows);
+    const lease = burst ? burstLease : dayLease;
+    if (lease) growAhead(lease);
+    const n = waiting + claimAhead(waiting, windows, lease?.ahead);
     if (n === 0) {
       if (waiting === 0) this.pairs.delete(key);
       return;
