@@ -52,6 +52,8 @@ beforeAll(async () => {
       route("/broken-now", { GET: brokenNow }),
       // Answered at once, as a cached read is: no promise between the request and its answer.
       route("/at-once", { GET: apiRoute(() => json({ answered: "at once" })) }),
+      // A header value node:http refuses to write (a control character), which Headers lets through.
+      route("/unwritable", { GET: () => new Response("{}", { headers: { "x-note": "a\u0001b" } }) }),
       route("/locations/[locationId]", { GET: mirror("location"), DELETE: mirror("location") }),
       route("/contacts/search", { GET: mirror("search") }),
       route("/contacts/[contactId]", { GET: mirror("contact") }),
@@ -328,6 +330,39 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
       expect((await fetch(`${base}/api/health`)).status).toBe(200);
     } finally {
       process.off("unhandledRejection", note);
+    }
+  });
+
+  it("write the answers of one turn together: one that cannot be written ends only its own connection", async () => {
+    const uncaught: unknown[] = [];
+    const note = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", note);
+    try {
+      // Separate connections, sent together, so their answers are ready in the same turns.
+      const agent = new Agent({ keepAlive: false });
+      const get = (path: string) =>
+        new Promise<number>((done, fail) => {
+          httpRequest(`${base}${path}`, { agent }, (res) => {
+            res.resume();
+            res.on("end", () => done(res.statusCode ?? 0));
+          })
+            .on("error", fail)
+            .end();
+        });
+      const paths = ["/at-once", "/unwritable", "/at-once", "/unwritable", "/at-once"];
+      const settled = await Promise.allSettled(paths.map(get));
+      expect(settled.map((one) => (one.status === "fulfilled" ? one.value : "ended"))).toEqual([
+        200,
+        "ended",
+        200,
+        "ended",
+        200,
+      ]);
+      expect(uncaught).toEqual([]);
+      expect((await fetch(`${base}/api/health`)).status).toBe(200);
+      agent.destroy();
+    } finally {
+      process.off("uncaughtException", note);
     }
   });
 

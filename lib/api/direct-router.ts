@@ -527,10 +527,31 @@ function end(
   if (overLimit || !(incoming.complete || declaresNoBody(incoming))) fields.push("connection", "close");
   // As node:http would set it from `end(body)`, which it cannot once writeHead has made the block.
   if (status !== 204 && status !== 304) fields.push("content-length", String(Buffer.byteLength(body)));
-  outgoing.writeHead(status, fields);
-  outgoing.end(body);
+  unwritten.push({ outgoing, status, fields, body });
+  if (unwritten.length === 1) setImmediate(writeAnswers);
   if (stageTimingOn) endStage("request", arrivals.get(incoming) ?? performance.now());
   if (started !== 0) countHttpRequest(pattern, incoming.method, status, (performance.now() - started) / 1000);
+}
+
+/**
+ * Answers ready in this turn of the event loop, written together at its end (setImmediate, after
+ * the turn's sockets were read). Under load a turn answers many connections: written back to
+ * back, the clients' next requests arrive together too, and each side takes a batch of them per
+ * wake-up instead of one, which costs both less CPU per request than writing each answer the
+ * moment it is ready (bench-results.md › Figures the code rests on). Idle, the turn ends at once.
+ */
+const unwritten: { outgoing: ServerResponse; status: number; fields: string[]; body: Buffer | string }[] = [];
+
+function writeAnswers(): void {
+  const answers = unwritten.splice(0);
+  for (const { outgoing, status, fields, body } of answers) {
+    try {
+      outgoing.writeHead(status, fields);
+      outgoing.end(body);
+    } catch {
+      outgoing.destroy();
+    }
+  }
 }
 
 /** No Content-Length (or 0) and no Transfer-Encoding: an HTTP/1.1 request without a body (RFC 9112 §6.3). */
