@@ -29,6 +29,8 @@ const notAResponseNow = () => ({ status: 200 }) as unknown as Response;
 const brokenNow = () => {
   throw new Error("the frame failed at once; secret=hunter2");
 };
+/** A header value node:http refuses to write (a control character), which Headers lets through. */
+const unwritable = () => new Response("{}", { headers: { "x-note": "a\u0001b" } });
 /** Answers with what it was given: its method, path segments and body. */
 const mirror = (name: string) =>
   apiRoute<Record<string, string>>(async (request, { params }) =>
@@ -52,8 +54,7 @@ beforeAll(async () => {
       route("/broken-now", { GET: brokenNow }),
       // Answered at once, as a cached read is: no promise between the request and its answer.
       route("/at-once", { GET: apiRoute(() => json({ answered: "at once" })) }),
-      // A header value node:http refuses to write (a control character), which Headers lets through.
-      route("/unwritable", { GET: () => new Response("{}", { headers: { "x-note": "a\u0001b" } }) }),
+      route("/unwritable", { GET: unwritable }),
       route("/locations/[locationId]", { GET: mirror("location"), DELETE: mirror("location") }),
       route("/contacts/search", { GET: mirror("search") }),
       route("/contacts/[contactId]", { GET: mirror("contact") }),
