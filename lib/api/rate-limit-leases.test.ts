@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { waitFor } from "@/lib/testing/elsewhere";
 import { uniqueSuffix } from "@/lib/testing/fixtures";
 import {
   BURST_WINDOW_MS,
@@ -100,9 +101,15 @@ describe("claiming ahead", () => {
 describe("a subject busier than one claim's round trip", () => {
   it("claims further ahead each time its numbers ran out, until a whole wave of requests is decided at once", async () => {
     let statements = 0;
-    const store = new DatabaseCounterStore((text, values) => {
+    let out = 0;
+    const store = new DatabaseCounterStore(async (text, values) => {
       statements += 1;
-      return counterQuery(text, values);
+      out += 1;
+      try {
+        return await counterQuery(text, values);
+      } finally {
+        out -= 1;
+      }
     });
     const subject = `app:${uniqueSuffix()}|location:flood`;
     const limits = { burst: 1_000_000, daily: 10_000_000 };
@@ -116,7 +123,7 @@ describe("a subject busier than one claim's round trip", () => {
       atOnce.push(decisions.filter((d) => !(d instanceof Promise)).length);
       const decided = await Promise.all(decisions);
       // The next connections' requests come a moment later: a claim sent during the wave is back.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(() => out === 0);
       expect(decided.every((d) => d.allowed)).toBe(true);
       // Numbered in arrival order, as single increments would be.
       expect(decided.at(-1)?.headers["x-ratelimit-remaining"]).toBe(String(limits.burst - hits));
