@@ -104,6 +104,15 @@ function usable(s: CacheState): boolean {
  * the caller still checks time-dependent rules (expiry) and access on every use.
  */
 export function cachedRead<T>(key: string, load: () => Promise<T>, cacheable: (value: T) => boolean): Promise<T> {
+  // Never throws: whatever goes wrong (the database handle, say) is the promise's rejection.
+  try {
+    return readOrShare(key, load, cacheable);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function readOrShare<T>(key: string, load: () => Promise<T>, cacheable: (value: T) => boolean): Promise<T> {
   const s = state();
   if (!usable(s)) return loadAndStore(s, key, undefined, load, cacheable);
   const hit = s.entries.get(key);
