@@ -40,6 +40,33 @@ export class HeldNumbers {
   }
 }
 
+/**
+ * How far ahead of need a lease claims. A lease whose numbers ran out before its next claim came
+ * back (requests had to wait) claims twice as many ahead from then on, up to MAX_AHEAD: a subject
+ * busy on this instance is decided at once however fast its requests come, one seldom seen holds
+ * few numbers.
+ */
+export class Reach {
+  /** How many numbers a claim takes ahead of need. */
+  ahead = FIRST_AHEAD;
+  /** A request found none of the lease's numbers held and waited: the next claim takes further ahead. */
+  ranDry = false;
+
+  /** The reach of the claim going out now, grown when the lease ran dry since the last one. */
+  grow(): number {
+    if (this.ranDry) {
+      this.ranDry = false;
+      this.ahead = Math.min(MAX_AHEAD, this.ahead * 2);
+    }
+    return this.ahead;
+  }
+
+  /** A new claim goes out, ahead of need, when fewer numbers than this are held. */
+  claimAgainBelow(): number {
+    return this.ahead / 4;
+  }
+}
+
 /** A burst window's counter, as this instance holds it. */
 export class BurstLease {
   readonly held = new HeldNumbers();
@@ -51,10 +78,7 @@ export class BurstLease {
   last = 0;
   /** The highest count the counter returned. */
   known = 0;
-  /** How many numbers a claim takes ahead of need (`growAhead`). */
-  ahead = FIRST_AHEAD;
-  /** A request found none of its numbers held and waited: the next claim takes further ahead. */
-  ranDry = false;
+  readonly reach = new Reach();
 
   constructor(
     readonly limit: number,
@@ -68,6 +92,11 @@ export class BurstLease {
     this.allowedHeld += Math.max(0, Math.min(count, this.limit) - first + 1);
     this.known = Math.max(this.known, count);
     if (count >= this.limit) this.exhausted = true;
+  }
+
+  /** Whether a new claim should go out ahead of need. */
+  wantsClaim(): boolean {
+    return !this.exhausted && this.held.count < this.reach.claimAgainBelow();
   }
 
   /** Whether the next number lets the request through; undefined when none can be handed out now. */
@@ -95,10 +124,7 @@ export class DailyLease {
   last = 0;
   /** The highest count the counter returned. */
   known = 0;
-  /** How many numbers a claim takes ahead of need (`growAhead`). */
-  ahead = FIRST_AHEAD;
-  /** A request found none of its numbers held and waited: the next claim takes further ahead. */
-  ranDry = false;
+  readonly reach = new Reach();
 
   constructor(readonly expiresAt: number) {}
 
@@ -107,6 +133,11 @@ export class DailyLease {
     this.known = Math.max(this.known, count);
     // A request the burst window refuses reads the day's count: the last number known until one is taken.
     if (this.last === 0) this.last = count - n;
+  }
+
+  /** Whether a new claim should go out ahead of need. */
+  wantsClaim(): boolean {
+    return this.held.count < this.reach.claimAgainBelow();
   }
 
   take(): number {
@@ -132,22 +163,6 @@ export function claimAhead(
     ahead = Math.min(ahead, Math.floor(limit / 2) - known - waiting);
   }
   return Math.max(0, ahead);
-}
-
-/**
- * A lease whose numbers ran out before its next claim came back (requests had to wait) claims
- * twice as many ahead from then on, up to MAX_AHEAD: a subject busy on this instance is decided
- * at once however fast its requests come, one seldom seen holds few numbers.
- */
-export function growAhead(lease: { ahead: number; ranDry: boolean }): void {
-  if (!lease.ranDry) return;
-  lease.ranDry = false;
-  lease.ahead = Math.min(MAX_AHEAD, lease.ahead * 2);
-}
-
-/** A new claim goes out, ahead of need, when fewer numbers than this are held. */
-export function claimAgainBelow(lease: { ahead: number }): number {
-  return lease.ahead / 4;
 }
 
 /** Numbers claimed ahead per window at first. */

@@ -3,7 +3,7 @@
 // protocol; split, each half would be read without the other.
 import { describeError, log } from "@/lib/log";
 import { counterQuery, type Query } from "./rate-limit-connections";
-import { BurstLease, claimAgainBelow, claimAhead, DailyLease, growAhead } from "./rate-limit-leases";
+import { BurstLease, claimAhead, DailyLease } from "./rate-limit-leases";
 
 export { counterQuery, countersOn, type Query } from "./rate-limit-connections";
 
@@ -119,7 +119,7 @@ export class DatabaseCounterStore implements CounterStore {
     // Requests already waiting go first: numbers are handed out in arrival order.
     if (pair && pair.waiting.length > 0) return undefined;
     const counts = this.take(burst, daily, burstLimit);
-    if (counts && this.shouldClaimAgain(burst, daily)) {
+    if (counts && this.leadLease(burst, daily, burstLimit)?.wantsClaim()) {
       this.claim(key, pair ?? this.pairOf(key, burst, daily, burstLimit, dailyLimit));
     }
     return counts;
@@ -137,8 +137,8 @@ export class DatabaseCounterStore implements CounterStore {
     const key = batchKey(burst, daily);
     const pair = this.pairs.get(key) ?? this.pairOf(key, burst, daily, burstLimit, dailyLimit);
     // The lease whose numbers a request takes first ran out before its next claim came back.
-    const lease = burst ? this.bursts.get(burst.key) : daily && this.days.get(daily.key);
-    if (lease) lease.ranDry = true;
+    const lead = this.leadLease(burst, daily, burstLimit);
+    if (lead) lead.reach.ranDry = true;
     return new Promise<Counts>((resolve, reject) => {
       pair.waiting.push({ resolve, reject });
       this.claim(key, pair);
@@ -162,9 +162,9 @@ export class DatabaseCounterStore implements CounterStore {
     let burstLease: BurstLease | undefined;
     let allowed = true;
     if (burst) {
-      burstLease = this.bursts.get(burst.key);
-      // A lease claimed under another limit (tests change limits) is not used: claims are exact.
-      if (burstLease?.limit !== burstLimit) return undefined;
+      // A lease claimed under another limit is not used: claims are exact.
+      burstLease = this.heldBurstLease(burst, burstLimit);
+      if (!burstLease) return undefined;
       const next = burstLease.nextAllowed();
       if (next === undefined) return undefined;
       allowed = next;
@@ -176,28 +176,33 @@ export class DatabaseCounterStore implements CounterStore {
     return { burst: burstCount, daily: dailyCount };
   }
 
-  private shouldClaimAgain(burst: WindowHit | undefined, daily: WindowHit | undefined): boolean {
-    const burstLease = burst && this.bursts.get(burst.key);
-    if (burstLease) return !burstLease.exhausted && burstLease.held.count < claimAgainBelow(burstLease);
-    const dayLease = daily && this.days.get(daily.key);
-    return dayLease !== undefined && dayLease.held.count < claimAgainBelow(dayLease);
+  /** The lease a request takes its numbers from first: the burst window's, else the day's. */
+  private leadLease(
+    burst: WindowHit | undefined,
+    daily: WindowHit | undefined,
+    burstLimit: number,
+  ): BurstLease | DailyLease | undefined {
+    return burst ? this.heldBurstLease(burst, burstLimit) : daily && this.days.get(daily.key);
+  }
+
+  /** The burst window's lease; none when it was claimed under another limit (tests change limits). */
+  private heldBurstLease(burst: WindowHit, burstLimit: number): BurstLease | undefined {
+    const lease = this.bursts.get(burst.key);
+    return lease?.limit === burstLimit ? lease : undefined;
   }
 
   /** Sends one claim for the pair's waiting requests (and ahead, below half the limits), unless one is out. */
   private claim(key: string, pair: Pair): void {
     if (pair.claiming) return;
     const { burst, daily } = pair;
-    const held = burst && this.bursts.get(burst.key);
-    // A lease claimed under another limit is replaced by this claim's (./rate-limit-leases.ts).
-    const burstLease = held?.limit === pair.burstLimit ? held : undefined;
+    // A burst lease claimed under another limit is replaced by this claim's.
+    const burstLease = burst && this.heldBurstLease(burst, pair.burstLimit);
     const dayLease = daily && this.days.get(daily.key);
     const waiting = pair.waiting.length;
     const windows = [];
     if (burst) windows.push({ known: burstLease?.known, limit: pair.burstLimit });
     if (daily) windows.push({ known: dayLease?.known, limit: pair.dailyLimit });
-    const lease = burst ? burstLease : dayLease;
-    if (lease) growAhead(lease);
-    const n = waiting + claimAhead(waiting, windows, lease?.ahead);
+    const n = waiting + claimAhead(waiting, windows, this.leadLease(burst, daily, pair.burstLimit)?.reach.grow());
     if (n === 0) {
       if (waiting === 0) this.pairs.delete(key);
       return;
