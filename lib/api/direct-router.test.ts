@@ -6,6 +6,8 @@ import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { disableMetrics, enableMetrics } from "@/lib/metrics/metrics";
+import { parseScrape } from "@/lib/testing/prometheus";
 import { type RawAnswer, rawRequest } from "@/lib/testing/raw-http";
 import { directRouter, FRAME_HEADERS, route } from "./direct-router";
 import { apiRoute, json } from "./handler";
@@ -334,10 +336,11 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
     }
   });
 
-  it("write the answers of one turn together: one that cannot be written ends only its own connection", async () => {
+  it("write the answers of one turn together: one that cannot be written ends only its own connection, uncounted", async () => {
     const uncaught: unknown[] = [];
     const note = (error: unknown) => uncaught.push(error);
     process.on("uncaughtException", note);
+    const metrics = enableMetrics();
     try {
       // Separate connections, sent together, so their answers are ready in the same turns.
       const agent = new Agent({ keepAlive: false });
@@ -360,9 +363,14 @@ describe("the HTTP API served ahead of Next.js (scripts/serve.mjs)", () => {
         200,
       ]);
       expect(uncaught).toEqual([]);
+      // Counted as answered only when the answer was written.
+      const scraped = parseScrape(await metrics.registry.metrics());
+      expect(scraped.value("http_requests_total", { route: "/at-once", status: "200" })).toBe(3);
+      expect(scraped.value("http_requests_total", { route: "/unwritable" })).toBeUndefined();
       expect((await fetch(`${base}/api/health`)).status).toBe(200);
       agent.destroy();
     } finally {
+      disableMetrics();
       process.off("uncaughtException", note);
     }
   });

@@ -527,10 +527,9 @@ function end(
   if (overLimit || !(incoming.complete || declaresNoBody(incoming))) fields.push("connection", "close");
   // As node:http would set it from `end(body)`, which it cannot once writeHead has made the block.
   if (status !== 204 && status !== 304) fields.push("content-length", String(Buffer.byteLength(body)));
-  unwritten.push({ outgoing, status, fields, body });
+  unwritten.push({ outgoing, status, fields, body, pattern, method: incoming.method, started });
   if (unwritten.length === 1) setImmediate(writeAnswers);
   if (stageTimingOn) endStage("request", arrivals.get(incoming) ?? performance.now());
-  if (started !== 0) countHttpRequest(pattern, incoming.method, status, (performance.now() - started) / 1000);
 }
 
 /**
@@ -540,17 +539,29 @@ function end(
  * wake-up instead of one, which costs both less CPU per request than writing each answer the
  * moment it is ready (bench-results.md › Figures the code rests on). Idle, the turn ends at once.
  */
-const unwritten: { outgoing: ServerResponse; status: number; fields: string[]; body: Buffer | string }[] = [];
+const unwritten: {
+  outgoing: ServerResponse;
+  status: number;
+  fields: string[];
+  body: Buffer | string;
+  /** For the metrics: the route's pattern, the method, and when the request arrived (0: metrics off). */
+  pattern: string;
+  method: string | undefined;
+  started: number;
+}[] = [];
 
 function writeAnswers(): void {
   const answers = unwritten.splice(0);
-  for (const { outgoing, status, fields, body } of answers) {
+  for (const { outgoing, status, fields, body, pattern, method, started } of answers) {
     try {
       outgoing.writeHead(status, fields);
       outgoing.end(body);
     } catch {
+      // Only its own connection ends, and a request that got no answer is not counted as answered.
       outgoing.destroy();
+      continue;
     }
+    if (started !== 0) countHttpRequest(pattern, method, status, (performance.now() - started) / 1000);
   }
 }
 
