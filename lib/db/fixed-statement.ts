@@ -31,6 +31,11 @@ export class FixedStatement<I> {
     return this.#build().text;
   }
 
+  /** How many values a run has ($1…$n). */
+  get valueCount(): number {
+    return this.#build().params.length;
+  }
+
   /** The values of one run, $1 first. */
   values(input: I): unknown[] {
     const { params } = this.#build();

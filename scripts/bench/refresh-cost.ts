@@ -5,7 +5,10 @@
 // - ours-sql: the same text through a pg.Pool: Prisma and the rest of the Node side left out;
 // - limit: scripts/bench/peers/limit.ts's statement through a pg.Pool.
 // VARIANTS=a.sql,b.sql adds texts that take our statement's parameters (an A/B of the statement);
-// REPEAT=k runs the selection k times in turn (the first round warms the machine's caches).
+// SETUP=s.sql runs once before them (a function a variant calls, say); UNNAMED=1 sends ours-sql,
+// limit and the variants unnamed, parsed and planned every time, as behind a transaction-mode
+// pooler (PgBouncer before 1.21); REPEAT=k runs the selection k times in turn (the first round
+// warms the machine's caches).
 // PostgreSQL's CPU is counted on the backends of this database only (pg_stat_activity and
 // /proc/<pid>/schedstat), so other databases on the machine do not count. --keep leaves the
 // database and writes our statement to /tmp/refresh-cost-ours.json, for EXPLAIN.
@@ -30,6 +33,10 @@ function procCpuMs(pid: number): number {
     return 0;
   }
 }
+
+/** Whether a row of ours (the function's JSON, or a variant's own columns) issued. */
+const issued = (row: { issued?: boolean; redemption?: { issued?: boolean } } | undefined) =>
+  row?.issued ?? row?.redemption?.issued ?? false;
 
 async function main() {
   const database = await freshDatabase("postgres", "refresh_cost");
@@ -57,14 +64,11 @@ async function main() {
   }
   try {
     const captured: { text?: string; values?: unknown[]; name?: string } = {};
+    const { REDEMPTION_FUNCTION } = await import("@/lib/oauth/grants/redemption");
     const originalQuery = pg.Client.prototype.query;
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       const config = args[0] as { text?: string; values?: unknown[]; name?: string } | string;
-      if (
-        typeof config === "object" &&
-        config?.text?.includes("issued_refresh") &&
-        config.text.includes("FROM family")
-      ) {
+      if (typeof config === "object" && config?.text?.includes(`"${REDEMPTION_FUNCTION}"(`)) {
         Object.assign(captured, config);
       }
       return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
@@ -133,10 +137,12 @@ async function main() {
       for (const [key, at] of Object.entries(indexes)) for (const i of at) values[i] = fresh[key as keyof typeof fresh];
       return values;
     };
+    const unnamed = process.env.UNNAMED === "1";
+    const named = (name: string) => (unnamed ? {} : { name });
     const oursSql = async () => {
       const values = freshValues();
-      const { rows } = await pool.query({ name: "refresh-cost-ours", text: captured.text!, values });
-      if (!rows[0]?.issued) throw new Error(`ours-sql did not issue: ${JSON.stringify(rows[0])}`);
+      const { rows } = await pool.query({ ...named("refresh-cost-ours"), text: captured.text!, values });
+      if (!issued(rows[0])) throw new Error(`ours-sql did not issue: ${JSON.stringify(rows[0])}`);
     };
 
     let limitNext = 0;
@@ -153,7 +159,7 @@ async function main() {
         randomUUID(),
         new Date((iat + 86_399) * 1000).toISOString(),
       ];
-      const { rows } = await pool.query({ name: "limit-rotate", text: LIMIT_ROTATE, values });
+      const { rows } = await pool.query({ ...named("limit-rotate"), text: LIMIT_ROTATE, values });
       if (!rows[0]) throw new Error("limit did not issue");
     };
 
@@ -162,7 +168,7 @@ async function main() {
     const oursPrisma = async () => {
       const values = freshValues();
       const rows = await db().$queryRawUnsafe<{ issued: boolean }[]>(captured.text!, ...values);
-      if (!rows[0]?.issued) throw new Error(`ours-prisma did not issue: ${JSON.stringify(rows[0])}`);
+      if (!issued(rows[0])) throw new Error(`ours-prisma did not issue: ${JSON.stringify(rows[0])}`);
     };
     const scenarios: Record<string, () => Promise<void>> = {
       ours,
@@ -170,14 +176,15 @@ async function main() {
       "ours-sql": oursSql,
       limit,
     };
+    if (process.env.SETUP) await pool.query(readFileSync(process.env.SETUP, "utf8"));
     // VARIANTS=a.sql,b.sql: other texts with the same parameters as ours, for A/B of the statement.
     for (const file of (process.env.VARIANTS ?? "").split(",").filter(Boolean)) {
       const text = readFileSync(file, "utf8");
       const name = file.replace(/^.*\//, "");
       scenarios[name] = async () => {
         const values = freshValues();
-        const { rows } = await pool.query({ name: `v-${name}`, text, values });
-        if (!rows[0]?.issued) throw new Error(`${name} did not issue: ${JSON.stringify(rows[0])}`);
+        const { rows } = await pool.query({ ...named(`v-${name}`), text, values });
+        if (!issued(rows[0])) throw new Error(`${name} did not issue: ${JSON.stringify(rows[0])}`);
       };
     }
     // REPEAT=k: the selected scenarios k times in turn, each with count/k requests.
