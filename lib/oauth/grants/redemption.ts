@@ -71,7 +71,8 @@ interface Redemption {
  *   read cache: see client-auth.ts and client-secret.ts).
  * Each step reads only what the next needs, as few materialized steps as the locks allow: this is
  * the statement of every refresh, and PostgreSQL's CPU per refresh is shared with the server's.
- * Its text is built once (lib/db/fixed-statement.ts); a refresh makes only its values.
+ * Its text is built once (lib/db/fixed-statement.ts) and is the body of the function below (hence
+ * `INTO result`: it is not sent on its own); a refresh sends only its values.
  */
 const redemption = new FixedStatement<Redemption>(() => {
   const value = (key: keyof Redemption) => (input: Redemption) => input[key];
