@@ -539,7 +539,10 @@ function end(
  * wake-up instead of one, which costs both less CPU per request than writing each answer the
  * moment it is ready (bench-results.md › Figures the code rests on). Idle, the turn ends at once.
  */
-const unwritten: {
+const unwritten: UnwrittenAnswer[] = [];
+
+/** An answer made in this turn, waiting for `writeAnswers`. */
+interface UnwrittenAnswer {
   outgoing: ServerResponse;
   status: number;
   fields: string[];
@@ -548,7 +551,7 @@ const unwritten: {
   pattern: string;
   method: string | undefined;
   started: number;
-}[] = [];
+}
 
 function writeAnswers(): void {
   const answers = unwritten.splice(0);
