@@ -33,6 +33,15 @@ describe("a fixed statement", () => {
     expect(built).toBe(1);
   });
 
+  it("names its values without touching the template's own text", () => {
+    const statement = new FixedStatement<Input>(
+      () => Prisma.sql`SELECT '$1 costs $2', ${(input: Input) => input.id}, ${part}`,
+    );
+    expect(statement.text).toBe("SELECT '$1 costs $2', $1, b = $2::timestamp(3)");
+    expect(statement.textNaming((n) => `p${n}`)).toBe("SELECT '$1 costs $2', p1, b = p2::timestamp(3)");
+    expect(statement.textNaming((n) => `$${n}`)).toBe(statement.text);
+  });
+
   it("refuses a template with a value that is not a Param", () => {
     const statement = new FixedStatement<Input>(() => Prisma.sql`SELECT ${"x"}`);
     expect(() => statement.text).toThrow(TypeError);

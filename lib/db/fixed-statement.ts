@@ -12,18 +12,29 @@ export type Param<I> = (input: I) => unknown;
  */
 export class FixedStatement<I> {
   readonly #template: () => Prisma.Sql;
-  #built: { text: string; params: Param<I>[] } | undefined;
+  #built: { text: string; strings: readonly string[]; params: Param<I>[] } | undefined;
 
   constructor(template: () => Prisma.Sql) {
     this.#template = template;
   }
 
-  #build(): { text: string; params: Param<I>[] } {
+  #build(): { text: string; strings: readonly string[]; params: Param<I>[] } {
     if (!this.#built) {
       const sql = this.#template();
-      this.#built = { text: sql.text, params: paramsOf<I>(sql) };
+      this.#built = { text: sql.text, strings: sql.strings, params: paramsOf<I>(sql) };
     }
     return this.#built;
+  }
+
+  /**
+   * The text with each value written as `name(n)` instead of `$n` (n from 1), put between the
+   * template's own strings: nothing inside them is rewritten, whatever they hold.
+   */
+  textNaming(name: (n: number) => string): string {
+    const { strings } = this.#build();
+    let text = strings[0] ?? "";
+    for (let n = 1; n < strings.length; n++) text += name(n) + strings[n];
+    return text;
   }
 
   /** The text, with $1…$n: the same string every time. */
