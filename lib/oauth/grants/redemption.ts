@@ -7,13 +7,18 @@ import { secretStillAcceptedSql } from "../client-secret";
 import type { GrantContext } from "./authorization-code";
 import { issueRowsTemplate, type PreparedTokens, sqlTimeParam } from "./issue";
 
-/** The same rule as `insideReuseWindow`, for SQL: inside means first used after this moment (none when off). */
-function reuseCutoff(now: Date, windowSeconds: number): Date | null {
+/**
+ * The reuse window (SPEC.md), as the statement tests it: a used token may be presented again when
+ * its first use (`consumedAt`) is after this moment, i.e. strictly less than `windowSeconds`
+ * before `now`. Null when the window is off (0). An instance whose clock is behind the one that
+ * recorded the first use sees it in the future, which is inside too.
+ */
+export function reuseCutoff(now: Date, windowSeconds: number): Date | null {
   return windowSeconds <= 0 ? null : new Date(now.getTime() - windowSeconds * 1000);
 }
 
 /** Why the statement issued nothing, in the order the checks are made (first failing one). */
-export type Refusal =
+type RefreshRefusal =
   | "client_changed"
   | "other_client"
   | "reused"
@@ -24,7 +29,7 @@ export type Refusal =
 
 export interface RedemptionRow {
   /** Null when no refresh token has this hash. */
-  refusal: Refusal | null;
+  refusal: RefreshRefusal | null;
   found: boolean;
   issued: boolean;
   grantId: string | null;
@@ -156,7 +161,7 @@ export const REDEMPTION_FUNCTION = "redeem_refresh_token";
  */
 export function redemptionFunctionSql(): string {
   const params = placeholders(redemption.valueCount, (n) => `p${n} text`);
-  const body = redemption.text.replace(/\$(\d+)/g, "p$1").trim();
+  const body = redemption.textNaming((n) => `p${n}`).trim();
   const source = `DECLARE result json;
 BEGIN
   ${body};
@@ -211,8 +216,12 @@ export function redeem(
   );
 }
 
-/** The function's JSON as a row: `consumedAt` (a timestamp in UTC, JSON text without a zone) as a Date. */
+/**
+ * The function's JSON (parsed by pg and by Prisma alike) as a row: `consumedAt`, a timestamp in
+ * UTC that JSON writes without a zone, made a Date in place.
+ */
 function redemptionRow(json: unknown): RedemptionRow {
-  const row = (typeof json === "string" ? JSON.parse(json) : json) as RedemptionRow & { consumedAt: string | null };
-  return { ...row, consumedAt: row.consumedAt === null ? null : new Date(`${row.consumedAt}Z`) };
+  const row = json as Omit<RedemptionRow, "consumedAt"> & { consumedAt: string | Date | null };
+  if (typeof row.consumedAt === "string") row.consumedAt = new Date(`${row.consumedAt}Z`);
+  return row as RedemptionRow;
 }

@@ -3,30 +3,10 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CreatedApp } from "@/lib/apps/registry";
 import { db } from "@/lib/db/client";
 import { resetEnvCache } from "@/lib/env";
-import { later } from "@/lib/testing/clock";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { formRequest, installAndExchange, makeApp } from "@/lib/testing/oauth";
 import { verifyAccessToken } from "@/lib/tokens/access-token";
 import { tokenEndpoint } from "../token-endpoint";
-import { insideReuseWindow } from "./refresh-token";
-
-const t0 = new Date(Date.UTC(2026, 0, 1));
-
-describe("insideReuseWindow: strictly less than N seconds after the first use; 0 turns it off", () => {
-  it.each([
-    [0, 30, true],
-    [29_999, 30, true],
-    [30_000, 30, false],
-    [300_000, 30, false],
-    // Another instance's clock ahead of this one's: the age looks negative, still inside.
-    [-2_000, 30, true],
-    [0, 0, false],
-    [-2_000, 0, false],
-    [299_999, 300, true],
-  ])("used at 0, presented at %i ms, window %i s: %s", (ageMs, seconds, inside) => {
-    expect(insideReuseWindow(later(t0, 0), later(t0, ageMs), seconds)).toBe(inside);
-  });
-});
 
 /**
  * Two instances on one PostgreSQL, made deterministic: "instance A" is a second connection that

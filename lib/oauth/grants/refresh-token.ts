@@ -43,16 +43,6 @@ function revoked(): Error {
   return invalidGrant("The refresh token has been revoked. Install the app again to get new tokens.");
 }
 
-/**
- * Whether a refresh token first used at `firstUsedAt` may be presented again at `now`: strictly
- * less than `windowSeconds` later. `0` turns the window off. An instance whose clock is behind the
- * one that recorded the first use sees a negative age, which is inside the window too.
- */
-export function insideReuseWindow(firstUsedAt: Date, now: Date, windowSeconds: number): boolean {
-  if (windowSeconds <= 0) return false;
-  return now.getTime() - firstUsedAt.getTime() < windowSeconds * 1000;
-}
-
 export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<string, unknown>> {
   const { now } = ctx;
   const windowSeconds = env().REFRESH_TOKEN_REUSE_SECONDS;
@@ -95,7 +85,7 @@ export async function refreshTokenGrant(ctx: GrantContext): Promise<Record<strin
   if (row.consumedAt !== null) {
     log.info("refresh token presented again inside the reuse window; issued another pair of its family", {
       grantId: grant.id,
-      replayAgeMs: now.getTime() - new Date(row.consumedAt).getTime(),
+      replayAgeMs: now.getTime() - row.consumedAt.getTime(),
     });
   }
   const issued = finishTokens(tokens, {
