@@ -14,6 +14,7 @@ import {
   rowAction,
   takeShownToken,
 } from "./support/private-integrations";
+import { screenCheck } from "./support/screen-checks";
 import { rememberSecret } from "./support/secrets";
 import { expect as baseExpect, test } from "./support/test";
 import { createAgency, createUser, signIn } from "./support/world";
@@ -45,7 +46,7 @@ async function visit(page: Page, path: string, label: string) {
   await expectAccessible(page, label);
 }
 
-test.describe("axe-core on every screen", () => {
+test.describe("axe-core on every screen", screenCheck, () => {
   test("signed out: /login and /docs", async ({ page }) => {
     await visit(page, "/login", "/login");
     await page.getByLabel("Email").fill("nobody@e2e.test");
@@ -307,7 +308,7 @@ const focusPlace = (dialog: Locator) =>
       : `behind the dialog: ${active.outerHTML.slice(0, 80)}`;
   });
 
-test("keyboard only: create, rotate and delete a private integration", async ({ page }) => {
+test("keyboard only: create, rotate and delete a private integration", screenCheck, async ({ page }) => {
   const agency = await createAgency({ locations: 0, labs: true });
   await signIn(page, agency.owner.email);
   await page.goto("/settings/private-integrations");
@@ -427,7 +428,7 @@ function pageRoutes(dir = "app"): RegExp[] {
   return out;
 }
 
-test("every page of app/ was checked above", () => {
+test("every page of app/ was checked above", screenCheck, () => {
   // "/" only redirects (to /settings or /login, both checked).
   const routes = pageRoutes().filter((route) => String(route) !== String(/^\/$/));
   expect(routes.length).toBeGreaterThan(10);

@@ -3,6 +3,7 @@ import type { Browser, BrowserContextOptions, Page } from "@playwright/test";
 import { expectAccessible } from "./support/accessibility";
 import { answerCallback, createApp, installPath, pressInstall } from "./support/install";
 import { fillNewIntegration, takeShownToken } from "./support/private-integrations";
+import { screenCheck } from "./support/screen-checks";
 import { signedInScreens } from "./support/screens";
 import { expect as baseExpect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -71,86 +72,87 @@ async function signedInContext(
   return browser.newContext({ storageState: state, viewport: { width, height: 844 }, colorScheme: scheme });
 }
 
-test("every signed-in screen at 390 and 1280 px, light and dark: no sideways scroll, Menu on a phone, axe clean", async ({
-  page,
-  browser,
-}) => {
-  const agency = await createAgency({ locations: 2, labs: true });
-  const app = await createApp(agency.companyId, {
-    name: `Wide app ${randomBytes(3).toString("hex")}`,
-    scopes: "oauth.readonly oauth.write locations.readonly contacts.write",
-    webhookUrl: "https://hooks.example.test/receive",
-  });
-  const installAt = installPath(app.clientId, "wide");
-  await answerCallback(page, "<h1>Callback</h1>");
-  await signIn(page, agency.owner.email);
-  // An installation (rows in the marketplace and the webhook log) and an integration (a list).
-  await page.goto(installAt);
-  await pressInstall(page);
-  await page.goto("/settings/private-integrations");
-  const form = await fillNewIntegration(page, "A rather long integration name that must wrap on a phone");
-  await form.getByRole("button", { name: "Create", exact: true }).click();
-  await takeShownToken(page);
-  const state = await page.context().storageState();
+test(
+  "every signed-in screen at 390 and 1280 px, light and dark: no sideways scroll, Menu on a phone, axe clean",
+  screenCheck,
+  async ({ page, browser }) => {
+    const agency = await createAgency({ locations: 2, labs: true });
+    const app = await createApp(agency.companyId, {
+      name: `Wide app ${randomBytes(3).toString("hex")}`,
+      scopes: "oauth.readonly oauth.write locations.readonly contacts.write",
+      webhookUrl: "https://hooks.example.test/receive",
+    });
+    const installAt = installPath(app.clientId, "wide");
+    await answerCallback(page, "<h1>Callback</h1>");
+    await signIn(page, agency.owner.email);
+    // An installation (rows in the marketplace and the webhook log) and an integration (a list).
+    await page.goto(installAt);
+    await pressInstall(page);
+    await page.goto("/settings/private-integrations");
+    const form = await fillNewIntegration(page, "A rather long integration name that must wrap on a phone");
+    await form.getByRole("button", { name: "Create", exact: true }).click();
+    await takeShownToken(page);
+    const state = await page.context().storageState();
 
-  // And /docs (anyone's): SPEC.md wants it no wider than the window either.
-  const screens = [
-    ...signedInScreens({ locationId: agency.locationIds[0] ?? "", appId: app.appId, installPath: installAt }),
-    "/docs",
-  ];
-  const failures: string[] = [];
-  for (const width of widths)
-    for (const scheme of schemes) {
-      const context = await signedInContext(browser, state, width, scheme);
-      const tab = await context.newPage();
-      for (const path of screens) {
-        const label = `${path.split("?")[0]} at ${width} px, ${scheme}`;
-        await tab.goto(path);
-        await expect(tab.getByRole("heading").first()).toBeVisible();
-        const overflow = await sidewaysOverflow(tab);
-        if (overflow > 0)
-          failures.push(`${label}: scrolls sideways by ${overflow} px: ${(await widest(tab)).join(" | ")}`);
-        // The page's own padding and margins are below the last box; a blank screenful is not.
-        const tail = await blankTail(tab);
-        if (tail > 120) failures.push(`${label}: ${tail} px of blank page below the last thing shown`);
-        // biome-ignore lint/performance/useDomNodeTextContent: what a person reads; textContent would read the page's scripts too
-        const words = internalWords.exec(await tab.locator("body").innerText());
-        if (words) failures.push(`${label}: shows "${words[0]}", a word for whoever runs the server`);
-        const inAdmin = !path.startsWith("/oauth/") && path !== "/docs";
-        if (inAdmin) {
-          const menu = tab.getByRole("button", { name: "Menu", exact: true });
-          const sidebar = tab.getByRole("navigation", { name: "Settings" });
-          if (width === 390) {
-            await expect(menu, label).toBeVisible();
-            await expect(sidebar, `${label}: the navigation waits behind Menu`).toBeHidden();
-          } else {
-            await expect(menu, label).toBeHidden();
-            await expect(sidebar, label).toBeVisible();
+    // And /docs (anyone's): SPEC.md wants it no wider than the window either.
+    const screens = [
+      ...signedInScreens({ locationId: agency.locationIds[0] ?? "", appId: app.appId, installPath: installAt }),
+      "/docs",
+    ];
+    const failures: string[] = [];
+    for (const width of widths)
+      for (const scheme of schemes) {
+        const context = await signedInContext(browser, state, width, scheme);
+        const tab = await context.newPage();
+        for (const path of screens) {
+          const label = `${path.split("?")[0]} at ${width} px, ${scheme}`;
+          await tab.goto(path);
+          await expect(tab.getByRole("heading").first()).toBeVisible();
+          const overflow = await sidewaysOverflow(tab);
+          if (overflow > 0)
+            failures.push(`${label}: scrolls sideways by ${overflow} px: ${(await widest(tab)).join(" | ")}`);
+          // The page's own padding and margins are below the last box; a blank screenful is not.
+          const tail = await blankTail(tab);
+          if (tail > 120) failures.push(`${label}: ${tail} px of blank page below the last thing shown`);
+          // biome-ignore lint/performance/useDomNodeTextContent: what a person reads; textContent would read the page's scripts too
+          const words = internalWords.exec(await tab.locator("body").innerText());
+          if (words) failures.push(`${label}: shows "${words[0]}", a word for whoever runs the server`);
+          const inAdmin = !path.startsWith("/oauth/") && path !== "/docs";
+          if (inAdmin) {
+            const menu = tab.getByRole("button", { name: "Menu", exact: true });
+            const sidebar = tab.getByRole("navigation", { name: "Settings" });
+            if (width === 390) {
+              await expect(menu, label).toBeVisible();
+              await expect(sidebar, `${label}: the navigation waits behind Menu`).toBeHidden();
+            } else {
+              await expect(menu, label).toBeHidden();
+              await expect(sidebar, label).toBeVisible();
+            }
           }
+          // Every finding of every screen in one run, not only the first.
+          await expectAccessible(tab, label).catch((error: Error) => failures.push(error.message));
         }
-        // Every finding of every screen in one run, not only the first.
-        await expectAccessible(tab, label).catch((error: Error) => failures.push(error.message));
+        if (width === 390) {
+          // The disclosure itself: Menu opens the navigation, Escape closes it and returns the focus.
+          await tab.goto("/settings");
+          const menu = tab.getByRole("button", { name: "Menu", exact: true });
+          await expect(menu).toHaveAttribute("aria-expanded", "false");
+          await menu.click();
+          await expect(menu).toHaveAttribute("aria-expanded", "true");
+          const nav = tab.getByRole("navigation", { name: "Settings" });
+          await expect(nav.getByRole("link", { name: "Team" })).toBeVisible();
+          expect(await sidewaysOverflow(tab)).toBeLessThanOrEqual(0);
+          await expectAccessible(tab, `/settings with Menu open at 390 px, ${scheme}`);
+          await tab.keyboard.press("Escape");
+          await expect(nav).toBeHidden();
+          await expect(menu).toBeFocused();
+          await menu.click();
+          await nav.getByRole("link", { name: "Team" }).click();
+          await expect(tab).toHaveURL(/\/settings\/team$/);
+          await expect(tab.getByRole("navigation", { name: "Settings" })).toBeHidden();
+        }
+        await context.close();
       }
-      if (width === 390) {
-        // The disclosure itself: Menu opens the navigation, Escape closes it and returns the focus.
-        await tab.goto("/settings");
-        const menu = tab.getByRole("button", { name: "Menu", exact: true });
-        await expect(menu).toHaveAttribute("aria-expanded", "false");
-        await menu.click();
-        await expect(menu).toHaveAttribute("aria-expanded", "true");
-        const nav = tab.getByRole("navigation", { name: "Settings" });
-        await expect(nav.getByRole("link", { name: "Team" })).toBeVisible();
-        expect(await sidewaysOverflow(tab)).toBeLessThanOrEqual(0);
-        await expectAccessible(tab, `/settings with Menu open at 390 px, ${scheme}`);
-        await tab.keyboard.press("Escape");
-        await expect(nav).toBeHidden();
-        await expect(menu).toBeFocused();
-        await menu.click();
-        await nav.getByRole("link", { name: "Team" }).click();
-        await expect(tab).toHaveURL(/\/settings\/team$/);
-        await expect(tab.getByRole("navigation", { name: "Settings" })).toBeHidden();
-      }
-      await context.close();
-    }
-  expect(failures, "screens that scroll sideways or fail axe").toEqual([]);
-});
+    expect(failures, "screens that scroll sideways or fail axe").toEqual([]);
+  },
+);

@@ -9,6 +9,7 @@ import {
   signedInTab as tab,
 } from "./support/integration-list";
 import { card } from "./support/private-integrations";
+import { screenCheck } from "./support/screen-checks";
 import { onSeededScreen, type Seed, syncSeeds } from "./support/seed-integrations";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
@@ -179,7 +180,7 @@ test("row signals, Needs attention with revoked first, sorting with aria-sort, p
     }
 });
 
-test("no integrations: the empty list at 390 and 1280 px in both schemes", async ({ page, browser }) => {
+test("no integrations: the empty list at 390 and 1280 px in both schemes", screenCheck, async ({ page, browser }) => {
   const agency = await createAgency({ locations: 0, labs: true });
   await signIn(page, agency.owner.email);
   const state = await page.context().storageState();

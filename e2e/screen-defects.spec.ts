@@ -12,6 +12,7 @@ import {
   rowAction,
   takeShownToken,
 } from "./support/private-integrations";
+import { screenCheck } from "./support/screen-checks";
 import { expect, test } from "./support/test";
 import { createAgency, signIn } from "./support/world";
 
@@ -233,52 +234,59 @@ function contrast(a: number[], b: number[]): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
-test("switches say On or Off and keep 3:1, as the unread badge does, in both schemes", async ({ page, browser }) => {
-  const agency = await createAgency({ labs: true });
-  await signIn(page, agency.owner.email);
-  // An unread notification: a token reported as leaked.
-  const token = await createOnScreen(page, "Leaky", ["locations.readonly"]);
-  expect(await reportLeaked(token)).toBe(202);
+test(
+  "switches say On or Off and keep 3:1, as the unread badge does, in both schemes",
+  screenCheck,
+  async ({ page, browser }) => {
+    const agency = await createAgency({ labs: true });
+    await signIn(page, agency.owner.email);
+    // An unread notification: a token reported as leaked.
+    const token = await createOnScreen(page, "Leaky", ["locations.readonly"]);
+    expect(await reportLeaked(token)).toBe(202);
 
-  const switches = [
-    { path: "/settings/team", name: "Require two-factor authentication", on: false },
-    { path: "/settings/labs", name: "Private Integrations", on: true },
-  ];
-  for (const scheme of ["light", "dark"] as const)
-    for (const width of [390, 1280]) {
-      const { context, tab } = await tabWith(browser, page, { colorScheme: scheme, viewport: { width, height: 844 } });
-      for (const s of switches) {
-        await tab.goto(s.path);
-        // The name is unchanged (the words beside the track are not read twice).
-        const toggle = tab.getByRole("switch", { name: s.name, exact: true });
-        await expect(toggle).toHaveAttribute("aria-checked", String(s.on));
-        await expect(toggle).toHaveAccessibleName(s.name);
-        await expect(toggle.locator("span", { hasText: /^(On|Off)$/ })).toHaveText(s.on ? "On" : "Off");
-        await expect(toggle.locator("span", { hasText: /^(On|Off)$/ })).toBeVisible();
-        const track = await colours(toggle.locator('[data-switch-part="track"]'));
-        const thumb = await colours(toggle.locator('[data-switch-part="thumb"]'));
-        const where = `${s.name} (${s.on ? "on" : "off"}) at ${width} px, ${scheme}`;
-        expect(
-          contrast(track.edge, track.behind),
-          `${where}: the track's edge against the page`,
-        ).toBeGreaterThanOrEqual(3);
-        expect(contrast(track.fill, track.behind), `${where}: the track against the page`).toBeGreaterThanOrEqual(3);
-        expect(contrast(thumb.fill, track.fill), `${where}: the thumb against the track`).toBeGreaterThanOrEqual(3);
-        await shootPage(tab, `switch-${s.on ? "on" : "off"}-${width}-${scheme}`);
+    const switches = [
+      { path: "/settings/team", name: "Require two-factor authentication", on: false },
+      { path: "/settings/labs", name: "Private Integrations", on: true },
+    ];
+    for (const scheme of ["light", "dark"] as const)
+      for (const width of [390, 1280]) {
+        const { context, tab } = await tabWith(browser, page, {
+          colorScheme: scheme,
+          viewport: { width, height: 844 },
+        });
+        for (const s of switches) {
+          await tab.goto(s.path);
+          // The name is unchanged (the words beside the track are not read twice).
+          const toggle = tab.getByRole("switch", { name: s.name, exact: true });
+          await expect(toggle).toHaveAttribute("aria-checked", String(s.on));
+          await expect(toggle).toHaveAccessibleName(s.name);
+          await expect(toggle.locator("span", { hasText: /^(On|Off)$/ })).toHaveText(s.on ? "On" : "Off");
+          await expect(toggle.locator("span", { hasText: /^(On|Off)$/ })).toBeVisible();
+          const track = await colours(toggle.locator('[data-switch-part="track"]'));
+          const thumb = await colours(toggle.locator('[data-switch-part="thumb"]'));
+          const where = `${s.name} (${s.on ? "on" : "off"}) at ${width} px, ${scheme}`;
+          expect(
+            contrast(track.edge, track.behind),
+            `${where}: the track's edge against the page`,
+          ).toBeGreaterThanOrEqual(3);
+          expect(contrast(track.fill, track.behind), `${where}: the track against the page`).toBeGreaterThanOrEqual(3);
+          expect(contrast(thumb.fill, track.fill), `${where}: the thumb against the track`).toBeGreaterThanOrEqual(3);
+          await shootPage(tab, `switch-${s.on ? "on" : "off"}-${width}-${scheme}`);
+        }
+        if (width === 1280) {
+          const link = tab.getByRole("link", { name: "Notifications, 1 unread" });
+          await expect(link).toBeVisible();
+          const badge = await colours(link.locator("span[aria-hidden=true]"));
+          expect(contrast(badge.text, badge.fill), `the unread badge's count, ${scheme}`).toBeGreaterThanOrEqual(4.5);
+          expect(
+            contrast(badge.fill, badge.behind),
+            `the unread badge against the header, ${scheme}`,
+          ).toBeGreaterThanOrEqual(3);
+        }
+        await context.close();
       }
-      if (width === 1280) {
-        const link = tab.getByRole("link", { name: "Notifications, 1 unread" });
-        await expect(link).toBeVisible();
-        const badge = await colours(link.locator("span[aria-hidden=true]"));
-        expect(contrast(badge.text, badge.fill), `the unread badge's count, ${scheme}`).toBeGreaterThanOrEqual(4.5);
-        expect(
-          contrast(badge.fill, badge.behind),
-          `the unread badge against the header, ${scheme}`,
-        ).toBeGreaterThanOrEqual(3);
-      }
-      await context.close();
-    }
-});
+  },
+);
 
 /** The colour of an element's 1 px inset ring (Tailwind's `ring-1 ring-inset`), as sRGB bytes. */
 function ringColour(el: Locator) {
@@ -295,7 +303,7 @@ function ringColour(el: Locator) {
   });
 }
 
-test("the boundaries of the list's controls keep 3:1 in both schemes", async ({ page, browser }) => {
+test("the boundaries of the list's controls keep 3:1 in both schemes", screenCheck, async ({ page, browser }) => {
   const agency = await createAgency({ labs: true });
   await signIn(page, agency.owner.email);
   await createOnScreen(page, "Bounded", ["locations.readonly"]);

@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { pgbouncerBinary } from "@/lib/testing/pgbouncer";
+import { SCREEN_CHECK_TAG } from "../e2e/support/screen-checks";
 import { writeRouteTable } from "./route-table";
 
 // Per E2E_PORT, like the e2e and stress folders: .ci/run runs one npm test per database at once.
@@ -30,9 +31,11 @@ let ok = true;
 console.log(`Testing on ${database}.`);
 // Type check, lint and tests read the route table generated from app/ (a fresh route file included).
 writeRouteTable();
-// The checks that read no database: .ci/run runs them in one of its two runs at once
-// (NPM_TEST_STATIC_CHECKS=skip in the other), so two cores do them once.
-if (process.env.NPM_TEST_STATIC_CHECKS === "skip") {
+// The checks whose outcome does not depend on the database: lint, type check, the OpenAPI lint, and
+// the end-to-end screen checks (e2e/support/screen-checks.ts). .ci/run runs them in one of its two
+// runs at once (NPM_TEST_SHARED_CHECKS=skip in the other), so two cores do them once.
+const sharedChecksElsewhere = process.env.NPM_TEST_SHARED_CHECKS === "skip";
+if (sharedChecksElsewhere) {
   console.log("\n=== Lint, type check and OpenAPI lint: run by the other npm test of .ci/run ===");
 } else {
   ok = step("Lint and format (biome)", bin("biome"), ["check", "."]) && ok;
@@ -55,10 +58,16 @@ if (existsSync(vitestReport)) {
 }
 
 const playwrightReport = resolve(reports, "playwright.json");
+if (sharedChecksElsewhere) {
+  console.log(`\n=== End-to-end screen checks (${SCREEN_CHECK_TAG}): run by the other npm test of .ci/run ===`);
+}
 ok =
-  step("End-to-end tests (Playwright, Chromium)", bin("playwright"), ["test", "--reporter=list,json"], {
-    PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
-  }) && ok;
+  step(
+    "End-to-end tests (Playwright, Chromium)",
+    bin("playwright"),
+    ["test", "--reporter=list,json", ...(sharedChecksElsewhere ? ["--grep-invert", SCREEN_CHECK_TAG] : [])],
+    { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
+  ) && ok;
 if (existsSync(playwrightReport)) {
   const r = JSON.parse(readFileSync(playwrightReport, "utf8")) as {
     stats: { expected: number; unexpected: number; flaky: number };
