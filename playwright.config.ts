@@ -14,7 +14,9 @@ export default defineConfig({
   // One server with one embedded database: run the specs one after another.
   workers: 1,
   fullyParallel: false,
-  timeout: 60_000,
+  // A guard against a hung test, not a measure of speed: the walks through many screens (each with
+  // its axe checks) took over a minute on a busy 2-core machine.
+  timeout: 180_000,
   expect: { timeout: 10_000 },
   retries: process.env.CI ? 1 : 0,
   reporter: process.env.CI ? [["list"]] : [["list"]],
