@@ -1,17 +1,22 @@
 // npm test: lint and format, type check, unit and integration tests (vitest), end-to-end tests
 // (Playwright against the production build). Ends with one "N passed, N failed" line.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pgbouncerBinary } from "@/lib/testing/pgbouncer";
 import { SCREEN_CHECK_TAG } from "../e2e/support/screen-checks";
 import { writeRouteTable } from "./route-table";
+import { playwrightFailures, vitestFailures } from "./support/failures";
 
 // Per E2E_PORT, like the e2e and stress folders: .ci/run runs one npm test per database at once.
 const reports = resolve("test-results/reports", process.env.E2E_PORT ?? "3100");
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 const database = process.env.TEST_DATABASE_URL ? "PostgreSQL (TEST_DATABASE_URL)" : "embedded PGlite";
+
+// What failed, step by step and test by test: the run ends with it (and writes it to failures.txt,
+// which .ci/run prints again once both runs are done).
+const whatFailed: string[] = [];
 
 function step(title: string, command: string, args: string[], env: Record<string, string> = {}): boolean {
   console.log(`\n=== ${title} ===`);
@@ -20,6 +25,7 @@ function step(title: string, command: string, args: string[], env: Record<string
   console.log(
     `=== ${title}: ${result.status === 0 ? "ok" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`,
   );
+  if (result.status !== 0) whatFailed.push(`step failed: ${title}`);
   return result.status === 0;
 }
 
@@ -52,9 +58,13 @@ ok =
     `--outputFile.json=${vitestReport}`,
   ]) && ok;
 if (existsSync(vitestReport)) {
-  const r = JSON.parse(readFileSync(vitestReport, "utf8")) as { numPassedTests: number; numFailedTests: number };
+  const r = JSON.parse(readFileSync(vitestReport, "utf8")) as Parameters<typeof vitestFailures>[0] & {
+    numPassedTests: number;
+    numFailedTests: number;
+  };
   passed += r.numPassedTests;
   failed += r.numFailedTests;
+  whatFailed.push(...vitestFailures(r).map((line) => `  vitest: ${line}`));
 }
 
 const playwrightReport = resolve(reports, "playwright.json");
@@ -69,11 +79,12 @@ ok =
     { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
   ) && ok;
 if (existsSync(playwrightReport)) {
-  const r = JSON.parse(readFileSync(playwrightReport, "utf8")) as {
+  const r = JSON.parse(readFileSync(playwrightReport, "utf8")) as Parameters<typeof playwrightFailures>[0] & {
     stats: { expected: number; unexpected: number; flaky: number };
   };
   passed += r.stats.expected + r.stats.flaky;
   failed += r.stats.unexpected;
+  whatFailed.push(...playwrightFailures(r).map((line) => `  playwright: ${line}`));
 }
 
 // Two production servers on one PostgreSQL (code and refresh-token races, revocation across
@@ -83,9 +94,13 @@ ok =
 const stressPort = process.env.STRESS_PORT ?? String(Number(process.env.E2E_PORT ?? 3100) + 80);
 const stressReport = resolve("test-results/stress", stressPort, "results.json");
 if (existsSync(stressReport)) {
-  const r = JSON.parse(readFileSync(stressReport, "utf8")) as { checks?: { passed: number; failed: number } };
+  const r = JSON.parse(readFileSync(stressReport, "utf8")) as {
+    checks?: { passed: number; failed: number };
+    failures?: string[];
+  };
   passed += r.checks?.passed ?? 0;
   failed += r.checks?.failed ?? 0;
+  whatFailed.push(...(r.failures ?? []).map((line) => `  stress: ${line}`));
 }
 
 // On PostgreSQL, once more through a real PgBouncer in pool_mode=transaction (scripts/pooler-suite.ts):
@@ -103,10 +118,20 @@ if (process.env.TEST_DATABASE_URL && pgbouncerBinary()) {
     passed += r.passed;
     failed += r.failed;
   }
+  const poolerVitest = resolve("test-results/pooler", process.env.E2E_PORT ?? "3100", "vitest.json");
+  if (existsSync(poolerVitest)) {
+    const r = JSON.parse(readFileSync(poolerVitest, "utf8")) as Parameters<typeof vitestFailures>[0];
+    whatFailed.push(...vitestFailures(r).map((line) => `  vitest through PgBouncer: ${line}`));
+  }
 } else if (process.env.TEST_DATABASE_URL) {
   console.log("\n=== Through PgBouncer: skipped, pgbouncer is not installed (apt-get install -y pgbouncer) ===");
 }
 
 if (!ok && failed === 0) failed = 1; // a failed lint, type check or setup counts as a failure
+const failuresFile = resolve(reports, "failures.txt");
+if (whatFailed.length) {
+  writeFileSync(failuresFile, `${whatFailed.join("\n")}\n`);
+  console.log(`\nWhat failed (also in ${failuresFile}):\n${whatFailed.join("\n")}`);
+}
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(ok ? 0 : 1);
