@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pgbouncerBinary, startPgbouncer } from "@/lib/testing/pgbouncer";
+import { vitestFailures } from "./support/failures";
 
 export const POOLER_TEST_FILES = [
   "lib/db/pooler.test.ts",
@@ -49,6 +50,7 @@ async function main(): Promise<number> {
   say(`PgBouncer (transaction mode) on 127.0.0.1:${bouncer.port} in front of ${new URL(server).host}`);
   let passed = 0;
   let failed = 0;
+  const failures: string[] = [];
   let ok = true;
   try {
     const started = Date.now();
@@ -60,9 +62,13 @@ async function main(): Promise<number> {
     );
     ok = vitest.status === 0 && ok;
     if (existsSync(report)) {
-      const r = JSON.parse(readFileSync(report, "utf8")) as { numPassedTests: number; numFailedTests: number };
+      const r = JSON.parse(readFileSync(report, "utf8")) as Parameters<typeof vitestFailures>[0] & {
+        numPassedTests: number;
+        numFailedTests: number;
+      };
       passed += r.numPassedTests;
       failed += r.numFailedTests;
+      failures.push(...vitestFailures(r).map((line) => `vitest: ${line}`));
     }
     say(`vitest through the pooler: ${vitest.status === 0 ? "ok" : "FAILED"} in ${seconds(started)} s`);
 
@@ -76,16 +82,20 @@ async function main(): Promise<number> {
     ok = stress.status === 0 && ok;
     const stressReport = resolve("test-results/stress", stressPort, "results.json");
     if (existsSync(stressReport)) {
-      const r = JSON.parse(readFileSync(stressReport, "utf8")) as { checks?: { passed: number; failed: number } };
+      const r = JSON.parse(readFileSync(stressReport, "utf8")) as {
+        checks?: { passed: number; failed: number };
+        failures?: string[];
+      };
       passed += r.checks?.passed ?? 0;
       failed += r.checks?.failed ?? 0;
+      failures.push(...(r.failures ?? []).map((line) => `stress: ${line}`));
     }
     say(`two instances through the pooler: ${stress.status === 0 ? "ok" : "FAILED"} in ${seconds(stressStarted)} s`);
   } finally {
     await bouncer.stop();
   }
   if (!ok && failed === 0) failed = 1;
-  writeFileSync(resolve(dir, "results.json"), `${JSON.stringify({ passed, failed }, null, 2)}\n`);
+  writeFileSync(resolve(dir, "results.json"), `${JSON.stringify({ passed, failed, failures }, null, 2)}\n`);
   return ok ? 0 : 1;
 }
 

@@ -114,14 +114,10 @@ if (process.env.TEST_DATABASE_URL && pgbouncerBinary()) {
     ) && ok;
   const poolerReport = resolve("test-results/pooler", process.env.E2E_PORT ?? "3100", "results.json");
   if (existsSync(poolerReport)) {
-    const r = JSON.parse(readFileSync(poolerReport, "utf8")) as { passed: number; failed: number };
+    const r = JSON.parse(readFileSync(poolerReport, "utf8")) as { passed: number; failed: number; failures?: string[] };
     passed += r.passed;
     failed += r.failed;
-  }
-  const poolerVitest = resolve("test-results/pooler", process.env.E2E_PORT ?? "3100", "vitest.json");
-  if (existsSync(poolerVitest)) {
-    const r = JSON.parse(readFileSync(poolerVitest, "utf8")) as Parameters<typeof vitestFailures>[0];
-    whatFailed.push(...vitestFailures(r).map((line) => `  vitest through PgBouncer: ${line}`));
+    whatFailed.push(...(r.failures ?? []).map((line) => `  through PgBouncer, ${line}`));
   }
 } else if (process.env.TEST_DATABASE_URL) {
   console.log("\n=== Through PgBouncer: skipped, pgbouncer is not installed (apt-get install -y pgbouncer) ===");
