@@ -72,6 +72,13 @@ describe("playwrightFailures", () => {
                   tests: [{ status: "unexpected", results: [] }],
                 },
               ],
+              suites: [
+                {
+                  title: "with an overlap",
+                  file: "rotation.spec.ts",
+                  specs: [{ title: "fails", file: "rotation.spec.ts", line: 40, tests: [{ status: "unexpected" }] }],
+                },
+              ],
             },
           ],
         },
@@ -80,6 +87,7 @@ describe("playwrightFailures", () => {
     expect(lines).toEqual([
       "rotation.spec.ts:4 › top-level test — Error: expect(locator).toBeVisible()",
       "rotation.spec.ts:30 › Rotate a secret › times out",
+      "rotation.spec.ts:40 › Rotate a secret › with an overlap › fails",
     ]);
   });
 });

@@ -54,8 +54,8 @@ export function vitestFailures(report: VitestReport): string[] {
 
 export function playwrightFailures(report: { suites?: PlaywrightSuite[] }): string[] {
   const lines: string[] = [];
-  const walk = (suite: PlaywrightSuite, titles: string[]) => {
-    const path = suite.title && !suite.file?.endsWith(suite.title) ? [...titles, suite.title] : titles;
+  // A top-level suite is a file (its title is the file's name); the ones inside are describes.
+  const walk = (suite: PlaywrightSuite, path: string[]) => {
     for (const spec of suite.specs ?? []) {
       for (const test of spec.tests ?? []) {
         if (test.status !== "unexpected") continue;
@@ -64,7 +64,7 @@ export function playwrightFailures(report: { suites?: PlaywrightSuite[] }): stri
         lines.push(`${where} › ${[...path, spec.title].join(" › ")}${firstLine(error)}`);
       }
     }
-    for (const child of suite.suites ?? []) walk(child, path);
+    for (const child of suite.suites ?? []) walk(child, child.title ? [...path, child.title] : path);
   };
   for (const suite of report.suites ?? []) walk(suite, []);
   return lines;
