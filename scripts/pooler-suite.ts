@@ -7,10 +7,10 @@
 // deliver webhooks, prune, rotate keys, count usage and claim idempotency keys.
 // Results: test-results/pooler/<E2E_PORT>/results.json.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pgbouncerBinary, startPgbouncer } from "@/lib/testing/pgbouncer";
-import { vitestFailures } from "./support/failures";
+import { addStep, type StepResults, stressResults, vitestResults } from "./support/failures";
 
 export const POOLER_TEST_FILES = [
   "lib/db/pooler.test.ts",
@@ -48,9 +48,7 @@ async function main(): Promise<number> {
   });
   const poolerUrl = bouncer.url(new URL(server).pathname.slice(1) || "postgres");
   say(`PgBouncer (transaction mode) on 127.0.0.1:${bouncer.port} in front of ${new URL(server).host}`);
-  let passed = 0;
-  let failed = 0;
-  const failures: string[] = [];
+  const results: StepResults = { passed: 0, failed: 0, failures: [] };
   let ok = true;
   try {
     const started = Date.now();
@@ -61,15 +59,7 @@ async function main(): Promise<number> {
       { stdio: "inherit", env: { ...process.env, TEST_POOLER_URL: poolerUrl } },
     );
     ok = vitest.status === 0 && ok;
-    if (existsSync(report)) {
-      const r = JSON.parse(readFileSync(report, "utf8")) as Parameters<typeof vitestFailures>[0] & {
-        numPassedTests: number;
-        numFailedTests: number;
-      };
-      passed += r.numPassedTests;
-      failed += r.numFailedTests;
-      failures.push(...vitestFailures(r).map((line) => `vitest: ${line}`));
-    }
+    addStep(results, vitestResults(report), "vitest: ");
     say(`vitest through the pooler: ${vitest.status === 0 ? "ok" : "FAILED"} in ${seconds(started)} s`);
 
     const stressStarted = Date.now();
@@ -80,22 +70,13 @@ async function main(): Promise<number> {
       env: { ...process.env, STRESS_POOLER_URL: poolerUrl, STRESS_PORT: stressPort },
     });
     ok = stress.status === 0 && ok;
-    const stressReport = resolve("test-results/stress", stressPort, "results.json");
-    if (existsSync(stressReport)) {
-      const r = JSON.parse(readFileSync(stressReport, "utf8")) as {
-        checks?: { passed: number; failed: number };
-        failures?: string[];
-      };
-      passed += r.checks?.passed ?? 0;
-      failed += r.checks?.failed ?? 0;
-      failures.push(...(r.failures ?? []).map((line) => `stress: ${line}`));
-    }
+    addStep(results, stressResults(resolve("test-results/stress", stressPort, "results.json")), "stress: ");
     say(`two instances through the pooler: ${stress.status === 0 ? "ok" : "FAILED"} in ${seconds(stressStarted)} s`);
   } finally {
     await bouncer.stop();
   }
-  if (!ok && failed === 0) failed = 1;
-  writeFileSync(resolve(dir, "results.json"), `${JSON.stringify({ passed, failed, failures }, null, 2)}\n`);
+  if (!ok && results.failed === 0) results.failed = 1;
+  writeFileSync(resolve(dir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   return ok ? 0 : 1;
 }
 

@@ -1,12 +1,19 @@
 // npm test: lint and format, type check, unit and integration tests (vitest), end-to-end tests
 // (Playwright against the production build). Ends with one "N passed, N failed" line.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pgbouncerBinary } from "@/lib/testing/pgbouncer";
 import { SCREEN_CHECK_TAG } from "../e2e/support/screen-checks";
 import { writeRouteTable } from "./route-table";
-import { playwrightFailures, vitestFailures } from "./support/failures";
+import {
+  addStep,
+  playwrightResults,
+  poolerResults,
+  type StepResults,
+  stressResults,
+  vitestResults,
+} from "./support/failures";
 
 // Per E2E_PORT, like the e2e and stress folders: .ci/run runs one npm test per database at once.
 const reports = resolve("test-results/reports", process.env.E2E_PORT ?? "3100");
@@ -14,9 +21,9 @@ rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 const database = process.env.TEST_DATABASE_URL ? "PostgreSQL (TEST_DATABASE_URL)" : "embedded PGlite";
 
-// What failed, step by step and test by test: the run ends with it (and writes it to failures.txt,
-// which .ci/run prints again once both runs are done).
-const whatFailed: string[] = [];
+// Every step's tests, and what failed step by step and test by test: the run ends with it (and
+// writes it to failures.txt, which .ci/run prints again once both runs are done).
+const results: StepResults = { passed: 0, failed: 0, failures: [] };
 
 function step(title: string, command: string, args: string[], env: Record<string, string> = {}): boolean {
   console.log(`\n=== ${title} ===`);
@@ -25,13 +32,11 @@ function step(title: string, command: string, args: string[], env: Record<string
   console.log(
     `=== ${title}: ${result.status === 0 ? "ok" : "FAILED"} in ${Math.round((Date.now() - started) / 1000)} s ===`,
   );
-  if (result.status !== 0) whatFailed.push(`step failed: ${title}`);
+  if (result.status !== 0) results.failures.push(`step failed: ${title}`);
   return result.status === 0;
 }
 
 const bin = (name: string) => resolve("node_modules/.bin", name);
-let passed = 0;
-let failed = 0;
 let ok = true;
 
 console.log(`Testing on ${database}.`);
@@ -57,15 +62,7 @@ ok =
     "--reporter=json",
     `--outputFile.json=${vitestReport}`,
   ]) && ok;
-if (existsSync(vitestReport)) {
-  const r = JSON.parse(readFileSync(vitestReport, "utf8")) as Parameters<typeof vitestFailures>[0] & {
-    numPassedTests: number;
-    numFailedTests: number;
-  };
-  passed += r.numPassedTests;
-  failed += r.numFailedTests;
-  whatFailed.push(...vitestFailures(r).map((line) => `  vitest: ${line}`));
-}
+addStep(results, vitestResults(vitestReport), "  vitest: ");
 
 const playwrightReport = resolve(reports, "playwright.json");
 if (sharedChecksElsewhere) {
@@ -78,30 +75,14 @@ ok =
     ["test", "--reporter=list,json", ...(sharedChecksElsewhere ? ["--grep-invert", SCREEN_CHECK_TAG] : [])],
     { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
   ) && ok;
-if (existsSync(playwrightReport)) {
-  const r = JSON.parse(readFileSync(playwrightReport, "utf8")) as Parameters<typeof playwrightFailures>[0] & {
-    stats: { expected: number; unexpected: number; flaky: number };
-  };
-  passed += r.stats.expected + r.stats.flaky;
-  failed += r.stats.unexpected;
-  whatFailed.push(...playwrightFailures(r).map((line) => `  playwright: ${line}`));
-}
+addStep(results, playwrightResults(playwrightReport), "  playwright: ");
 
 // Two production servers on one PostgreSQL (code and refresh-token races, revocation across
 // instances, SIGKILL mid-delivery), or one on PGlite; reuses the build the end-to-end step made.
 ok =
   step("Multi-instance and crash tests (short)", process.execPath, [bin("tsx"), "scripts/stress.ts", "--short"]) && ok;
 const stressPort = process.env.STRESS_PORT ?? String(Number(process.env.E2E_PORT ?? 3100) + 80);
-const stressReport = resolve("test-results/stress", stressPort, "results.json");
-if (existsSync(stressReport)) {
-  const r = JSON.parse(readFileSync(stressReport, "utf8")) as {
-    checks?: { passed: number; failed: number };
-    failures?: string[];
-  };
-  passed += r.checks?.passed ?? 0;
-  failed += r.checks?.failed ?? 0;
-  whatFailed.push(...(r.failures ?? []).map((line) => `  stress: ${line}`));
-}
+addStep(results, stressResults(resolve("test-results/stress", stressPort, "results.json")), "  stress: ");
 
 // On PostgreSQL, once more through a real PgBouncer in pool_mode=transaction (scripts/pooler-suite.ts):
 // the DB-bound integration tests and the two-instance run, with DATABASE_URL marked ?pgbouncer=true.
@@ -113,21 +94,16 @@ if (process.env.TEST_DATABASE_URL && pgbouncerBinary()) {
       [bin("tsx"), "scripts/pooler-suite.ts"],
     ) && ok;
   const poolerReport = resolve("test-results/pooler", process.env.E2E_PORT ?? "3100", "results.json");
-  if (existsSync(poolerReport)) {
-    const r = JSON.parse(readFileSync(poolerReport, "utf8")) as { passed: number; failed: number; failures?: string[] };
-    passed += r.passed;
-    failed += r.failed;
-    whatFailed.push(...(r.failures ?? []).map((line) => `  through PgBouncer, ${line}`));
-  }
+  addStep(results, poolerResults(poolerReport), "  through PgBouncer, ");
 } else if (process.env.TEST_DATABASE_URL) {
   console.log("\n=== Through PgBouncer: skipped, pgbouncer is not installed (apt-get install -y pgbouncer) ===");
 }
 
-if (!ok && failed === 0) failed = 1; // a failed lint, type check or setup counts as a failure
+if (!ok && results.failed === 0) results.failed = 1; // a failed lint, type check or setup counts as a failure
 const failuresFile = resolve(reports, "failures.txt");
-if (whatFailed.length) {
-  writeFileSync(failuresFile, `${whatFailed.join("\n")}\n`);
-  console.log(`\nWhat failed (also in ${failuresFile}):\n${whatFailed.join("\n")}`);
+if (results.failures.length) {
+  writeFileSync(failuresFile, `${results.failures.join("\n")}\n`);
+  console.log(`\nWhat failed (also in ${failuresFile}):\n${results.failures.join("\n")}`);
 }
-console.log(`\n${passed} passed, ${failed} failed`);
+console.log(`\n${results.passed} passed, ${results.failed} failed`);
 process.exit(ok ? 0 : 1);

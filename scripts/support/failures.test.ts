@@ -1,5 +1,17 @@
-import { describe, expect, it } from "vitest";
-import { playwrightFailures, vitestFailures } from "./failures";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  addStep,
+  playwrightFailures,
+  playwrightResults,
+  poolerResults,
+  type StepResults,
+  stressResults,
+  vitestFailures,
+  vitestResults,
+} from "./failures";
 
 describe("vitestFailures", () => {
   it("names each failed test with its file and the first line of its error, colours out", () => {
@@ -89,5 +101,72 @@ describe("playwrightFailures", () => {
       "rotation.spec.ts:30 › Rotate a secret › times out",
       "rotation.spec.ts:40 › Rotate a secret › with an overlap › fails",
     ]);
+  });
+});
+
+describe("a run's results, summed from every step's report", () => {
+  const dir = mkdtempSync(join(tmpdir(), "failures-test-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const report = (name: string, body: unknown) => {
+    const file = join(dir, name);
+    writeFileSync(file, JSON.stringify(body));
+    return file;
+  };
+
+  it("adds each reader's counts and failures under the step's label; flaky counts as passed; a missing report adds nothing", () => {
+    const total: StepResults = { passed: 0, failed: 0, failures: [] };
+    addStep(
+      total,
+      vitestResults(
+        report("vitest.json", {
+          numPassedTests: 5,
+          numFailedTests: 1,
+          testResults: [
+            {
+              name: "/x/a.test.ts",
+              status: "failed",
+              assertionResults: [{ fullName: "a breaks", status: "failed", failureMessages: ["Error: no"] }],
+            },
+          ],
+        }),
+      ),
+      "  vitest: ",
+    );
+    addStep(
+      total,
+      playwrightResults(
+        report("playwright.json", {
+          stats: { expected: 3, unexpected: 1, flaky: 2 },
+          suites: [
+            {
+              title: "b.spec.ts",
+              file: "b.spec.ts",
+              specs: [{ title: "b breaks", line: 7, tests: [{ status: "unexpected" }] }],
+            },
+          ],
+        }),
+      ),
+      "  playwright: ",
+    );
+    addStep(
+      total,
+      stressResults(report("stress.json", { checks: { passed: 4, failed: 1 }, failures: ["jti twice"] })),
+      "  stress: ",
+    );
+    addStep(
+      total,
+      poolerResults(report("pooler.json", { passed: 7, failed: 0, failures: [] })),
+      "  through PgBouncer, ",
+    );
+    addStep(total, vitestResults(join(dir, "never-written.json")), "  vitest: ");
+    expect(total).toEqual({
+      passed: 5 + 3 + 2 + 4 + 7,
+      failed: 1 + 1 + 1,
+      failures: [
+        "  vitest: /x/a.test.ts › a breaks — Error: no",
+        "  playwright: b.spec.ts:7 › b breaks",
+        "  stress: jti twice",
+      ],
+    });
   });
 });
