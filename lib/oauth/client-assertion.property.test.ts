@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
-import { base64url, exportSPKI, type JWTPayload, SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type JWTPayload, SignJWT } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
-import { appUrl, resetEnvCache } from "@/lib/env";
+import { appUrl } from "@/lib/env";
 import { apiClient } from "@/lib/testing/api-client";
-import { addTestAppKey, type TestAppKey } from "@/lib/testing/app-keys";
+import { addTestAppKey, publicKeyAsHmacSecret, type TestAppKey, unsignedJwt } from "@/lib/testing/app-keys";
 import { makeAgency, type TestAgency } from "@/lib/testing/fixtures";
 import { install, makeApp } from "@/lib/testing/oauth";
+import { withBurstLimit } from "@/lib/testing/rate-limits";
 import { CLIENT_ASSERTION_TYPE } from "./client-assertion";
 
 /**
@@ -30,12 +31,10 @@ let rs: TestAppKey;
 let stranger: TestAppKey;
 let hmacSecret: Uint8Array;
 const accepted: string[] = [];
-const burst = process.env.RATE_LIMIT_BURST;
+// Every accepted installation token counts against the API's burst limit: not what is tested here.
+withBurstLimit(0);
 
 beforeAll(async () => {
-  // Every accepted installation token counts against the API's burst limit: not what is tested here.
-  process.env.RATE_LIMIT_BURST = "0";
-  resetEnvCache();
   agency = await makeAgency({ locations: 1 });
   app = await makeApp(agency.company.id);
   other = await makeApp(agency.company.id);
@@ -43,18 +42,7 @@ beforeAll(async () => {
   rs = await addTestAppKey(app.app.id, "RS256");
   stranger = await addTestAppKey(other.app.id, "ES256");
   await install(agency.owner, app.app.clientId, { level: "agency", locationIds: [agency.locations[0]!.id] });
-  const spki = await exportSPKI(
-    await crypto.subtle.importKey("jwk", es.publicJwk as JsonWebKey, { name: "ECDSA", namedCurve: "P-256" }, true, [
-      "verify",
-    ]),
-  );
-  hmacSecret = new TextEncoder().encode(spki);
-});
-
-afterAll(() => {
-  if (burst === undefined) delete process.env.RATE_LIMIT_BURST;
-  else process.env.RATE_LIMIT_BURST = burst;
-  resetEnvCache();
+  hmacSecret = await publicKeyAsHmacSecret(es);
 });
 
 /** Each field's choices; `valid` lists the ones the rules accept. */
@@ -152,8 +140,7 @@ async function signAssertionCase(c: Case, claims: JWTPayload): Promise<string> {
   if (c.extra === "embedded-jwk") Object.assign(header, { jwk: stranger.publicJwk });
   let jwt: string;
   if (c.signer === "none") {
-    const part = (value: object) => base64url.encode(JSON.stringify(value));
-    jwt = `${part({ ...header, alg: "none" })}.${part(claims)}.`;
+    jwt = unsignedJwt(header, claims);
   } else {
     const [alg, key] = {
       es: ["ES256", es.privateKey],

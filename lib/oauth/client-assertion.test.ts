@@ -1,6 +1,6 @@
 // Over 250 lines on purpose: one test per refusal SPEC.md implies for private_key_jwt, sharing one agency, app and keys.
 import { randomUUID } from "node:crypto";
-import { base64url, exportSPKI, SignJWT } from "jose";
+import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/route-table";
 import type { CreatedApp } from "@/lib/apps/registry";
@@ -8,7 +8,14 @@ import { databaseHandle, db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
 import { uninstallApp } from "@/lib/oauth/uninstall";
 import { apiClient, expectError } from "@/lib/testing/api-client";
-import { addTestAppKey, assertionFields, clientAssertion, type TestAppKey } from "@/lib/testing/app-keys";
+import {
+  addTestAppKey,
+  assertionFields,
+  clientAssertion,
+  publicKeyAsHmacSecret,
+  type TestAppKey,
+  unsignedJwt,
+} from "@/lib/testing/app-keys";
 import { writerElsewhere } from "@/lib/testing/elsewhere";
 import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
 import { install, installAndExchange, makeApp } from "@/lib/testing/oauth";
@@ -219,23 +226,14 @@ describe("private_key_jwt refusals: 401 invalid_client with a description that h
 
   it("alg none", async () => {
     const now = Math.floor(Date.now() / 1000);
-    const part = (value: object) => base64url.encode(JSON.stringify(value));
-    const unsigned = `${part({ alg: "none", kid: key.kid })}.${part({
-      iss: clientId(),
-      sub: clientId(),
-      aud: `${appUrl()}/oauth/token`,
-      jti: randomUUID(),
-      exp: now + 60,
-    })}.`;
+    const unsigned = unsignedJwt(
+      { kid: key.kid },
+      { iss: clientId(), sub: clientId(), aud: `${appUrl()}/oauth/token`, jti: randomUUID(), exp: now + 60 },
+    );
     await refusedWith(unsigned, /alg "none"; sign it with ES256 or RS256/);
   });
 
   it("an HS256 assertion keyed with the app's public key", async () => {
-    const spki = await exportSPKI(
-      await crypto.subtle.importKey("jwk", key.publicJwk as JsonWebKey, { name: "ECDSA", namedCurve: "P-256" }, true, [
-        "verify",
-      ]),
-    );
     const now = Math.floor(Date.now() / 1000);
     const forged = await new SignJWT({
       iss: clientId(),
@@ -245,7 +243,7 @@ describe("private_key_jwt refusals: 401 invalid_client with a description that h
       exp: now + 60,
     })
       .setProtectedHeader({ alg: "HS256", kid: key.kid })
-      .sign(new TextEncoder().encode(spki));
+      .sign(await publicKeyAsHmacSecret(key));
     await refusedWith(forged, /alg "HS256"; sign it with ES256 or RS256/);
   });
 

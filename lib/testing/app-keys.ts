@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose";
+import {
+  base64url,
+  calculateJwkThumbprint,
+  exportJWK,
+  exportSPKI,
+  generateKeyPair,
+  type JWTPayload,
+  SignJWT,
+} from "jose";
 import { db } from "@/lib/db/client";
 import { appUrl } from "@/lib/env";
 import { CLIENT_ASSERTION_TYPE } from "@/lib/oauth/client-assertion";
@@ -47,3 +55,21 @@ export const assertionFields = (assertion: string) => ({
   client_assertion_type: CLIENT_ASSERTION_TYPE,
   client_assertion: assertion,
 });
+
+/** A JWT with `alg: none` and no signature, as an attacker would send it. */
+export function unsignedJwt(header: Record<string, unknown>, claims: Record<string, unknown>): string {
+  const part = (value: object) => base64url.encode(JSON.stringify(value));
+  return `${part({ ...header, alg: "none" })}.${part(claims)}.`;
+}
+
+/** The app's ES256 public key as PEM bytes: the HMAC secret of an algorithm-confusion forgery (HS256). */
+export async function publicKeyAsHmacSecret(key: Pick<TestAppKey, "publicJwk">): Promise<Uint8Array> {
+  const publicKey = await crypto.subtle.importKey(
+    "jwk",
+    key.publicJwk as JsonWebKey,
+    { name: "ECDSA", namedCurve: "P-256" },
+    true,
+    ["verify"],
+  );
+  return new TextEncoder().encode(await exportSPKI(publicKey));
+}
