@@ -1,5 +1,6 @@
 /**
- * Next.js instrumentation: runs once when a server instance starts. It starts
+ * Next.js instrumentation: runs once when a server instance starts, before it listens. It opens
+ * the database (lib/db/readiness.ts's openBeforeServing), then starts
  * - the pruner (lib/maintenance/prune.ts), which deletes expired and consumed rows in small batches
  *   every PRUNE_INTERVAL_SECONDS (0: off on this instance); one instance prunes at a time;
  * - the webhook dispatcher (lib/webhooks/dispatcher.ts), which delivers the outbox of every instance
@@ -35,6 +36,10 @@ export async function register(): Promise<void> {
     const config = tracingConfig();
     log.info("traces exported over OTLP", { url: config?.url, protocol: config?.protocol });
   }
+  // The database opened before the server listens (after the tracing, which wraps its client):
+  // the first probe and the first request find it open. Bounded; a database down is only logged.
+  const { openBeforeServing } = await import("@/lib/db/readiness");
+  await openBeforeServing();
   // Before the routes: the metrics count from the first request on.
   const metricsServer = env().METRICS_PORT === undefined ? undefined : await startMetrics();
   const { registerDirectRouter } = await import("@/lib/api/direct-router");

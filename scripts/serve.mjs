@@ -22,6 +22,15 @@ const { default: next } = await import("next");
 const app = next({ dev: false, dir: process.cwd(), hostname: "localhost", port });
 await app.prepare();
 const handle = app.getRequestHandler();
+// In production Next.js prepares its server, and so runs instrumentation.ts, on the first request:
+// that request and the first probe of /api/ready waited for the database to open (PGlite's thread
+// starting, on the embedded database) and found the API's direct routes not yet registered. Done
+// here before listening. `server.getServer()` is Next.js's own (not a public API): without it, the
+// first request prepares as before.
+const nextServer = await /** @type {{ server?: { getServer?: () => Promise<{ prepare(): Promise<void> }> } }} */ (
+  app
+).server?.getServer?.();
+await nextServer?.prepare();
 
 // A request (headers and body) not received within REQUEST_TIMEOUT_SECONDS is dropped, so a client
 // that sends its body slowly or not at all holds the connection for seconds, not Node's 5 minutes.

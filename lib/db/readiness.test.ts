@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { log } from "@/lib/log";
 import { db } from "./client";
 import { migrationNames } from "./migration-names";
-import { readiness } from "./readiness";
+import { openBeforeServing, readiness } from "./readiness";
 
 const holder = globalThis as typeof globalThis & { __tokenServiceStopping?: boolean };
 afterEach(() => {
@@ -67,5 +68,36 @@ describe("readiness", () => {
       ready: false,
       reason: "No migration has been applied to the database: run npm run db:deploy.",
     });
+  });
+});
+
+describe("openBeforeServing", () => {
+  const logged = () => [vi.spyOn(log, "info"), vi.spyOn(log, "warn")] as const;
+  afterEach(() => vi.restoreAllMocks());
+
+  it("opens the test database and says the server is ready", async () => {
+    const [info, warn] = logged();
+    expect(await openBeforeServing({ timeoutMs: 30_000 })).toEqual({ ready: true });
+    expect(info).toHaveBeenCalledWith("database open and migrated; the server is ready");
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("never throws nor holds the start past its bound: a database down or hung is logged with the reason", async () => {
+    const [info, warn] = logged();
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
+      name: "DriverAdapterError",
+      cause: { kind: "DatabaseNotReachable", host: "127.0.0.1" },
+    });
+    const down = await openBeforeServing({ applied: () => Promise.reject(refused) });
+    expect(down.ready).toBe(false);
+    const started = Date.now();
+    const hung = await openBeforeServing({ applied: () => new Promise(() => {}), timeoutMs: 100 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(hung).toEqual({ ready: false, reason: "The database did not answer within 0.1 seconds." });
+    expect(info).not.toHaveBeenCalled();
+    expect(warn.mock.calls.map(([message, fields]) => [message, (fields as { reason: string }).reason])).toEqual([
+      ["the server starts not ready", expect.stringMatching(/^The database did not answer the readiness check/)],
+      ["the server starts not ready", "The database did not answer within 0.1 seconds."],
+    ]);
   });
 });

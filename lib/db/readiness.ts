@@ -69,3 +69,22 @@ export async function readiness(
     reason: `${missing.length} migration${missing.length === 1 ? " is" : "s are"} not applied: ${listed}. Run npm run db:deploy (npm start applies them).`,
   };
 }
+
+/** How long a starting server waits for its database before it listens anyway. */
+export const OPEN_BEFORE_SERVING_MS = 10_000;
+
+/**
+ * Opens the database before the server listens (instrumentation.ts), so neither the first probe of
+ * /api/ready nor the first request pays for it: on the embedded database that is PGlite starting on
+ * its thread, which on a busy machine took longer than a probe waits (READINESS_TIMEOUT_MS). Never
+ * throws and never holds the start for longer than `timeoutMs`: a database that is not ready is
+ * logged with the reason, and the server listens anyway, not ready until the database answers.
+ */
+export async function openBeforeServing(
+  options: { applied?: AppliedMigrations; timeoutMs?: number } = {},
+): Promise<Readiness> {
+  const state = await readiness({ timeoutMs: OPEN_BEFORE_SERVING_MS, ...options });
+  if (state.ready) log.info("database open and migrated; the server is ready");
+  else log.warn("the server starts not ready", { reason: state.reason });
+  return state;
+}

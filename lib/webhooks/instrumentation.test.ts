@@ -6,6 +6,14 @@ vi.mock("@/lib/webhooks/dispatcher", () => ({ startDispatcher }));
 const startPruner = vi.fn();
 vi.mock("@/lib/maintenance/prune", () => ({ startPruner }));
 
+// Whether the direct routes were registered when the database was opened (see the last test).
+const routesWhenOpened: unknown[] = [];
+const openBeforeServing = vi.fn(async () => {
+  routesWhenOpened.push((globalThis as { __tokenServiceDirectRouter?: unknown }).__tokenServiceDirectRouter);
+  return { ready: true as const };
+});
+vi.mock("@/lib/db/readiness", () => ({ openBeforeServing }));
+
 const { register } = await import("@/instrumentation");
 
 describe("instrumentation register()", () => {
@@ -57,5 +65,18 @@ describe("instrumentation register()", () => {
     await register();
     expect(typeof holder.__endpointDisabledNotifier).toBe("function");
     holder.__endpointDisabledNotifier = undefined;
+  });
+
+  it("opens the database before the routes are handed to the server, so the first request finds it open", async () => {
+    const holder = globalThis as { __tokenServiceDirectRouter?: unknown };
+    holder.__tokenServiceDirectRouter = undefined;
+    openBeforeServing.mockClear();
+    routesWhenOpened.length = 0;
+    Object.assign(process.env, { NEXT_RUNTIME: "nodejs", WEBHOOK_DISPATCHER: "off", PRUNE_INTERVAL_SECONDS: "0" });
+    resetEnvCache();
+    await register();
+    expect(openBeforeServing).toHaveBeenCalledTimes(1);
+    expect(routesWhenOpened).toEqual([undefined]);
+    expect(typeof holder.__tokenServiceDirectRouter).toBe("function");
   });
 });

@@ -1,6 +1,7 @@
 // Over 250 lines on purpose: one production server's life as a platform sees it (metrics scraped
 // over HTTP, readiness, then SIGTERM with requests in flight and the usage counts they leave), in
 // the order it happens.
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { apiRoutes } from "@/app/route-table";
@@ -19,6 +20,8 @@ import { getLocation, issueCode, makeWorld, openFreshDatabase, postForm } from "
  *   the process's own metrics and the service's families, counted from real requests (a code and a
  *   refresh, a refused refresh, a private integration's calls and refusals), route patterns as
  *   labels and never an id or a token; the public port answers /metrics with the JSON 404;
+ * - the database is opened before the server listens (scripts/serve.mjs prepares Next.js, which runs
+ *   instrumentation.ts), so the first probe and the first request do not wait for it;
  * - GET /api/ready answers 200 on a migrated database;
  * - SIGTERM with requests in flight (bodies still arriving): they are answered, a new connection
  *   is refused, the usage counts of every request are in the database, and the process is gone
@@ -149,6 +152,8 @@ export async function platformChecks(label: string, databaseUrl: string, port: n
   });
   let stopped = false;
   try {
+    // The log is appended to: this start's lines are those past its present end.
+    const logFrom = existsSync(instance.logFile) ? statSync(instance.logFile).size : 0;
     await instance.start();
     const base = instance.url;
     const [mine, other] = world.locationIds as [string, string];
@@ -160,6 +165,13 @@ export async function platformChecks(label: string, databaseUrl: string, port: n
     check(
       ready.status === 200,
       `${label}: GET /api/ready answers 200 on a migrated database (${ready.status} after ${ready.probes} probe(s)${ready.reason ? `: ${ready.reason}` : ""})`,
+    );
+    const startLog = readFileSync(instance.logFile).subarray(logFrom).toString("utf8");
+    const opened = startLog.indexOf("database open and migrated");
+    const listening = startLog.indexOf("Next.js ready on port");
+    check(
+      opened !== -1 && listening !== -1 && opened < listening,
+      `${label}: the database was opened before the server listened (log offsets: opened ${opened}, listening ${listening})`,
     );
     const publicMetrics = await fetch(`${base}/metrics`);
     const publicBody = (await publicMetrics.json().catch(() => ({}))) as { error?: string };
