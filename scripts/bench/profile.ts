@@ -3,19 +3,15 @@
 // spent in each function and everything it called; with --callers <regex>, the stacks under which
 // the matching functions spent their own time. Frames of the build's minified chunks are named
 // through its source maps (lib/oauth/client-auth.ts:95 authenticateClient, not `p _07w….js:105`).
+// V8 samples the main thread by the wall clock: time spent off the CPU inside a system call (a
+// socket write that woke PostgreSQL on a shared core) is charged to that call. For CPU alone, every
+// thread included, record with perf and read it with ./perf-report.ts.
 // Usage: npx tsx scripts/bench/profile.ts <file.cpuprofile> [top=25] [from seconds=0: skip start-up]
 //          [--inclusive] [--callers <regex>]
-import { existsSync, readFileSync } from "node:fs";
-import { SourceMap } from "node:module";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { type CallFrame, frameName } from "./frames";
 
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-  columnNumber: number;
-}
 interface ProfileNode {
   id: number;
   callFrame: CallFrame;
@@ -55,39 +51,6 @@ function place(url: string, name: string): string {
   const chunk = /\.next[^/]*\/server\/(.*)/.exec(url);
   if (chunk) return `.next/server (our code and bundled packages)`;
   return url.replace(/^file:\/\/.*?\/(scripts|lib|app)\//, "$1/");
-}
-
-/** Each chunk's source map, read once (undefined where the build wrote none). */
-const maps = new Map<string, SourceMap | undefined>();
-
-function sourceMapOf(url: string): SourceMap | undefined {
-  if (!maps.has(url)) {
-    let map: SourceMap | undefined;
-    try {
-      const path = `${fileURLToPath(url)}.map`;
-      if (existsSync(path)) map = new SourceMap(JSON.parse(readFileSync(path, "utf8")));
-    } catch {
-      map = undefined;
-    }
-    maps.set(url, map);
-  }
-  return maps.get(url);
-}
-
-/** A frame as a reader knows it: the original file and line where the build's map says so. */
-function frameName({ functionName, url, lineNumber, columnNumber }: CallFrame): string {
-  if (/\.next[^/]*\/server\//.test(url)) {
-    const entry = sourceMapOf(url)?.findEntry(lineNumber, columnNumber);
-    // The map names the nearest mapping at or before the function's start: one from further back
-    // (another line, or many columns before in a chunk's long line) is another function's.
-    const near = entry && "generatedLine" in entry && entry.generatedLine === lineNumber;
-    if (near && "originalSource" in entry && columnNumber - entry.generatedColumn <= 8) {
-      const source = entry.originalSource.replace(/^(\.\.\/)+/, "").replace(/^node_modules\//, "");
-      const name = ("name" in entry && typeof entry.name === "string" && entry.name) || functionName || "(anonymous)";
-      return `${name} ${source}:${entry.originalLine + 1}`;
-    }
-  }
-  return `${functionName || "(anonymous)"} ${url.split("/").slice(-2).join("/")}:${lineNumber + 1}`;
 }
 
 const names = new Map(profile.nodes.map((n) => [n.id, frameName(n.callFrame)]));
