@@ -9,6 +9,12 @@ afterEach(() => {
   holder.__tokenServiceStopping = undefined;
 });
 
+/** A refused connection, as the driver adapter reports it. */
+const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
+  name: "DriverAdapterError",
+  cause: { kind: "DatabaseNotReachable", host: "127.0.0.1" },
+});
+
 const shipped = ["20250101000000_init", "20250201000000_more", "20250301000000_latest"];
 
 describe("readiness", () => {
@@ -27,11 +33,6 @@ describe("readiness", () => {
   });
 
   it("is not ready when the database fails or does not answer in time, and says which", async () => {
-    // As the driver adapter reports a refused connection.
-    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
-      name: "DriverAdapterError",
-      cause: { kind: "DatabaseNotReachable", host: "127.0.0.1" },
-    });
     const failed = await readiness({ expected: shipped, applied: () => Promise.reject(refused) });
     expect(failed.ready).toBe(false);
     expect(failed.ready === false && failed.reason).toMatch(
@@ -84,10 +85,6 @@ describe("openBeforeServing", () => {
 
   it("never throws nor holds the start past its bound: a database down or hung is logged with the reason", async () => {
     const [info, warn] = logged();
-    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
-      name: "DriverAdapterError",
-      cause: { kind: "DatabaseNotReachable", host: "127.0.0.1" },
-    });
     const down = await openBeforeServing({ applied: () => Promise.reject(refused) });
     expect(down.ready).toBe(false);
     const started = Date.now();

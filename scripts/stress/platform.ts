@@ -159,8 +159,8 @@ export async function platformChecks(label: string, databaseUrl: string, port: n
     const [mine, other] = world.locationIds as [string, string];
 
     // Readiness, and /metrics never on the public port. Probed as a load balancer does, until it
-    // answers 200: on a busy machine the first probe, just after start, can wait longer than
-    // READINESS_TIMEOUT_MS for the database and answer 503 (not ready yet; seen once on PGlite).
+    // answers 200. The database is open before the server listens (checked next), so the line
+    // reads 1 probe; more would say the database was slow to answer, not that it was still opening.
     const ready = await readyWithin(base, 30_000);
     check(
       ready.status === 200,

@@ -6,8 +6,10 @@ import type { CreatedApp } from "@/lib/apps/registry";
 import { AUTHORIZATION_CODE_TTL_MS } from "@/lib/oauth/authorize/issue-code";
 import type { InstallTarget } from "@/lib/oauth/authorize/resolve-target";
 import { tokenEndpoint } from "@/lib/oauth/token-endpoint";
-import { makeAgency, makeUser, type TestAgency } from "@/lib/testing/fixtures";
+import type { TestAgency } from "@/lib/testing/fixtures";
 import {
+  agencyUserAndApp,
+  codeGrant,
   formRequest,
   install,
   makeApp,
@@ -32,14 +34,12 @@ import { verifyAccessToken } from "@/lib/tokens/access-token";
 let agency: TestAgency;
 let app: CreatedApp;
 let otherApp: CreatedApp;
-/** Who installs at sub-account level: an admin of the agency's sub-account. */
-let subAccountAdmin: Actor;
+/** Who installs at sub-account level: a user of the agency's first sub-account. */
+let subUser: Actor;
 
 beforeAll(async () => {
-  agency = await makeAgency({ locations: 2 });
-  app = await makeApp(agency.company.id);
+  ({ agency, subUser, app } = await agencyUserAndApp(2));
   otherApp = await makeApp(agency.company.id);
-  subAccountAdmin = await makeUser(agency.company.id, "account_admin", { locationIds: [agency.locations[1]!.id] });
 });
 
 type Level = "Company" | "Location";
@@ -135,14 +135,11 @@ function exchange(code: ModelCode, step: Presentation, level: Level, now: number
   const client = step.byOtherApp ? otherApp : app;
   const verifier =
     step.verifier === "right" ? code.pkce?.verifier : step.verifier === "wrong" ? pkcePair().verifier : undefined;
+  const userType = { none: undefined, right: level, wrong: level === "Company" ? "Location" : "Company" } as const;
   const form = {
-    grant_type: "authorization_code",
-    client_id: client.app.clientId,
-    client_secret: client.clientSecret,
-    code: code.value,
+    ...codeGrant(client, code.value, userType[step.userType]),
     redirect_uri: redirectUris[step.redirectUri],
     code_verifier: verifier,
-    user_type: { none: undefined, right: level, wrong: level === "Company" ? "Location" : "Company" }[step.userType],
   };
   return tokenEndpoint(formRequest("/oauth/token", form), new Date(now)).then(
     (answer) => ({ ok: true as const, answer: answer as TokenAnswer }),
@@ -153,11 +150,11 @@ function exchange(code: ModelCode, step: Presentation, level: Level, now: number
 async function presentCodes(level: Level, withPkce: [boolean, boolean], steps: Step[]): Promise<void> {
   // Starts in the past, so that every moment of the sequence is before the real clock.
   let now = Date.now() - steps.length * (ttl + 60_000) - 60_000;
-  // The agency install covers the first sub-account; the sub-account install is the second's.
+  // The sub-account install is the first sub-account's; the agency install covers the second.
   const [installer, target]: [Actor, InstallTarget] =
     level === "Company"
-      ? [agency.owner, { level: "agency", locationIds: [agency.locations[0]!.id] }]
-      : [subAccountAdmin, { level: "location", locationId: agency.locations[1]!.id }];
+      ? [agency.owner, { level: "agency", locationIds: [agency.locations[1]!.id] }]
+      : [subUser, { level: "location", locationId: agency.locations[0]!.id }];
   const codes: ModelCode[] = [];
   // The second code is a re-install of the same installation, a moment later.
   for (const pkce of withPkce) {
