@@ -24,8 +24,8 @@ export default defineConfig({
     baseURL: `http://localhost:${port}`,
     // Recording a trace (screencast frames and DOM snapshots at each action) made the suite's
     // CPU a fifth higher (bench-results.md › How long the suites take), so only a retry records
-    // one: a test that fails in CI (retries: 1) runs again with its trace. Locally, run the failed
-    // spec again with `--trace on`. Screenshots of failures stay.
+    // one: with CI set (retries: 1) a failed test runs again with its trace; without retries, run
+    // the failed spec again with `--trace on`. Screenshots of failures stay.
     trace: "on-first-retry",
     screenshot: "only-on-failure",
     ...devices["Desktop Chrome"],
