@@ -61,6 +61,22 @@ export function pgliteDataDir(url: string): string | undefined {
 }
 
 /**
+ * A test file's database: PGlite in memory restored from the migrated snapshot
+ * (lib/testing/global-setup.ts). Two things made most of each restore's CPU, and neither is the
+ * test's: PGlite reads the snapshot with `Blob.arrayBuffer()`, which for a Blob made of a Buffer
+ * streams it through in chunks, so the file's bytes are handed over in one piece; and it zeroes
+ * its buffer pool when it starts (128 MB by default), where a test's database fits in 16 MB.
+ */
+function restoreSnapshot(path: string): PGlite {
+  const bytes = readFileSync(path);
+  const snapshot = Object.assign(new Blob([]), { arrayBuffer: async () => new Uint8Array(bytes).buffer });
+  return new PGlite({
+    loadDataDir: snapshot,
+    startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
+  });
+}
+
+/**
  * Opens the driver adapter for a DATABASE_URL: embedded PGlite, or a pg pool on PostgreSQL.
  * Synchronous: PGlite queues queries until it is ready.
  */
@@ -82,7 +98,7 @@ export function openDatabase(url: string, directUrl?: string): DatabaseHandle {
         connections: () => pgliteConnections(thread.pendingCalls()),
       };
     }
-    const pglite = template ? new PGlite({ loadDataDir: new Blob([readFileSync(template)]) }) : new PGlite(dataDir);
+    const pglite = template ? restoreSnapshot(template) : new PGlite(dataDir);
     return {
       kind: "pglite",
       // The adapter bundles its own copy of driver-adapter-utils' types; the shapes are the same.

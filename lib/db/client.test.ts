@@ -8,6 +8,16 @@ describe("the database", () => {
     const company = await db().company.create({ data: { name: "Acme" } });
     expect(await db().company.findUnique({ where: { id: company.id } })).toMatchObject({ name: "Acme" });
   });
+
+  it("in a test on PGlite, is restored from the snapshot with a small buffer pool and small WAL segments", async () => {
+    const { pglite } = databaseHandle();
+    if (!pglite || !process.env.PGLITE_TEMPLATE) return;
+    const setting = async (name: string) =>
+      (await pglite.query<{ v: string }>(`SELECT current_setting('${name}') AS v`)).rows[0]?.v;
+    // Each test file's restore costs what these two cost (./adapter.ts, lib/testing/global-setup.ts).
+    expect(await setting("shared_buffers")).toBe("16MB");
+    expect(await setting("wal_segment_size")).toBe("1MB");
+  });
 });
 
 /**
