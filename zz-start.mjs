@@ -1,0 +1,13 @@
+import { PGlite } from "@electric-sql/pglite";
+import { readFileSync, readdirSync } from "node:fs";
+const tpl = "/tmp/" + readdirSync("/tmp").find(f => f.startsWith("token-service-pglite-6"));
+const c0 = process.cpuUsage();
+const bytes = readFileSync(tpl);
+const blob = Object.assign(new Blob([]), { arrayBuffer: async () => new Uint8Array(bytes).buffer });
+const pg = new PGlite({ loadDataDir: blob, startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"] });
+await pg.query("select count(*) from \"App\"");
+const c1 = process.cpuUsage(c0);
+for (let i = 0; i < 3000; i++) await pg.query("select * from \"App\" a left join \"Installation\" i on i.\"appId\" = a.id where a.id = $1", ["x" + i]);
+const c2 = process.cpuUsage(c0);
+console.log(process.execArgv.join(" ") || "default", "start", Math.round((c1.user + c1.system) / 1000), "+3000 queries", Math.round((c2.user + c2.system - c1.user - c1.system) / 1000));
+await pg.close();
