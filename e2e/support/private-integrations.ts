@@ -92,11 +92,16 @@ export async function openActions(integration: Locator): Promise<void> {
  * since open details may hold buttons of the same names (a rotation's `Expire Now`).
  */
 export async function rowAction(integration: Locator, button: string): Promise<void> {
-  await openActions(integration);
-  await integration
+  const entry = integration
     .getByRole("list", { name: /^Actions for / })
-    .getByRole("button", { name: button, exact: true })
-    .click();
+    .getByRole("button", { name: button, exact: true });
+  // Seen once right after a rotation's token dialog closed: the menu was not open when its entry
+  // was looked for, and the entry never showed. aria-expanded follows the popover a task late (its
+  // toggle event), so openActions can read it open as it closes. Open it again then.
+  await expect(async () => {
+    await openActions(integration);
+    await entry.click({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
 }
 
 /** Opens the integration's details (its name is the button that opens them). */
