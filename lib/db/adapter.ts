@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -8,6 +8,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { env } from "@/lib/env";
 import { describeError, log } from "@/lib/log";
 import { pgConfig } from "./host-choice";
+import { restoreSnapshot } from "./pglite-snapshot.mjs";
 import { startPgliteThread } from "./pglite-thread";
 import { poolerUrls } from "./pooler-url";
 import { preparedStatementName, runUnnamedOn } from "./prepared";
@@ -58,22 +59,6 @@ export function pgliteDataDir(url: string): string | undefined {
   if (url.startsWith("memory://")) return "memory://";
   if (url.startsWith("file:")) return resolve(url.slice("file:".length));
   return undefined;
-}
-
-/**
- * A test file's database: PGlite in memory restored from the migrated snapshot
- * (lib/testing/global-setup.ts). Two things made most of each restore's CPU, and neither is the
- * test's: PGlite reads the snapshot with `Blob.arrayBuffer()`, which for a Blob made of a Buffer
- * streams it through in chunks, so the file's bytes are handed over in one piece; and it zeroes
- * its buffer pool when it starts (128 MB by default), where a test's database fits in 16 MB.
- */
-function restoreSnapshot(path: string): PGlite {
-  const bytes = readFileSync(path);
-  const snapshot = Object.assign(new Blob([]), { arrayBuffer: async () => new Uint8Array(bytes).buffer });
-  return new PGlite({
-    loadDataDir: snapshot,
-    startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
-  });
 }
 
 /**

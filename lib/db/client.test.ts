@@ -43,6 +43,11 @@ describe("a transaction on a busy database", () => {
       expect(answer).toEqual([{ one: 1 }]);
       expect(Date.now() - started).toBeGreaterThanOrEqual(BUSY_SECONDS * 1000 - 100);
       await busy;
+      // The thread restores the snapshot as a test's own thread does (./pglite-snapshot.mjs).
+      if (process.env.PGLITE_TEMPLATE) {
+        const [buffers] = await prisma.$queryRaw<{ v: string }[]>`SELECT current_setting('shared_buffers') AS v`;
+        expect(buffers?.v).toBe("16MB");
+      }
     } finally {
       await prisma.$disconnect();
       await thread.close();

@@ -1,15 +1,13 @@
 // The embedded database's own thread (./pglite-thread.ts starts it): PGlite and its Prisma driver
 // adapter live here, so a statement's WASM work and the decoding of its answer no longer hold up
 // the server's event loop. Plain JavaScript, loaded by path: Next.js does not bundle it.
-import { readFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { restoreSnapshot } from "./pglite-snapshot.mjs";
 
 // `template` (tests): an in-memory database restored from a migrated snapshot.
-const pglite = workerData.template
-  ? new PGlite({ loadDataDir: new Blob([readFileSync(workerData.template)]) })
-  : new PGlite(workerData.dataDir);
+const pglite = workerData.template ? restoreSnapshot(workerData.template) : new PGlite(workerData.dataDir);
 const ready = new PrismaPGlite(pglite).connect();
 /** Open transactions by the number the main thread knows them by. */
 const transactions = new Map();
