@@ -4,8 +4,8 @@ import { defineConfig, devices } from "@playwright/test";
 const port = Number(process.env.E2E_PORT ?? 3100);
 // Debian's Chromium where it is installed (CI, these machines); Playwright's own elsewhere. Its
 // headless shell first: the same engine without the full browser's window machinery, which spent
-// about a fifth more of the suite's CPU (bench-results.md › How long the suites take). Watching a
-// test needs the full browser: CHROMIUM_PATH=/usr/bin/chromium npx playwright test --headed.
+// more of the suite's CPU (bench-results.md › How long the suites take). Watching a test needs the
+// full browser: CHROMIUM_PATH=/usr/bin/chromium npx playwright test --headed.
 const debianChromium = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"].find((path) => existsSync(path));
 const executablePath = process.env.CHROMIUM_PATH ?? debianChromium;
 
