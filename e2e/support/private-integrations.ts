@@ -81,10 +81,19 @@ export function card(page: Page, name: string): Locator {
   return page.getByRole("rowgroup", { name, exact: true });
 }
 
-/** Opens the row's `Actions for <name>` menu, where the lifecycle buttons are. */
+/**
+ * Opens the row's `Actions for <name>` menu, where the lifecycle buttons are, and waits for its list.
+ * Decided by the list itself, not the button's aria-expanded: that follows the popover a task late
+ * (its toggle event), and once, right after a rotation's token dialog closed, it read open while
+ * the menu was shut, so the menu was never opened and its entry never showed.
+ */
 export async function openActions(integration: Locator): Promise<void> {
   const menu = integration.getByRole("button", { name: /^Actions for / });
-  if ((await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
+  const list = integration.getByRole("list", { name: /^Actions for / });
+  await expect(async () => {
+    if (!(await list.isVisible())) await menu.click();
+    await expect(list).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
 }
 
 /**
@@ -92,16 +101,11 @@ export async function openActions(integration: Locator): Promise<void> {
  * since open details may hold buttons of the same names (a rotation's `Expire Now`).
  */
 export async function rowAction(integration: Locator, button: string): Promise<void> {
-  const entry = integration
+  await openActions(integration);
+  await integration
     .getByRole("list", { name: /^Actions for / })
-    .getByRole("button", { name: button, exact: true });
-  // Seen once right after a rotation's token dialog closed: the menu was not open when its entry
-  // was looked for, and the entry never showed. aria-expanded follows the popover a task late (its
-  // toggle event), so openActions can read it open as it closes. Open it again then.
-  await expect(async () => {
-    await openActions(integration);
-    await entry.click({ timeout: 2_000 });
-  }).toPass({ timeout: 20_000 });
+    .getByRole("button", { name: button, exact: true })
+    .click();
 }
 
 /** Opens the integration's details (its name is the button that opens them). */

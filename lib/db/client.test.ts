@@ -14,7 +14,7 @@ describe("the database", () => {
     if (!pglite || !process.env.PGLITE_TEMPLATE) return;
     const setting = async (name: string) =>
       (await pglite.query<{ v: string }>("SELECT current_setting($1) AS v", [name])).rows[0]?.v;
-    // Each test file's restore costs what these two cost (./adapter.ts, lib/testing/global-setup.ts).
+    // Each test file's restore costs what these two cost (./pglite-snapshot.mjs, lib/testing/global-setup.ts).
     expect(await setting("shared_buffers")).toBe("16MB");
     expect(await setting("wal_segment_size")).toBe("1MB");
   });
