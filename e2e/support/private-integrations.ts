@@ -83,9 +83,9 @@ export function card(page: Page, name: string): Locator {
 
 /**
  * Opens the row's `Actions for <name>` menu, where the lifecycle buttons are, and waits for its list.
- * Decided by the list itself, not the button's aria-expanded: that follows the popover a task late
- * (its toggle event), and once, right after a rotation's token dialog closed, it read open while
- * the menu was shut, so the menu was never opened and its entry never showed.
+ * Decided by the list itself, which is what the next step needs: once, right after a rotation's
+ * token dialog closed, the button read expanded while the menu was shut (its state then followed
+ * the popover's `toggle` event, a task late; e2e/actions-menu.spec.ts holds it to the opening now).
  */
 export async function openActions(integration: Locator): Promise<void> {
   const menu = integration.getByRole("button", { name: /^Actions for / });
