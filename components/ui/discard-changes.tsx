@@ -26,17 +26,21 @@ export function useDiscardChanges(close: () => void, formRef?: RefObject<HTMLFor
   const ownRef = useRef<HTMLFormElement>(null);
   const form = formRef ?? ownRef;
   const opened = useRef<string | null>(null);
-  const [asking, setAsking] = useState(false);
+  // Which question this is (0: none). A question closed by Escape says so in its `close` event, a
+  // task later; an Escape on the form before then asks again with a new question (a new key),
+  // rather than being taken by the closing one and lost.
+  const [asking, setAsking] = useState(0);
   useEffect(() => {
     opened.current = snapshot(form.current);
   }, [form]);
   const changed = () => opened.current !== null && snapshot(form.current) !== opened.current;
-  const requestClose = () => (changed() ? setAsking(true) : close());
+  const requestClose = () => (changed() ? setAsking((n) => n + 1) : close());
   const question = asking ? (
     <DiscardChangesDialog
-      onKeep={() => setAsking(false)}
+      key={asking}
+      onKeep={() => setAsking(0)}
       onDiscard={() => {
-        setAsking(false);
+        setAsking(0);
         close();
       }}
     />
