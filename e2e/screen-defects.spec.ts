@@ -85,6 +85,7 @@ test("Escape, Cancel: a typed form asks `Discard changes?`, an untouched one clo
     name.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true }));
   });
   await expect(question).toBeVisible();
+  await expect(question.getByRole("button", { name: "Keep editing" })).toBeFocused();
   await question.getByRole("button", { name: "Discard" }).click();
   await expect(form).toBeHidden();
   await expect(create).toBeFocused();
